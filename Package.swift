@@ -1,0 +1,166 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "transcribe",
+  platforms: [.macOS(.v13)],
+  products: [
+    .library(name: "Dependencies", targets: ["Dependencies"]),
+    .library(name: "Architecture", targets: ["Architecture"]),
+    .library(name: "SpeechClient", targets: ["SpeechClient"]),
+    .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
+    .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
+    .executable(name: "transcribe", targets: ["transcribe"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+  ],
+  targets: [
+    // MARK: Dependencies
+    .target(
+      name: "Dependencies",
+      dependencies: [
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .testTarget(
+      name: "DependenciesTests",
+      dependencies: [
+        "Dependencies",
+        "DependenciesTestSupportInterface",
+        "DependenciesTestSupportLive",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // Two tiny modules that model the interface/live split, so the tests can check that a live
+    // value declared in another module is found at run time (and that a missing one is reported).
+    .target(
+      name: "DependenciesTestSupportInterface",
+      dependencies: ["Dependencies"],
+      path: "Tests/Support/DependenciesTestSupportInterface"
+    ),
+    .target(
+      name: "DependenciesTestSupportLive",
+      dependencies: ["Dependencies", "DependenciesTestSupportInterface"],
+      path: "Tests/Support/DependenciesTestSupportLive"
+    ),
+
+    // MARK: Architecture
+    .target(
+      name: "Architecture",
+      dependencies: [
+        "Dependencies",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .testTarget(
+      name: "ArchitectureTests",
+      dependencies: [
+        "Architecture",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
+    // MARK: Speech
+    .target(
+      name: "SpeechClient",
+      dependencies: [
+        "Dependencies",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .testTarget(
+      name: "SpeechClientTests",
+      dependencies: [
+        "SpeechClient",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .systemLibrary(
+      name: "CPocketSphinx",
+      pkgConfig: "pocketsphinx",
+      providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
+    ),
+    .systemLibrary(
+      name: "CPulseAudio",
+      pkgConfig: "libpulse-simple",
+      providers: [.apt(["libpulse-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSndFile",
+      pkgConfig: "sndfile",
+      providers: [.apt(["libsndfile1-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSampleRate",
+      pkgConfig: "samplerate",
+      providers: [.apt(["libsamplerate0-dev"])]
+    ),
+    .target(
+      name: "SpeechClientLive",
+      dependencies: [
+        "SpeechClient",
+        "Dependencies",
+        "CPocketSphinx",
+        "CPulseAudio",
+        "CSndFile",
+        "CSampleRate",
+      ]
+    ),
+    .testTarget(
+      name: "SpeechClientLiveTests",
+      dependencies: [
+        "SpeechClientLive",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "SpeechRecognitionFeature",
+      dependencies: [
+        "Architecture",
+        "SpeechClient",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ]
+    ),
+    .testTarget(
+      name: "SpeechRecognitionFeatureTests",
+      dependencies: [
+        "SpeechRecognitionFeature",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
+    // MARK: The command-line tool
+    .executableTarget(
+      name: "transcribe",
+      dependencies: [
+        "SpeechRecognitionFeature",
+        "SpeechClientLive",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "TranscribeTests",
+      dependencies: [
+        "transcribe",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+import Foundation
+import IssueReporting
+
+extension DependencyValues {
+  /// A generator of the current date.
+  ///
+  /// ```swift
+  /// @Dependency(\.date.now) var now
+  /// // in a test:
+  /// withDependencies { $0.date = .constant(Date(timeIntervalSince1970: 0)) } operation: { ... }
+  /// ```
+  ///
+  /// Live and preview: the system clock. Test: fails the test when read without an override.
+  public var date: DateGenerator {
+    get { self[DateGeneratorKey.self] }
+    set { self[DateGeneratorKey.self] = newValue }
+  }
+}
+
+/// Generates dates; call it or read ``now``.
+public struct DateGenerator: Sendable {
+  private let generate: @Sendable () -> Date
+
+  /// A generator that returns what `generate` returns.
+  public init(_ generate: @escaping @Sendable () -> Date) {
+    self.generate = generate
+  }
+
+  /// The current date according to this generator.
+  public var now: Date { generate() }
+
+  /// Returns the current date according to this generator.
+  public func callAsFunction() -> Date { generate() }
+
+  /// A generator that always returns the same date.
+  public static func constant(_ date: Date) -> Self {
+    Self { date }
+  }
+
+  /// The system clock.
+  public static var live: Self {
+    Self { Date() }
+  }
+}
+
+private enum DateGeneratorKey: DependencyKey {
+  static let liveValue = DateGenerator.live
+  static var testValue: DateGenerator {
+    DateGenerator {
+      reportIssue(
+        #"Unimplemented: @Dependency(\.date) was read in a test without an override. "#
+          + #"Override it, e.g. '$0.date = .constant(Date(timeIntervalSince1970: 0))'."#)
+      return Date()
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// What to recognize and how.
+///
+/// ```swift
+/// var request = SpeechRecognitionRequest()                    // default microphone
+/// request.source = .file(URL(fileURLWithPath: "talk.wav"))
+/// request.model = .grammar(URL(fileURLWithPath: "cards.gram"))
+/// ```
+public struct SpeechRecognitionRequest: Equatable, Sendable {
+  /// Where the audio comes from.
+  public var source: AudioSource
+  /// Which acoustic and language model decodes it.
+  public var model: Model
+  /// Whether to deliver partial results while an utterance is still being spoken.
+  public var shouldReportPartialResults: Bool
+
+  /// Creates a request; by default the default microphone, the default model, partial results.
+  public init(
+    source: AudioSource = .microphone,
+    model: Model = .default,
+    shouldReportPartialResults: Bool = true
+  ) {
+    self.source = source
+    self.model = model
+    self.shouldReportPartialResults = shouldReportPartialResults
+  }
+
+  /// An audio source.
+  public enum AudioSource: Equatable, Sendable {
+    /// The default capture source of the audio server.
+    case microphone
+    /// A capture source by its server name (see `transcribe --list-devices`).
+    case device(String)
+    /// An audio file in any format and rate the live client can read (WAV, FLAC, OGG, ...).
+    case file(URL)
+    /// Headerless 16 kHz mono signed 16-bit little-endian samples.
+    case rawFile(URL)
+  }
+
+  /// A model choice.
+  public enum Model: Equatable, Sendable {
+    /// The installed default English model.
+    case `default`
+    /// Explicit model files; `nil` parts use the default.
+    case custom(acousticModel: URL?, languageModel: URL?, dictionary: URL?)
+    /// A JSGF grammar that constrains what can be recognized.
+    case grammar(URL, dictionary: URL? = nil)
+    /// Spot a single key phrase.
+    case keyphrase(String, dictionary: URL? = nil)
+  }
+}

@@ -1,0 +1,2 @@
+import Architecture
+import SpeechClient
