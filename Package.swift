@@ -37,6 +37,8 @@ let package = Package(
         "Dependencies",
         "DependenciesTestSupportInterface",
         "DependenciesTestSupportLive",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

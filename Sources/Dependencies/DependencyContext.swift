@@ -39,11 +39,18 @@ public enum DependencyContext: String, Sendable, Hashable, CaseIterable {
   }
 }
 
-private let defaultContext: DependencyContext = {
-  if let name = ProcessInfo.processInfo.environment[DependencyContext.environmentVariable],
-    let context = DependencyContext(rawValue: name.lowercased())
-  {
-    return context
+extension DependencyContext {
+  /// The default context for an environment: the variable if it names a context, else `test`
+  /// under a test runner, else `live`.
+  static func resolve(environment: [String: String], isTesting: Bool) -> DependencyContext {
+    if let name = environment[DependencyContext.environmentVariable],
+      let context = DependencyContext(rawValue: name.lowercased())
+    {
+      return context
+    }
+    return isTesting ? .test : .live
   }
-  return isTesting ? .test : .live
-}()
+}
+
+private let defaultContext = DependencyContext.resolve(
+  environment: ProcessInfo.processInfo.environment, isTesting: isTesting)

@@ -38,7 +38,9 @@ public final class WithRandomNumberGenerator: @unchecked Sendable {
   }
 
   /// Runs `work` with exclusive access to the generator.
-  public func callAsFunction<R>(_ work: (inout any RandomNumberGenerator) throws -> R) rethrows
+  public func callAsFunction<R>(
+    _ work: (inout any RandomNumberGenerator) throws -> R
+  ) rethrows
     -> R
   {
     onUse?()
