@@ -7,7 +7,7 @@ extension SpeechClient {
   /// It needs no audio server and no model. Once a task starts it emits one word at a time, each
   /// after `letters × 50 ms + a random 0…200 ms` (a speaking cadence), as cumulative results
   /// whose ``Transcription/formattedString`` holds every word so far and whose segments carry
-  /// timestamps. ``finishTask`` ends the stream with an ``SpeechRecognitionResult/isFinal``
+  /// timestamps; every eighth word ends an utterance. ``finishTask`` ends the stream with an ``SpeechRecognitionResult/isFinal``
   /// result. Timing comes from `@Dependency(\.continuousClock)` and the random delay from
   /// `@Dependency(\.withRandomNumberGenerator)`, so tests drive it with a `TestClock` and a seeded
   /// generator.
@@ -36,6 +36,9 @@ extension SpeechClient {
     voluptate velit esse cillum dolore eu fugiat nulla pariatur excepteur sint occaecat \
     cupidatat non proident sunt in culpa qui officia deserunt mollit anim id est laborum
     """.split(separator: " ").map(String.init)
+
+  /// How many words make a lorem utterance.
+  public static let loremUtteranceLength = 8
 
   /// The delay before a lorem word: 50 ms per letter plus a random 0…200 ms.
   public static func loremDelay(for word: String, random: WithRandomNumberGenerator) -> Duration {
@@ -99,7 +102,8 @@ private actor LoremRecognizer {
         substringRange: .init(location: location, length: word.utf16.count),
         timestamp: start.seconds,
         duration: duration.seconds,
-        confidence: 1
+        confidence: 1,
+        endsUtterance: (segments.count + 1) % SpeechClient.loremUtteranceLength == 0
       ))
     if reportPartials {
       continuation.yield(result(isFinal: false))
