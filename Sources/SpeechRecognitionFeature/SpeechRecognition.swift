@@ -15,7 +15,7 @@ import SpeechClient
 /// }
 /// store.send(.recordButtonTapped)
 /// ```
-public struct SpeechRecognition: Reducer {
+public struct SpeechRecognition: Reducer, Sendable {
   /// The feature's state.
   public struct State: Equatable, Sendable {
     /// What to recognize: the audio source and model.
