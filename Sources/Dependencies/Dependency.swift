@@ -9,7 +9,7 @@
 /// ```
 ///
 /// The wrapper captures the dependencies in force when its owner is created: an object made
-/// inside ``withDependencies(_:operation:)-4uz6m`` keeps seeing those overrides when it is used
+/// inside `withDependencies(_:operation:)` keeps seeing those overrides when it is used
 /// later, outside the scope, and in tasks it starts. Values overridden in the scope where the
 /// property is *read* take precedence over the captured ones.
 @propertyWrapper

@@ -11,7 +11,7 @@ import IssueReporting
 ///
 /// The default is ``test`` when a test runner is detected and ``live`` otherwise. Set the
 /// environment variable `DEPENDENCIES_CONTEXT` to `live`, `preview` or `test` to force one, or
-/// switch a scope with ``withDependencies(_:operation:)-4uz6m``:
+/// switch a scope with `withDependencies(_:operation:)`:
 ///
 /// ```swift
 /// withDependencies {

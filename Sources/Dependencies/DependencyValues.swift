@@ -19,7 +19,7 @@ import IssueReporting
 /// ```
 ///
 /// Read it with ``Dependency`` and override it for a scope with
-/// ``withDependencies(_:operation:)-4uz6m``.
+/// `withDependencies(_:operation:)`.
 public struct DependencyValues: Sendable {
   /// The dependency values of the current task; set by `withDependencies`.
   @TaskLocal public static var _current = DependencyValues()

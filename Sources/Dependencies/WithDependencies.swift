@@ -116,7 +116,7 @@ public func withEscapedDependencies<R>(
   try operation(DependencyValues.Continuation(values: DependencyValues._current))
 }
 
-/// The asynchronous form of ``withEscapedDependencies(_:)-5rjmo``.
+/// The asynchronous form of `withEscapedDependencies(_:)`.
 public func withEscapedDependencies<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ operation: (DependencyValues.Continuation) async throws -> R
@@ -125,7 +125,7 @@ public func withEscapedDependencies<R>(
 }
 
 extension DependencyValues {
-  /// Dependencies captured by ``withEscapedDependencies(_:)-5rjmo``, to be re-applied later.
+  /// Dependencies captured by `withEscapedDependencies(_:)`, to be re-applied later.
   public struct Continuation: Sendable {
     let values: DependencyValues
 
