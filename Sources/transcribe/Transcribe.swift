@@ -47,7 +47,11 @@ struct Transcribe: AsyncParsableCommand {
       valueName: "file"))
   var input: [String] = []
 
-  @Flag(help: "Input files are headerless 16 kHz mono signed 16-bit little-endian samples.")
+  @Flag(
+    help: """
+      Input files are headerless 16 kHz mono signed 16-bit little-endian samples (assumed for \
+      files ending in .raw or .pcm).
+      """)
   var raw = false
 
   @Option(help: "Output format: text, json (one object per line), srt or vtt.")
@@ -136,7 +140,8 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       for path in input {
         let url = URL(fileURLWithPath: path)
-        sources.append((raw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
+        let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
+        sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
       }
     }
 
