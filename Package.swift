@@ -122,6 +122,7 @@ let package = Package(
         "CPulseAudio",
         "CSndFile",
         "CSampleRate",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
     .testTarget(

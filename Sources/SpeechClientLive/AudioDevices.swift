@@ -1,0 +1,145 @@
+import CPulseAudio
+import Foundation
+import SpeechClient
+
+/// A capture source of the PulseAudio server, as `transcribe --list-devices` shows it.
+public struct AudioDevice: Equatable, Sendable, Identifiable {
+  /// The server's name for the source; pass it as `SpeechRecognitionRequest.AudioSource.device`.
+  public var name: String
+  /// A human-readable description, e.g. "Built-in Audio Analog Stereo".
+  public var description: String
+  /// Whether the source records what a sink plays (a "monitor") rather than a microphone.
+  public var isMonitor: Bool
+  /// Whether it is the server's default source, used by `.microphone`.
+  public var isDefault: Bool
+
+  public var id: String { name }
+
+  /// Creates a device description.
+  public init(name: String, description: String, isMonitor: Bool, isDefault: Bool) {
+    self.name = name
+    self.description = description
+    self.isMonitor = isMonitor
+    self.isDefault = isDefault
+  }
+
+  /// The capture sources of the configured PulseAudio server, in the server's order.
+  ///
+  /// ```swift
+  /// for device in try await AudioDevice.captureSources() {
+  ///   print(device.isDefault ? "*" : " ", device.name, "-", device.description)
+  /// }
+  /// ```
+  ///
+  /// - Throws: ``SpeechClient/Failure/audioServerUnreachable(_:)`` when the server does not
+  ///   answer within ``LiveSpeechConfiguration/connectTimeout``.
+  public static func captureSources(
+    _ configuration: LiveSpeechConfiguration = .init()
+  ) async throws(SpeechClient.Failure) -> [AudioDevice] {
+    let result = await DedicatedThread.run(name: "transcribe.devices") {
+      Result { () throws(SpeechClient.Failure) in try listSources(configuration) }
+    }
+    return try result.get()
+  }
+
+  private static func listSources(
+    _ configuration: LiveSpeechConfiguration
+  ) throws(SpeechClient.Failure) -> [AudioDevice] {
+    let timeout = configuration.connectTimeout.timeInterval
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    let connection: PulseConnection
+    do {
+      connection = try PulseConnection(server: configuration.server, timeout: timeout)
+    } catch {
+      throw error.failure
+    }
+    let defaultSource = try connection.defaultSourceName(deadline: deadline)
+    // The callback copies each source out at once: its strings live only during the callback.
+    let sources = ValueBox<[AudioDevice]>([])
+    let userData = Unmanaged.passUnretained(sources).toOpaque()
+    guard
+      let operation = pa_context_get_source_info_list(
+        connection.context,
+        { _, info, endOfList, userData in
+          guard endOfList == 0, let info = info?.pointee, let userData else { return }
+          let name = info.name.map { String(cString: $0) } ?? ""
+          Unmanaged<ValueBox<[AudioDevice]>>.fromOpaque(userData).takeUnretainedValue().value
+            .append(
+              AudioDevice(
+                name: name,
+                description: info.description.map { String(cString: $0) } ?? name,
+                isMonitor: info.monitor_of_sink != UInt32.max,
+                isDefault: false))
+        },
+        userData)
+    else {
+      throw .audioServerUnreachable(
+        "\(connection.serverDescription): listing sources failed: \(connection.errorText)")
+    }
+    try connection.wait(for: operation, deadline: deadline) {
+      SpeechClient.Failure.audioServerUnreachable(
+        "\(connection.serverDescription) did not list its sources within "
+          + "\(PulseConnection.seconds(timeout))")
+    }
+    return withExtendedLifetime(sources) {
+      sources.value.map { device in
+        var device = device
+        device.isDefault = device.name == defaultSource
+        return device
+      }
+    }
+  }
+}
+
+extension PulseConnection {
+  /// The name of the server's default source, or `nil` if it has none.
+  func defaultSourceName(deadline: Date) throws(SpeechClient.Failure) -> String? {
+    let box = ValueBox<String?>(nil)
+    let userData = Unmanaged.passUnretained(box).toOpaque()
+    guard
+      let operation = pa_context_get_server_info(
+        context,
+        { _, info, userData in
+          guard let info, let userData, let name = info.pointee.default_source_name else { return }
+          Unmanaged<ValueBox<String?>>.fromOpaque(userData).takeUnretainedValue().value =
+            String(cString: name)
+        },
+        userData)
+    else {
+      throw .audioServerUnreachable("\(serverDescription): \(errorText)")
+    }
+    try wait(for: operation, deadline: deadline) {
+      SpeechClient.Failure.audioServerUnreachable(
+        "\(serverDescription) did not describe itself in time")
+    }
+    return withExtendedLifetime(box) { box.value }
+  }
+
+  /// Whether the server has a source with this name.
+  func hasSource(named name: String, deadline: Date) throws(SpeechClient.Failure) -> Bool {
+    let box = ValueBox(false)
+    let userData = Unmanaged.passUnretained(box).toOpaque()
+    guard
+      let operation = pa_context_get_source_info_by_name(
+        context, name,
+        { _, info, endOfList, userData in
+          guard endOfList == 0, info != nil, let userData else { return }
+          Unmanaged<ValueBox<Bool>>.fromOpaque(userData).takeUnretainedValue().value = true
+        },
+        userData)
+    else {
+      throw .audioServerUnreachable("\(serverDescription): \(errorText)")
+    }
+    try wait(for: operation, deadline: deadline) {
+      SpeechClient.Failure.audioServerUnreachable(
+        "\(serverDescription) did not describe its sources in time")
+    }
+    return withExtendedLifetime(box) { box.value }
+  }
+}
+
+/// A mutable value a C callback writes through its user-data pointer.
+final class ValueBox<Value> {
+  var value: Value
+  init(_ value: Value) { self.value = value }
+}

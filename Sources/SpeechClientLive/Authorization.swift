@@ -1,0 +1,83 @@
+import Foundation
+import SpeechClient
+
+/// The outcome of checking whether recognition can run, with the reason when it cannot.
+public struct AuthorizationCheck: Equatable, Sendable {
+  /// The status `requestAuthorization` returns.
+  public var status: SpeechClient.AuthorizationStatus
+  /// Why the status is not ``SpeechClient/AuthorizationStatus/authorized``: the failure a task
+  /// would end with, whose text names the server, source or file.
+  public var reason: SpeechClient.Failure?
+
+  /// Creates a check result.
+  public init(status: SpeechClient.AuthorizationStatus, reason: SpeechClient.Failure? = nil) {
+    self.status = status
+    self.reason = reason
+  }
+}
+
+extension SpeechClient {
+  /// Checks whether `request` can run, the way the live client's `requestAuthorization` does.
+  ///
+  /// - The model files are missing → ``SpeechClient/AuthorizationStatus/restricted``.
+  /// - For the microphone or a device: the server refuses access →
+  ///   ``SpeechClient/AuthorizationStatus/denied``; no server answers within the connect
+  ///   timeout, or the capture source does not exist → `restricted`.
+  /// - Otherwise (files need no server) → ``SpeechClient/AuthorizationStatus/authorized``.
+  ///
+  /// Use it where the reason matters, e.g. to print a message that names the fix.
+  public static func checkAuthorization(
+    for request: SpeechRecognitionRequest,
+    _ configuration: LiveSpeechConfiguration = .init()
+  ) async -> AuthorizationCheck {
+    await DedicatedThread.run(name: "transcribe.authorization") {
+      check(request, configuration)
+    }
+  }
+
+  private static func check(
+    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration
+  ) -> AuthorizationCheck {
+    do {
+      try DecoderConfiguration(model: request.model).validate()
+    } catch {
+      return AuthorizationCheck(status: .restricted, reason: error)
+    }
+    let device: String?
+    switch request.source {
+    case .file, .rawFile: return AuthorizationCheck(status: .authorized)
+    case .microphone: device = nil
+    case let .device(name): device = name
+    }
+    let timeout = configuration.connectTimeout.timeInterval
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    let connection: PulseConnection
+    do {
+      connection = try PulseConnection(server: configuration.server, timeout: timeout)
+    } catch {
+      return AuthorizationCheck(
+        status: error.isAccessDenied ? .denied : .restricted, reason: error.failure)
+    }
+    do throws(SpeechClient.Failure) {
+      let name: String?
+      if let device {
+        name = device
+      } else {
+        name = try connection.defaultSourceName(deadline: deadline)
+      }
+      guard let name else {
+        return AuthorizationCheck(
+          status: .restricted,
+          reason: .captureSourceMissing("\(connection.serverDescription) has no capture source"))
+      }
+      guard try connection.hasSource(named: name, deadline: deadline) else {
+        return AuthorizationCheck(
+          status: .restricted,
+          reason: .captureSourceMissing("capture source \(name) does not exist"))
+      }
+    } catch {
+      return AuthorizationCheck(status: .restricted, reason: error)
+    }
+    return AuthorizationCheck(status: .authorized)
+  }
+}

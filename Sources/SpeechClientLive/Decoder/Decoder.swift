@@ -1,0 +1,258 @@
+import CPocketSphinx
+import Foundation
+import SpeechClient
+
+/// A word the decoder recognized, with its place in the audio.
+struct RecognizedWord: Equatable, Sendable {
+  /// The word, without pocketsphinx's pronunciation-variant suffix (`read(2)` → `read`).
+  var text: String
+  /// When the word starts, in seconds from the start of the audio.
+  var timestamp: TimeInterval
+  /// How long the word lasts, in seconds.
+  var duration: TimeInterval
+  /// The word's posterior probability, 0…1; 0 while the utterance is still being decoded.
+  var confidence: Float
+  /// Other words the n-best hypotheses put at the same place.
+  var alternatives: [String] = []
+}
+
+/// What feeding audio to a ``Decoder`` produced.
+enum DecoderEvent: Equatable, Sendable {
+  /// The current utterance's hypothesis changed.
+  case partial([RecognizedWord])
+  /// An utterance ended; these are its final words.
+  case utterance([RecognizedWord])
+}
+
+/// One pocketsphinx decoder, fed 16 kHz mono samples, that splits the audio into utterances.
+///
+/// Utterances are split by pocketsphinx's voice-activity detection (`ps_get_in_speech`), the way
+/// `pocketsphinx_continuous` does: an utterance starts when a chunk ends in speech and ends when a
+/// later chunk ends in silence. While speaking, the partial hypothesis is checked every
+/// ``DecoderConfiguration/partialResultInterval`` of audio and reported when it changed.
+/// Utterances longer than ``DecoderConfiguration/maximumUtteranceDuration`` are ended early.
+///
+/// A decoder has no shared state, so several can run at once, each on its own thread. It is not
+/// thread-safe itself: one thread feeds it. `deinit` frees the pocketsphinx decoder exactly once.
+final class Decoder {
+  private let decoder: OpaquePointer
+  private let configuration: DecoderConfiguration
+  private let framesPerSecond: Double
+  private var isInUtterance = false
+  private var samplesInUtterance = 0
+  private var samplesSincePartialCheck = 0
+  private var lastPartial: [String] = []
+
+  /// Loads the model.
+  ///
+  /// - Throws: ``SpeechClient/Failure/modelMissing(_:)`` when a file is missing,
+  ///   ``SpeechClient/Failure/modelCorrupt(_:)`` when pocketsphinx cannot load it.
+  init(configuration: DecoderConfiguration) throws(SpeechClient.Failure) {
+    try configuration.validate()
+    PocketSphinxLog.setVerbose(configuration.isVerbose)
+
+    guard let config = Self.parse(configuration.arguments) else {
+      throw .decoderFailure("pocketsphinx rejected the options \(configuration.arguments)")
+    }
+    // ps_init retains the configuration; ours is released either way.
+    defer { cmd_ln_free_r(config) }
+    guard let decoder = ps_init(config) else {
+      throw .modelCorrupt(
+        "pocketsphinx could not load the model (acoustic model \(configuration.acousticModel.path), "
+          + "dictionary \(configuration.dictionary.path), \(configuration.search.description))")
+    }
+    let sampleRate = cmd_ln_float_r(config, "-samprate")
+    guard Int(sampleRate) == DecoderConfiguration.sampleRate else {
+      ps_free(decoder)
+      throw .modelCorrupt(
+        "the acoustic model expects \(Int(sampleRate)) Hz audio; only 16000 Hz models are supported"
+      )
+    }
+    guard ps_start_utt(decoder) >= 0 else {
+      ps_free(decoder)
+      throw .decoderFailure("pocketsphinx could not start an utterance")
+    }
+    self.decoder = decoder
+    self.configuration = configuration
+    self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
+  }
+
+  deinit {
+    ps_end_utt(decoder)
+    ps_free(decoder)
+  }
+
+  /// Decodes a chunk of samples.
+  ///
+  /// - Returns: a partial hypothesis that changed, and the final words of an utterance that
+  ///   ended, in order.
+  func process(
+    _ samples: UnsafeBufferPointer<Int16>
+  ) throws(SpeechClient.Failure)
+    -> [DecoderEvent]
+  {
+    guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
+    guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
+      throw .decoderFailure("pocketsphinx failed to process audio")
+    }
+    let isInSpeech = ps_get_in_speech(decoder) != 0
+    var events: [DecoderEvent] = []
+    if isInSpeech, !isInUtterance {
+      isInUtterance = true
+      samplesInUtterance = 0
+      samplesSincePartialCheck = 0
+    }
+    if isInUtterance {
+      samplesInUtterance += samples.count
+      samplesSincePartialCheck += samples.count
+    }
+    let tooLong =
+      Double(samplesInUtterance)
+      >= configuration.maximumUtteranceDuration * Double(DecoderConfiguration.sampleRate)
+    if isInUtterance, !isInSpeech || tooLong {
+      events.append(.utterance(try endUtterance()))
+      guard ps_start_utt(decoder) >= 0 else {
+        throw .decoderFailure("pocketsphinx could not start an utterance")
+      }
+    } else if isInUtterance, configuration.reportsPartialResults,
+      Double(samplesSincePartialCheck)
+        >= configuration.partialResultInterval * Double(DecoderConfiguration.sampleRate)
+    {
+      samplesSincePartialCheck = 0
+      let words = currentWords(isFinal: false)
+      let texts = words.map(\.text)
+      if texts != lastPartial {
+        lastPartial = texts
+        events.append(.partial(words))
+      }
+    }
+    return events
+  }
+
+  /// Ends the utterance in progress, if any, and returns its final words.
+  ///
+  /// The decoder can go on decoding afterwards.
+  func finish() throws(SpeechClient.Failure) -> [RecognizedWord]? {
+    guard isInUtterance else { return nil }
+    let words = try endUtterance()
+    guard ps_start_utt(decoder) >= 0 else {
+      throw .decoderFailure("pocketsphinx could not start an utterance")
+    }
+    return words
+  }
+
+  private func endUtterance() throws(SpeechClient.Failure) -> [RecognizedWord] {
+    isInUtterance = false
+    lastPartial = []
+    guard ps_end_utt(decoder) >= 0 else {
+      throw .decoderFailure("pocketsphinx could not end an utterance")
+    }
+    var words = currentWords(isFinal: true)
+    if configuration.alternativeCount > 0, !words.isEmpty {
+      addAlternatives(to: &words)
+    }
+    return words
+  }
+
+  /// The best hypothesis's words, fillers (`<s>`, `<sil>`, `[NOISE]`, …) left out.
+  private func currentWords(isFinal: Bool) -> [RecognizedWord] {
+    let logmath = ps_get_logmath(decoder)
+    var words: [RecognizedWord] = []
+    var segment = ps_seg_iter(decoder)
+    while let current = segment {
+      if let word = word(at: current, logmath: isFinal ? logmath : nil) {
+        words.append(word)
+      }
+      segment = ps_seg_next(current)
+    }
+    return words
+  }
+
+  private func word(at segment: OpaquePointer, logmath: OpaquePointer?) -> RecognizedWord? {
+    guard let cString = ps_seg_word(segment) else { return nil }
+    let text = Self.baseWord(String(cString: cString))
+    guard !Self.isFiller(text) else { return nil }
+    var startFrame: Int32 = 0
+    var endFrame: Int32 = 0
+    ps_seg_frames(segment, &startFrame, &endFrame)
+    var confidence: Float = 0
+    if let logmath {
+      var acoustic: Int32 = 0
+      var language: Int32 = 0
+      var backoff: Int32 = 0
+      let posterior = ps_seg_prob(segment, &acoustic, &language, &backoff)
+      confidence = Float(min(1, max(0, logmath_exp(logmath, posterior))))
+    }
+    return RecognizedWord(
+      text: text,
+      timestamp: Double(startFrame) / framesPerSecond,
+      duration: Double(max(0, endFrame - startFrame + 1)) / framesPerSecond,
+      confidence: confidence
+    )
+  }
+
+  /// Fills in each word's alternatives: the words other n-best hypotheses put mostly in the same
+  /// time span.
+  private func addAlternatives(to words: inout [RecognizedWord]) {
+    var hypotheses: [[RecognizedWord]] = []
+    var nbest = ps_nbest(decoder)
+    while let current = nbest, hypotheses.count < configuration.alternativeCount {
+      var hypothesis: [RecognizedWord] = []
+      var segment = ps_nbest_seg(current)
+      while let seg = segment {
+        if let word = word(at: seg, logmath: nil) { hypothesis.append(word) }
+        segment = ps_seg_next(seg)
+      }
+      hypotheses.append(hypothesis)
+      nbest = ps_nbest_next(current)
+    }
+    if let nbest { ps_nbest_free(nbest) }
+
+    for index in words.indices {
+      let word = words[index]
+      var alternatives: [String] = []
+      for candidate in hypotheses.joined() where candidate.text != word.text {
+        let overlap =
+          min(word.timestamp + word.duration, candidate.timestamp + candidate.duration)
+          - max(word.timestamp, candidate.timestamp)
+        if overlap > 0.5 * min(word.duration, candidate.duration),
+          !alternatives.contains(candidate.text)
+        {
+          alternatives.append(candidate.text)
+        }
+      }
+      words[index].alternatives = alternatives
+    }
+  }
+
+  private static func parse(_ arguments: [String]) -> OpaquePointer? {
+    var argv = arguments.map { strdup($0) }
+    defer { argv.forEach { free($0) } }
+    return argv.withUnsafeMutableBufferPointer { buffer in
+      cmd_ln_parse_r(nil, ps_args(), Int32(buffer.count), buffer.baseAddress, 1)
+    }
+  }
+
+  /// `forward(2)` → `forward`.
+  static func baseWord(_ word: String) -> String {
+    guard word.hasSuffix(")"), let open = word.lastIndex(of: "("), open != word.startIndex,
+      word[word.index(after: open)..<word.index(before: word.endIndex)].allSatisfy(\.isNumber)
+    else { return word }
+    return String(word[..<open])
+  }
+
+  /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`.
+  static func isFiller(_ word: String) -> Bool {
+    word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++")
+  }
+}
+
+extension DecoderConfiguration.Search: CustomStringConvertible {
+  var description: String {
+    switch self {
+    case let .languageModel(url): "language model \(url.path)"
+    case let .grammar(url): "grammar \(url.path)"
+    case let .keyphrase(phrase): "key phrase \"\(phrase)\""
+    }
+  }
+}

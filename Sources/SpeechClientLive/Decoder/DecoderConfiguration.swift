@@ -1,0 +1,113 @@
+import Foundation
+import SpeechClient
+
+/// The model files and search a ``Decoder`` loads, resolved from a request's model choice.
+///
+/// Paths default to Debian's `pocketsphinx-en-us` package. Resolving checks that every file is
+/// there, so a missing model is reported as ``SpeechClient/Failure/modelMissing(_:)`` before
+/// pocketsphinx spends a second loading the rest.
+struct DecoderConfiguration: Equatable, Sendable {
+  /// What constrains the words the decoder can recognize.
+  enum Search: Equatable, Sendable {
+    /// A statistical language model (`-lm`).
+    case languageModel(URL)
+    /// A JSGF grammar (`-jsgf`).
+    case grammar(URL)
+    /// A key phrase to spot (`-keyphrase`).
+    case keyphrase(String)
+  }
+
+  /// The acoustic model directory (`-hmm`).
+  var acousticModel: URL
+  /// The pronunciation dictionary (`-dict`).
+  var dictionary: URL
+  /// The search.
+  var search: Search
+  /// Whether pocketsphinx may write its log to stderr.
+  var isVerbose = false
+  /// How often, in seconds of audio, the current partial hypothesis is checked for changes.
+  var partialResultInterval: TimeInterval = 0.1
+  /// Whether partial results are reported at all.
+  var reportsPartialResults = true
+  /// Utterances longer than this, in seconds of audio, are ended so memory stays bounded.
+  var maximumUtteranceDuration: TimeInterval = 30
+  /// How many n-best hypotheses are searched for each word's alternatives (0 turns it off).
+  var alternativeCount = 5
+
+  /// The sample rate the decoder expects, in Hz.
+  static let sampleRate = 16_000
+
+  /// Where Debian's `pocketsphinx-en-us` puts the default English model.
+  static let defaultModelDirectory = URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us")
+  static let defaultAcousticModel = defaultModelDirectory.appendingPathComponent("en-us")
+  static let defaultLanguageModel = defaultModelDirectory.appendingPathComponent("en-us.lm.bin")
+  static let defaultDictionary = defaultModelDirectory.appendingPathComponent(
+    "cmudict-en-us.dict")
+
+  /// Resolves a request's model choice, without touching the file system.
+  init(model: SpeechRecognitionRequest.Model) {
+    var acousticModel = Self.defaultAcousticModel
+    var dictionary = Self.defaultDictionary
+    switch model {
+    case .default:
+      search = .languageModel(Self.defaultLanguageModel)
+    case let .custom(hmm, lm, dict):
+      acousticModel = hmm ?? acousticModel
+      dictionary = dict ?? dictionary
+      search = .languageModel(lm ?? Self.defaultLanguageModel)
+    case let .grammar(grammar, dict):
+      dictionary = dict ?? dictionary
+      search = .grammar(grammar)
+    case let .keyphrase(phrase, dict):
+      dictionary = dict ?? dictionary
+      search = .keyphrase(phrase)
+    }
+    self.acousticModel = acousticModel
+    self.dictionary = dictionary
+  }
+
+  /// Checks that every model file exists and is readable.
+  ///
+  /// - Throws: ``SpeechClient/Failure/modelMissing(_:)`` naming the first missing file.
+  func validate() throws(SpeechClient.Failure) {
+    try Self.requireReadable(acousticModel, "acoustic model", isDirectory: true)
+    try Self.requireReadable(
+      acousticModel.appendingPathComponent("mdef"), "acoustic model definition")
+    try Self.requireReadable(dictionary, "dictionary")
+    switch search {
+    case let .languageModel(url): try Self.requireReadable(url, "language model")
+    case let .grammar(url): try Self.requireReadable(url, "grammar")
+    case let .keyphrase(phrase):
+      if phrase.split(whereSeparator: \.isWhitespace).isEmpty {
+        throw .decoderFailure("the key phrase is empty")
+      }
+    }
+  }
+
+  /// The pocketsphinx command-line options for this configuration (pairs, no `argv[0]`).
+  var arguments: [String] {
+    var arguments = ["-hmm", acousticModel.path, "-dict", dictionary.path]
+    switch search {
+    case let .languageModel(url): arguments += ["-lm", url.path]
+    case let .grammar(url): arguments += ["-jsgf", url.path]
+    case let .keyphrase(phrase): arguments += ["-keyphrase", phrase.lowercased()]
+    }
+    return arguments
+  }
+
+  private static func requireReadable(
+    _ url: URL, _ what: String, isDirectory: Bool = false
+  ) throws(SpeechClient.Failure) {
+    var directory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) else {
+      throw .modelMissing("\(what) not found: \(url.path)")
+    }
+    guard directory.boolValue == isDirectory else {
+      throw .modelMissing(
+        "\(what) is \(isDirectory ? "not a directory" : "a directory"): \(url.path)")
+    }
+    guard FileManager.default.isReadableFile(atPath: url.path) else {
+      throw .modelMissing("\(what) is not readable: \(url.path)")
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import SpeechClient
+
+/// Settings of the live speech client that the `SpeechClient` interface leaves out.
+///
+/// ```swift
+/// var configuration = LiveSpeechConfiguration()
+/// configuration.isVerbose = true
+/// configuration.progress = { fraction in renderer.showProgress(fraction) }
+/// let client = SpeechClient.live(configuration)
+/// ```
+public struct LiveSpeechConfiguration: Sendable {
+  /// The PulseAudio server, as libpulse spells it (`unix:/run/user/1000/pulse/native`,
+  /// `tcp:host:4713`); `nil` for the default (`PULSE_SERVER`, then the user's session server).
+  public var server: String?
+  /// Whether pocketsphinx writes its log (about 200 lines per model load) to stderr.
+  ///
+  /// pocketsphinx has one log per process, so this applies to every decoder running at the time.
+  public var isVerbose: Bool
+  /// How long connecting to the audio server and starting to record may take before the task
+  /// fails with ``SpeechClient/Failure/audioServerUnreachable(_:)``.
+  public var connectTimeout: Duration
+  /// How long the capture source may deliver no audio at all before the task fails with
+  /// ``SpeechClient/Failure/audioDeviceFailed(_:)`` (a stopped or hung server sends nothing).
+  public var audioTimeout: Duration
+  /// How much audio the server sends at a time while recording; smaller is lower latency.
+  public var fragmentDuration: Duration
+  /// Called on the decoding thread with how much of an input file has been decoded, 0…1,
+  /// whenever it grew by at least a percent, and with 1 at the end. Never called for the
+  /// microphone.
+  public var progress: (@Sendable (Double) -> Void)?
+  /// The request `requestAuthorization` checks: its source (is the server reachable, does the
+  /// capture source exist) and its model (are the files there). Set it to what the host will
+  /// start, e.g. a file source, so a missing audio server does not restrict file transcription.
+  public var authorizationRequest: SpeechRecognitionRequest
+
+  /// Creates a configuration; by default the default server, quiet, a 2 s connect timeout, a 3 s
+  /// no-audio watchdog, 50 ms fragments, and authorization checked for the default microphone.
+  public init(
+    server: String? = nil,
+    isVerbose: Bool = false,
+    connectTimeout: Duration = .seconds(2),
+    audioTimeout: Duration = .seconds(3),
+    fragmentDuration: Duration = .milliseconds(50),
+    progress: (@Sendable (Double) -> Void)? = nil,
+    authorizationRequest: SpeechRecognitionRequest = SpeechRecognitionRequest()
+  ) {
+    self.server = server
+    self.isVerbose = isVerbose
+    self.connectTimeout = connectTimeout
+    self.audioTimeout = audioTimeout
+    self.fragmentDuration = fragmentDuration
+    self.progress = progress
+    self.authorizationRequest = authorizationRequest
+  }
+}

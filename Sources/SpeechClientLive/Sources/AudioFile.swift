@@ -1,0 +1,218 @@
+import CSampleRate
+import CSndFile
+import Foundation
+import SpeechClient
+
+/// An audio file in any format libsndfile reads (WAV, FLAC, OGG, AIFF, …), at any sample rate
+/// and channel count, delivered as 16 kHz mono chunks.
+///
+/// Channels are averaged into one; other rates are converted with libsamplerate. The file is
+/// streamed in chunks, so its length does not matter. A file whose header promises more audio
+/// than it holds, or whose data stops decoding, is reported as truncated after the readable
+/// audio has been delivered.
+final class AudioFile: AudioInput {
+  /// Samples per chunk at 16 kHz, as `pocketsphinx_continuous -infile` reads.
+  static let chunkSize = 2048
+  /// Frames read from the file at a time, at its own rate.
+  private static let blockFrames = 4096
+
+  private let url: URL
+  private let file: OpaquePointer
+  private let info: SF_INFO
+  private let resampler: Resampler?
+  private var framesRead: Int64 = 0
+  private var pending: [Int16] = []
+  private var isAtEnd = false
+  /// What to report once the readable audio has been delivered.
+  private var failureAtEnd: SpeechClient.Failure?
+
+  /// Opens the file.
+  ///
+  /// - Throws: ``SpeechClient/Failure/fileUnreadable(path:reason:)`` when the file is missing,
+  ///   not audio, or has no audio in it.
+  init(url: URL) throws(SpeechClient.Failure) {
+    var info = SF_INFO()
+    guard let file = sf_open(url.path, Int32(SFM_READ), &info) else {
+      throw .fileUnreadable(path: url.path, reason: String(cString: sf_strerror(nil)))
+    }
+    guard info.channels > 0, info.samplerate > 0, info.frames > 0 else {
+      sf_close(file)
+      throw .fileUnreadable(path: url.path, reason: "the file holds no audio")
+    }
+    let resampler: Resampler?
+    if Int(info.samplerate) == DecoderConfiguration.sampleRate {
+      resampler = nil
+    } else {
+      do {
+        resampler = try Resampler(
+          ratio: Double(DecoderConfiguration.sampleRate) / Double(info.samplerate))
+      } catch {
+        sf_close(file)
+        throw .fileUnreadable(path: url.path, reason: error.reason)
+      }
+    }
+    self.url = url
+    self.file = file
+    self.info = info
+    self.resampler = resampler
+    if let (declared, actual) = Self.dataLengthMismatch(in: file) {
+      self.failureAtEnd = .fileUnreadable(
+        path: url.path,
+        reason: "the file is truncated: its header declares \(declared) bytes of audio, "
+          + "it holds \(actual)")
+    }
+  }
+
+  deinit {
+    sf_close(file)
+  }
+
+  var progress: Double? {
+    min(1, Double(framesRead) / Double(info.frames))
+  }
+
+  func read() throws(SpeechClient.Failure) -> [Int16]? {
+    while pending.count < Self.chunkSize, !isAtEnd {
+      try fill()
+    }
+    guard !pending.isEmpty else {
+      if let failureAtEnd { throw failureAtEnd }
+      return nil
+    }
+    let count = min(Self.chunkSize, pending.count)
+    defer { pending.removeFirst(count) }
+    return Array(pending[..<count])
+  }
+
+  /// Reads one block from the file into `pending`, converting it to 16 kHz mono.
+  private func fill() throws(SpeechClient.Failure) {
+    let channels = Int(info.channels)
+    let blockFrames = Self.blockFrames
+    if resampler == nil, channels == 1 {
+      var block = [Int16](repeating: 0, count: blockFrames)
+      let count = block.withUnsafeMutableBufferPointer {
+        Int(sf_readf_short(file, $0.baseAddress, sf_count_t(blockFrames)))
+      }
+      framesRead += Int64(count)
+      pending += block[..<count]
+      checkEnd(count: count)
+      return
+    }
+    var block = [Float](repeating: 0, count: blockFrames * channels)
+    let count = block.withUnsafeMutableBufferPointer {
+      Int(sf_readf_float(file, $0.baseAddress, sf_count_t(blockFrames)))
+    }
+    framesRead += Int64(count)
+    var mono = [Float](repeating: 0, count: count)
+    for frame in 0..<count {
+      var sum: Float = 0
+      for channel in 0..<channels { sum += block[frame * channels + channel] }
+      mono[frame] = sum / Float(channels)
+    }
+    let isLast = count < blockFrames
+    let samples: [Float]
+    if let resampler {
+      do {
+        samples = try resampler.process(mono, isLast: isLast)
+      } catch {
+        throw .fileUnreadable(path: url.path, reason: error.reason)
+      }
+    } else {
+      samples = mono
+    }
+    pending += samples.map { Int16(clamping: Int(($0 * 32768).rounded())) }
+    checkEnd(count: count)
+  }
+
+  /// A short read is the end of the file, or of what could be decoded of it.
+  private func checkEnd(count: Int) {
+    guard count < Self.blockFrames else { return }
+    isAtEnd = true
+    if sf_error(file) != 0 {
+      failureAtEnd = .fileUnreadable(
+        path: url.path,
+        reason: "the file is truncated or damaged: \(String(cString: sf_strerror(file)))")
+    }
+  }
+
+  /// libsndfile quietly reads a truncated WAV/AIFF to the real end, noting in its log that the
+  /// data chunk's length "should be" smaller; this finds that note. Streamed files that declare
+  /// an unknown length (0 or about 4 GiB) are not truncated.
+  private static func dataLengthMismatch(in file: OpaquePointer) -> (declared: Int, actual: Int)? {
+    var buffer = [CChar](repeating: 0, count: 16_384)
+    let length = buffer.withUnsafeMutableBufferPointer {
+      sf_command(file, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count))
+    }
+    guard length > 0 else { return nil }
+    let log = String(
+      decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    for line in log.split(separator: "\n") {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      guard trimmed.hasPrefix("data"), trimmed.contains("should be") else { continue }
+      let numbers = trimmed.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+      guard numbers.count >= 2 else { continue }
+      let (declared, actual) = (numbers[0], numbers[1])
+      if declared > actual, declared > 0, declared < 0x7FFF_0000 {
+        return (declared, actual)
+      }
+    }
+    return nil
+  }
+}
+
+/// Converts mono float audio from one sample rate to another with libsamplerate.
+final class Resampler {
+  struct Error: Swift.Error {
+    var reason: String
+  }
+
+  private let state: OpaquePointer
+  private let ratio: Double
+
+  init(ratio: Double) throws(Error) {
+    var error: Int32 = 0
+    guard let state = src_new(Int32(SRC_SINC_MEDIUM_QUALITY), 1, &error) else {
+      throw Error(reason: "libsamplerate: \(String(cString: src_strerror(error)))")
+    }
+    self.state = state
+    self.ratio = ratio
+  }
+
+  deinit {
+    src_delete(state)
+  }
+
+  /// Converts a block; `isLast` flushes what the converter still holds.
+  func process(_ input: [Float], isLast: Bool) throws(Error) -> [Float] {
+    var output = [Float](repeating: 0, count: Int(Double(input.count) * ratio) + 256)
+    var produced = 0
+    var consumed = 0
+    repeat {
+      var used = 0
+      var generated = 0
+      let error = input.withUnsafeBufferPointer { input in
+        output.withUnsafeMutableBufferPointer { output in
+          var data = SRC_DATA()
+          data.data_in = input.baseAddress.map { $0 + consumed }
+          data.input_frames = input.count - consumed
+          data.data_out = output.baseAddress.map { $0 + produced }
+          data.output_frames = output.count - produced
+          data.end_of_input = isLast ? 1 : 0
+          data.src_ratio = ratio
+          let error = src_process(state, &data)
+          used = data.input_frames_used
+          generated = data.output_frames_gen
+          return error
+        }
+      }
+      guard error == 0 else {
+        throw Error(reason: "libsamplerate: \(String(cString: src_strerror(error)))")
+      }
+      consumed += used
+      produced += generated
+      if produced == output.count { output += [Float](repeating: 0, count: 1024) }
+      if generated == 0, used == 0 { break }
+    } while consumed < input.count || isLast
+    return Array(output[..<produced])
+  }
+}

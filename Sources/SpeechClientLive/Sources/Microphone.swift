@@ -1,0 +1,166 @@
+import CPulseAudio
+import Foundation
+import SpeechClient
+
+/// A PulseAudio record stream: 16 kHz mono s16le from the default or a named capture source.
+///
+/// The fragment size is set small (``LiveSpeechConfiguration/fragmentDuration``), because the
+/// server's default is about 2 s and every word would show up that late. Connecting gives up
+/// after ``LiveSpeechConfiguration/connectTimeout``; once recording, a watchdog fails the read
+/// when no audio arrived for ``LiveSpeechConfiguration/audioTimeout`` (a stopped or hung
+/// server sends nothing and reports nothing).
+final class Microphone: AudioInput {
+  private let connection: PulseConnection
+  private let stream: OpaquePointer
+  private let sourceDescription: String
+  private let audioTimeout: TimeInterval
+  private let stopSignal: StopSignal
+  private var lastAudio = Date()
+  private var leftoverByte: UInt8?
+
+  /// Connects to the server and starts recording.
+  ///
+  /// - Throws: ``SpeechClient/Failure/audioServerUnreachable(_:)`` when no server answers in
+  ///   time, ``SpeechClient/Failure/captureSourceMissing(_:)`` for an unknown source.
+  init(
+    device: String?, configuration: LiveSpeechConfiguration, stopSignal: StopSignal
+  ) throws(SpeechClient.Failure) {
+    let connectTimeout = configuration.connectTimeout.timeInterval
+    let deadline = Date(timeIntervalSinceNow: connectTimeout)
+    let connection: PulseConnection
+    do {
+      connection = try PulseConnection(
+        server: configuration.server, timeout: connectTimeout, stopSignal: stopSignal)
+    } catch {
+      throw error.failure
+    }
+    let sourceDescription = device.map { "capture source \($0)" } ?? "default capture source"
+
+    var spec = pa_sample_spec(
+      format: PA_SAMPLE_S16LE, rate: UInt32(DecoderConfiguration.sampleRate), channels: 1)
+    guard let stream = pa_stream_new(connection.context, "transcribe", &spec, nil) else {
+      throw .audioDeviceFailed("could not create a record stream: \(connection.errorText)")
+    }
+    let bytesPerSecond = Double(DecoderConfiguration.sampleRate * 2)
+    let fragment = UInt32(
+      max(2, (configuration.fragmentDuration.timeInterval * bytesPerSecond).rounded()))
+    var attributes = pa_buffer_attr(
+      maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max,
+      fragsize: fragment & ~1)
+    guard pa_stream_connect_record(stream, device, &attributes, PA_STREAM_ADJUST_LATENCY) >= 0
+    else {
+      pa_stream_unref(stream)
+      throw .audioDeviceFailed("could not record: \(connection.errorText)")
+    }
+    self.connection = connection
+    self.stream = stream
+    self.sourceDescription = sourceDescription
+    self.audioTimeout = configuration.audioTimeout.timeInterval
+    self.stopSignal = stopSignal
+
+    try connection.runUntil(deadline: deadline, stopSignal: stopSignal) {
+      () throws(SpeechClient.Failure) -> Bool in
+      switch pa_stream_get_state(stream) {
+      case PA_STREAM_READY: return true
+      case PA_STREAM_FAILED, PA_STREAM_TERMINATED: throw streamFailure()
+      default: return false
+      }
+    } onTimeout: {
+      .audioServerUnreachable(
+        "\(connection.serverDescription) did not start recording within "
+          + "\(PulseConnection.seconds(connectTimeout)) (is it hung or stopped?)")
+    }
+    lastAudio = Date()
+  }
+
+  deinit {
+    pa_stream_disconnect(stream)
+    pa_stream_unref(stream)
+  }
+
+  var progress: Double? { nil }
+
+  func read() throws(SpeechClient.Failure) -> [Int16]? {
+    let wake = UncheckedSendable(connection.mainloop)
+    return try stopSignal.withWaker({ pa_mainloop_wakeup(wake.value) }) {
+      () throws(SpeechClient.Failure) -> [Int16]? in
+      while !stopSignal.isStopped {
+        if let samples = try takeAudio() {
+          lastAudio = Date()
+          return samples
+        }
+        guard pa_context_get_state(connection.context) == PA_CONTEXT_READY else {
+          throw .audioDeviceFailed(
+            "\(connection.serverDescription) went away: \(connection.errorText)")
+        }
+        guard pa_stream_get_state(stream) == PA_STREAM_READY else {
+          throw streamFailure()
+        }
+        let silence = -lastAudio.timeIntervalSinceNow
+        if silence >= audioTimeout {
+          throw .audioDeviceFailed(
+            "no audio from the \(sourceDescription) for \(PulseConnection.seconds(audioTimeout)) "
+              + "(is the audio server hung or stopped?)")
+        }
+        guard connection.iterate(timeout: min(0.1, audioTimeout - silence)) else {
+          throw .audioDeviceFailed("polling the \(connection.serverDescription) failed")
+        }
+      }
+      return nil
+    }
+  }
+
+  /// Copies out whatever audio the stream holds; `nil` when it holds none.
+  private func takeAudio() throws(SpeechClient.Failure) -> [Int16]? {
+    var samples: [Int16] = []
+    while pa_stream_readable_size(stream) > 0 {
+      var data: UnsafeRawPointer?
+      var length = 0
+      guard pa_stream_peek(stream, &data, &length) >= 0 else {
+        throw .audioDeviceFailed(
+          "reading from the \(sourceDescription) failed: \(connection.errorText)")
+      }
+      if length == 0 { break }
+      if let data {
+        var bytes = UnsafeRawBufferPointer(start: data, count: length)[...]
+        if let first = leftoverByte, let second = bytes.first {
+          samples.append(
+            Int16(littleEndian: Int16(bitPattern: UInt16(first) | UInt16(second) << 8)))
+          bytes = bytes.dropFirst()
+          leftoverByte = nil
+        }
+        let whole = bytes.count / 2
+        samples.reserveCapacity(samples.count + whole)
+        let raw = UnsafeRawBufferPointer(rebasing: bytes)
+        for index in 0..<whole {
+          samples.append(
+            Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)))
+        }
+        if bytes.count % 2 == 1 { leftoverByte = bytes.last }
+      }
+      // A hole (data == nil) is dropped like data.
+      pa_stream_drop(stream)
+    }
+    return samples.isEmpty ? nil : samples
+  }
+
+  private func streamFailure() -> SpeechClient.Failure {
+    let code = connection.errorCode
+    if code == Int32(PA_ERR_NOENTITY.rawValue) {
+      return .captureSourceMissing("\(sourceDescription) does not exist")
+    }
+    if pa_context_get_state(connection.context) != PA_CONTEXT_READY {
+      return .audioDeviceFailed(
+        "\(connection.serverDescription) went away: \(connection.errorText)")
+    }
+    return .audioDeviceFailed("the \(sourceDescription) stopped: \(connection.errorText)")
+  }
+}
+
+extension Duration {
+  /// The duration in seconds.
+  var timeInterval: TimeInterval {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}
