@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SpeechClient
 import SpeechRecognitionFeature
 
@@ -61,6 +62,17 @@ extension SpeechClient.Failure {
 
   /// One line that says what went wrong and how to fix it.
   var message: String {
+    Self.oneLine(rawMessage)
+  }
+
+  /// Joins lines and drops doubled periods from library texts ("Format not recognised.").
+  static func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
+      .replacingOccurrences(of: "..", with: ".")
+      .replacingOccurrences(of: ".)", with: ")")
+  }
+
+  private var rawMessage: String {
     switch self {
     case .audioServerUnreachable(let detail):
       "cannot reach a PulseAudio server (\(detail)). Start one (e.g. `pulseaudio --start`, or "

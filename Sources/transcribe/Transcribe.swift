@@ -132,7 +132,6 @@ struct Transcribe: AsyncParsableCommand {
       try await LiveSupport.printDevices()
       return
     }
-    LiveSupport.configure(verbose: verbose)
 
     var sources: [(SpeechRecognitionRequest.AudioSource, label: String?)] = []
     if input.isEmpty {
@@ -149,7 +148,8 @@ struct Transcribe: AsyncParsableCommand {
     for (source, label) in sources {
       let session = await TranscriptionSession(
         request: request(source: source), label: label, format: format, preview: preview,
-        duration: duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) })
+        duration: duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) },
+        verbose: verbose)
       let outcome = await session.run()
       if outcome != .success, status == .success {
         status = outcome

@@ -21,13 +21,15 @@ final class TranscriptionSession {
 
   init(
     request: SpeechRecognitionRequest, label: String?, format: OutputFormat, preview: Bool,
-    duration: Duration?
+    duration: Duration?, verbose: Bool = false
   ) {
     self.store = Store(initialState: SpeechRecognition.State(request: request)) {
       SpeechRecognition()
     } withDependencies: {
       if preview {
         $0.context = .preview
+      } else if $0.context == .live {
+        $0.speechClient = LiveSupport.client(for: request, verbose: verbose)
       }
     }
     self.label = label
@@ -104,7 +106,13 @@ final class TranscriptionSession {
           + "\(Self.stopTimeout); what was heard so far is above.\n")
       return .stopTimedOut
     }
-    let outcome = store.state.outcome
+    var outcome = store.state.outcome
+    if outcome.status == .notAuthorized, !preview,
+      let reason = await LiveSupport.reasonNotAuthorized(for: store.state.request)
+    {
+      // The feature only knows the status; the live module can say what exactly is missing.
+      outcome = (reason.exitStatus, reason.message)
+    }
     if let message = outcome.message {
       Terminal.writeError("transcribe: error: \(message)\n")
     }

@@ -161,7 +161,10 @@ private func result(_ text: String, isFinal: Bool = false) -> SpeechRecognitionR
     } withDependencies: {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in
-        let number = starts.withValue { $0 += 1; return $0 }
+        let number = starts.withValue {
+          $0 += 1
+          return $0
+        }
         return AsyncThrowingStream { continuation in
           continuation.onTermination = { _ in terminations.withValue { $0.append(number) } }
         }
