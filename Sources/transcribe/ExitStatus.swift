@@ -65,35 +65,40 @@ extension SpeechClient.Failure {
     Self.oneLine(rawMessage)
   }
 
-  /// Joins lines and drops doubled periods from library texts ("Format not recognised.").
+  /// Joins lines into one.
   static func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline).joined(separator: " ")
-      .replacingOccurrences(of: "..", with: ".")
-      .replacingOccurrences(of: ".)", with: ")")
+  }
+
+  /// A library's text without surrounding space or a final period ("Format not recognised.").
+  static func trimmed(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
   }
 
   private var rawMessage: String {
     switch self {
     case .audioServerUnreachable(let detail):
-      "cannot reach a PulseAudio server (\(detail)). Start one (e.g. `pulseaudio --start`, or "
+      "cannot reach a PulseAudio server (\(Self.trimmed(detail))). Start one (e.g. `pulseaudio --start`, or "
         + "set PULSE_SERVER), or transcribe a file with --input FILE, or try --preview."
     case .captureSourceMissing(let name):
       "no capture source named '\(name)'. Run `transcribe --list-devices` and pass one of "
         + "them with --device NAME, or omit --device for the default source."
     case .audioDeviceFailed(let detail):
-      "the audio device stopped delivering audio (\(detail)). Check that the PulseAudio "
+      "the audio device stopped delivering audio (\(Self.trimmed(detail))). Check that the PulseAudio "
         + "server is running and responsive, then try again."
     case .modelMissing(let detail):
-      "the speech model is missing (\(detail)). Install it with `apt-get install "
+      "the speech model is missing (\(Self.trimmed(detail))). Install it with `apt-get install "
         + "pocketsphinx-en-us`, or point --hmm/--lm/--dict at your model files."
     case .modelCorrupt(let detail):
-      "the speech model could not be loaded (\(detail)). Reinstall pocketsphinx-en-us, or check "
+      "the speech model could not be loaded (\(Self.trimmed(detail))). Reinstall pocketsphinx-en-us, or check "
         + "the files given with --hmm/--lm/--dict/--grammar."
     case .fileUnreadable(let path, let reason):
-      "cannot read '\(path)': \(reason). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
+      "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
         + "...), or headerless 16 kHz mono 16-bit audio with --raw."
     case .decoderFailure(let detail):
-      "the speech decoder failed (\(detail)). Run again with --verbose to see pocketsphinx's "
+      "the speech decoder failed (\(Self.trimmed(detail))). Run again with --verbose to see pocketsphinx's "
         + "log."
     }
   }
