@@ -149,6 +149,12 @@ let package = Package(
       ]
     ),
 
+    // Runs a private PulseAudio server with a virtual microphone for the live-path tests.
+    .target(
+      name: "LiveTestSupport",
+      path: "Tests/Support/LiveTestSupport"
+    ),
+
     // MARK: The command-line tool
     .executableTarget(
       name: "transcribe",
@@ -162,6 +168,7 @@ let package = Package(
       name: "TranscribeTests",
       dependencies: [
         "transcribe",
+        "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
