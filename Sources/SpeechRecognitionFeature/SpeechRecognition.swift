@@ -6,7 +6,8 @@ import SpeechClient
 /// The flow follows the Speech recognition demo of the Composable Architecture on iOS, on Linux:
 /// tapping record asks ``SpeechClient/requestAuthorization``; if authorized it starts a
 /// recognition task and feeds every result into the state; tapping again calls
-/// ``SpeechClient/finishTask``, after which the final words arrive and recording ends. Denied or
+/// ``SpeechClient/finishTask``, after which the final words arrive and recording ends when the
+/// recognition stream does (a failure right after the final words is still seen). Denied or
 /// restricted access and failures end recording with an alert.
 ///
 /// ```swift
@@ -78,6 +79,8 @@ public struct SpeechRecognition: Reducer, Sendable {
     case authorizationResponse(SpeechClient.AuthorizationStatus)
     /// A recognition result, or the failure that ended the task.
     case speech(Result<SpeechRecognitionResult, SpeechClient.Failure>)
+    /// The recognition task's stream ended without a failure: recording is over.
+    case recognitionFinished
     /// The alert was dismissed.
     case alertDismissed
   }
@@ -114,6 +117,7 @@ public struct SpeechRecognition: Reducer, Sendable {
             for try await result in await speechClient.startTask(request) {
               await send(.speech(.success(result)))
             }
+            await send(.recognitionFinished)
           } catch: { error, send in
             await send(.speech(.failure(SpeechClient.Failure(error))))
           }
@@ -133,9 +137,10 @@ public struct SpeechRecognition: Reducer, Sendable {
       case .speech(.success(let result)):
         state.transcribedText = result.bestTranscription.formattedString
         state.result = result
-        if result.isFinal {
-          state.isRecording = false
-        }
+        return .none
+
+      case .recognitionFinished:
+        state.isRecording = false
         return .none
 
       case .speech(.failure(let failure)):

@@ -89,6 +89,8 @@ private func result(_ text: String, isFinal: Bool = false) -> SpeechRecognitionR
     await store.receive(\.speech.success) {
       $0.transcribedText = "go forward ten meters"
       $0.result = result("go forward ten meters", isFinal: true)
+    }
+    await store.receive(\.recognitionFinished) {
       $0.isRecording = false
     }
     await store.finish()
@@ -121,6 +123,33 @@ private func result(_ text: String, isFinal: Bool = false) -> SpeechRecognitionR
       $0.alert = .audioDeviceProblem
       // The words heard before the failure are kept.
       #expect($0.transcribedText == "go")
+    }
+  }
+
+  @Test func failureAfterTheFinalWordsStillEndsWithTheFailure() async {
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in
+        AsyncThrowingStream {
+          $0.yield(result("go forward", isFinal: true))
+          $0.finish(throwing: SpeechClient.Failure.audioDeviceFailed("server died"))
+        }
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+    }
+    await store.receive(\.authorizationResponse, .authorized)
+    await store.receive(\.speech.success) {
+      $0.transcribedText = "go forward"
+      $0.result = result("go forward", isFinal: true)
+    }
+    await store.receive(\.speech.failure, .audioDeviceFailed("server died")) {
+      $0.isRecording = false
+      $0.failure = .audioDeviceFailed("server died")
+      $0.alert = .audioDeviceProblem
     }
   }
 

@@ -117,7 +117,8 @@ import Testing
   func listDevicesShowsTheVirtualMicrophoneAsDefault() async throws {
     guard let server = try startServer("cli-list") else { return }
     defer { server.stop() }
-    let output = try await TranscribeProcess.run(["--list-devices"], environment: server.environment)
+    let output = try await TranscribeProcess.run(
+      ["--list-devices"], environment: server.environment)
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stdout.contains("* virtual_mic"))
     #expect(output.stdout.contains("Virtual_Microphone"))
