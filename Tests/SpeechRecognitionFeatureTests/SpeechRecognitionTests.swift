@@ -249,10 +249,11 @@ private func result(_ text: String, isFinal: Bool = false) -> SpeechRecognitionR
     #expect(segments.map(\.duration) == [delays[0].inSeconds, delays[1].inSeconds])
 
     await store.send(.recordButtonTapped)
-    await store.receive(\.speech.success) {
+    await store.receive(\.speech.success)
+    #expect(store.state.result?.isFinal == true)
+    await store.receive(\.recognitionFinished) {
       $0.isRecording = false
     }
-    #expect(store.state.result?.isFinal == true)
     #expect(store.state.transcribedText == "lorem ipsum")
     await store.finish()
   }
