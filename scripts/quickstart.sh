@@ -24,4 +24,4 @@ echo "quickstart: no microphone found; transcribing the sample recordings instea
 exec "$transcribe" \
   --input "$samples/librivox/sense_and_sensibility_01_austen_64kb-0880.wav" \
   --input "$samples/librivox/sense_and_sensibility_01_austen_64kb-0930.wav" \
-  --input "$samples/goforward.raw" --raw "$@"
+  --input "$samples/goforward.raw" "$@"
