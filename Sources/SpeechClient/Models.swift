@@ -80,8 +80,11 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
 
   /// A range of UTF-16 code units.
   public struct SubstringRange: Equatable, Sendable, Codable {
+    /// The offset of the first code unit.
     public var location: Int
+    /// The number of code units.
     public var length: Int
+    /// Creates a range.
     public init(location: Int, length: Int) {
       self.location = location
       self.length = length

@@ -40,9 +40,12 @@ public struct SpeechRecognition: Reducer, Sendable {
 
   /// An alert: a title and a message.
   public struct Alert: Equatable, Sendable {
+    /// The headline.
     public var title: String
+    /// What happened and what to do.
     public var message: String
 
+    /// Creates an alert.
     public init(title: String, message: String) {
       self.title = title
       self.message = message
@@ -92,6 +95,7 @@ public struct SpeechRecognition: Reducer, Sendable {
   /// Creates the reducer.
   public init() {}
 
+  /// Record, authorize, transcribe, stop.
   public var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
