@@ -18,7 +18,8 @@ import IssueReporting
 ///   .cancellable(id: CancelID.recording, cancelInFlight: true)
 /// ```
 ///
-/// Combine effects with ``merge(_:)-(Self...)``, ``concatenate(_:)-(Self...)`` and ``map(_:)``,
+/// Combine effects with ``merge(with:)``, ``concatenate(with:)`` and ``map(_:)`` (or the static
+/// `merge` and `concatenate` over many effects),
 /// and stop them with ``cancellable(id:cancelInFlight:)`` and ``cancel(id:)``.
 public struct Effect<Action> {
   @usableFromInline

@@ -41,7 +41,7 @@ import IssueReporting
 /// the line of the `send` or `receive` that failed, with a diff of expected (−) and actual (+)
 /// state.
 ///
-/// The test store runs its reducer in the ``DependencyContext/test`` context. Its effects run
+/// The test store runs its reducer in the `test` dependency context. Its effects run
 /// their code on the main queue, interleaved with the test in a fixed order, so tests do not
 /// depend on thread timing.
 @MainActor
@@ -51,8 +51,8 @@ public final class TestStore<State: Equatable, Action> {
     didSet { exhaustivityForDeinit = exhaustivity }
   }
 
-  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_,_)``
-  /// and ``finish(timeout:fileID:filePath:line:column:)`` wait by default. One second.
+  /// How long `receive` and ``finish(timeout:fileID:filePath:line:column:)`` wait by default for
+  /// effects: one second.
   public var timeout: Duration = .seconds(1)
 
   /// The state as the test has asserted it so far.
@@ -230,7 +230,7 @@ extension TestStore {
         """,
         at: location)
     }
-    skipReceived(showSkipped: false)
+    skipReceived(showSkipped: exhaustivity == .off(showSkippedAssertions: true))
 
     let previous = state
     recorder.sentState = nil

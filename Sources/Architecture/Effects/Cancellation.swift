@@ -50,6 +50,9 @@ public struct _CancelID: Hashable, @unchecked Sendable {
   let id: AnyHashable
   @usableFromInline
   let type: ObjectIdentifier
+  /// The children (outermost first) this id was used in; empty for a root feature's id.
+  @usableFromInline
+  var path: [_NavigationID] = []
 
   @usableFromInline
   init<ID: Hashable & Sendable>(_ id: ID) {

@@ -10,14 +10,6 @@ struct TestAction<Action> {
   var origin: Origin
 }
 
-/// A place in the test's source, where issues are reported.
-struct SourceLocation: Sendable {
-  var fileID: StaticString
-  var filePath: StaticString
-  var line: UInt
-  var column: UInt
-}
-
 /// What a ``TestStore`` has seen its reducer do and not yet asserted.
 final class TestRecorder<State, Action> {
   /// The state right after the last action the test sent.

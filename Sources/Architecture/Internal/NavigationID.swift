@@ -1,0 +1,78 @@
+/// Identifies one presentation of a child feature (an `ifLet` child, an `ifCaseLet` case, a
+/// `forEach` element), to cancel its effects when it goes away and to keep its cancellation ids
+/// apart from its siblings'.
+public struct _NavigationID: Hashable, @unchecked Sendable {
+  // Key paths and the `AnyHashable` of `Hashable & Sendable` ids: safe to share.
+  @usableFromInline
+  let keyPath: AnyKeyPath
+
+  @usableFromInline
+  let identity: AnyHashable?
+
+  @usableFromInline
+  init(keyPath: AnyKeyPath, identity: AnyHashable?) {
+    self.keyPath = keyPath
+    self.identity = identity
+  }
+
+  /// The navigation id of child state at `keyPath`: its `id` when it is `Identifiable`, so that
+  /// replacing a child with a different one also counts as the child going away.
+  @usableFromInline
+  init(keyPath: AnyKeyPath, state: Any) {
+    self.init(keyPath: keyPath, identity: identifiableID(of: state))
+  }
+}
+
+@usableFromInline
+func identifiableID(of state: Any) -> AnyHashable? {
+  func open<T: Identifiable>(_ value: T) -> AnyHashable { AnyHashable(value.id) }
+  guard let identifiable = state as? any Identifiable else { return nil }
+  return open(identifiable)
+}
+
+extension _CancelID {
+  /// This id, scoped under a child's navigation id.
+  @usableFromInline
+  func scoped(to navigationID: _NavigationID) -> Self {
+    var id = self
+    id.path.append(navigationID)
+    return id
+  }
+}
+
+extension Effect {
+  /// Scopes every cancellation id in this effect to a child, so that identical ids used by
+  /// siblings (two rows' `CancelID.timer`) don't cancel each other's effects.
+  @usableFromInline
+  func _scopeCancelIDs(to navigationID: _NavigationID) -> Self {
+    switch operation {
+    case .none, .send, .run:
+      return self
+    case .merge(let effects):
+      return Self(operation: .merge(effects.map { $0._scopeCancelIDs(to: navigationID) }))
+    case .concatenate(let effects):
+      return Self(operation: .concatenate(effects.map { $0._scopeCancelIDs(to: navigationID) }))
+    case .cancellable(let id, let cancelInFlight, let effect):
+      return Self(
+        operation: .cancellable(
+          id.scoped(to: navigationID), cancelInFlight: cancelInFlight,
+          effect._scopeCancelIDs(to: navigationID)))
+    case .cancel(let id):
+      return Self(operation: .cancel(id.scoped(to: navigationID)))
+    }
+  }
+
+  /// Scopes this child effect's cancellation ids and makes the whole effect cancellable under
+  /// the child's navigation id.
+  @usableFromInline
+  func _presented(as navigationID: _NavigationID) -> Self {
+    switch operation {
+    case .none:
+      return .none
+    default:
+      return Self(
+        operation: .cancellable(
+          _CancelID(navigationID), cancelInFlight: false, _scopeCancelIDs(to: navigationID)))
+    }
+  }
+}
