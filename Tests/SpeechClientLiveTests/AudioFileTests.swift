@@ -21,6 +21,16 @@ struct AudioFileTests {
     #expect(fromConverted.text == fromOriginal.text)
   }
 
+  @Test(arguments: ["ogg", "aiff", "wav"])
+  func otherFormatsAndRatesGiveTheSameWords(format: String) async throws {
+    let directory = try TemporaryDirectory()
+    let converted = directory.file("goforward-48k.\(format)")
+    try soxConvertGoForward(to: converted, format: ["-r", "48000"])
+    let outcome = await transcribe(.file(converted))
+    #expect(outcome.error == nil)
+    #expect(outcome.text == "go forward ten meters")
+  }
+
   @Test func wavOf16kHzMonoGivesTheSameResultAsTheRawSamples() async throws {
     let directory = try TemporaryDirectory()
     let wav = directory.file("goforward.wav")
