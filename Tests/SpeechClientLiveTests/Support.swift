@@ -4,6 +4,13 @@ import Testing
 
 @testable import SpeechClientLive
 
+/// All of this target's suites, one test at a time.
+///
+/// The live-path tests measure time (no server reported within 2 s, words a second after they
+/// were spoken), which they cannot keep while other tests decode files at full speed on the same
+/// two cores.
+@Suite(.serialized) enum LiveTests {}
+
 /// pocketsphinx-testdata's files.
 enum TestData {
   static let directory = URL(fileURLWithPath: "/usr/share/pocketsphinx/test/data")
@@ -32,6 +39,26 @@ func collect(
     outcome.error = error
   }
   return outcome
+}
+
+/// Starts a task, runs `during` while collecting the results, then finishes the task, also when
+/// `during` throws (a task left running would keep recording forever), and returns the results.
+func listen(
+  _ client: SpeechClient,
+  _ request: SpeechRecognitionRequest = SpeechRecognitionRequest(),
+  during: () async throws -> Void
+) async throws -> Outcome {
+  let stream = await client.startTask(request)
+  let listening = Task { await collect(stream) }
+  do {
+    try await during()
+  } catch {
+    await client.finishTask()
+    _ = await listening.value
+    throw error
+  }
+  await client.finishTask()
+  return await listening.value
 }
 
 /// Transcribes a file with a fresh live client.
