@@ -37,6 +37,8 @@ let package = Package(
         "Dependencies",
         "DependenciesTestSupportInterface",
         "DependenciesTestSupportLive",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -87,6 +89,7 @@ let package = Package(
       dependencies: [
         "SpeechClient",
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -146,6 +149,12 @@ let package = Package(
       ]
     ),
 
+    // Runs a private PulseAudio server with a virtual microphone for the live-path tests.
+    .target(
+      name: "LiveTestSupport",
+      path: "Tests/Support/LiveTestSupport"
+    ),
+
     // MARK: The command-line tool
     .executableTarget(
       name: "transcribe",
@@ -159,6 +168,7 @@ let package = Package(
       name: "TranscribeTests",
       dependencies: [
         "transcribe",
+        "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

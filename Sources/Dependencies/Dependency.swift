@@ -9,14 +9,15 @@
 /// ```
 ///
 /// The wrapper captures the dependencies in force when its owner is created: an object made
-/// inside ``withDependencies(_:operation:)-4uz6m`` keeps seeing those overrides when it is used
+/// inside `withDependencies(_:operation:)` keeps seeing those overrides when it is used
 /// later, outside the scope, and in tasks it starts. Values overridden in the scope where the
 /// property is *read* take precedence over the captured ones.
 @propertyWrapper
 public struct Dependency<Value>: Sendable {
   let initialValues: DependencyValues
   let read: @Sendable (DependencyValues) -> Value
-  let name: String
+  let keyPath: (any AnyKeyPath & Sendable)?
+  let name: String?
   let fileID: StaticString
   let filePath: StaticString
   let line: UInt
@@ -32,7 +33,8 @@ public struct Dependency<Value>: Sendable {
   ) {
     self.initialValues = DependencyValues._current
     self.read = { $0[keyPath: keyPath] }
-    self.name = DependencyValues.name(of: keyPath)
+    self.keyPath = keyPath
+    self.name = nil
     self.fileID = fileID
     self.filePath = filePath
     self.line = line
@@ -49,6 +51,7 @@ public struct Dependency<Value>: Sendable {
   ) where Key.Value == Value {
     self.initialValues = DependencyValues._current
     self.read = { $0[Key.self] }
+    self.keyPath = nil
     self.name = "\(Key.self).self"
     self.fileID = fileID
     self.filePath = filePath
@@ -60,7 +63,8 @@ public struct Dependency<Value>: Sendable {
   public var wrappedValue: Value {
     let values = initialValues.merging(DependencyValues._current)
     let access = DependencyAccess(
-      name: name, fileID: fileID, filePath: filePath, line: line, column: column)
+      keyPath: keyPath, name: name, fileID: fileID, filePath: filePath, line: line,
+      column: column)
     return DependencyValues.$currentAccess.withValue(access) {
       read(values)
     }

@@ -11,7 +11,7 @@ import IssueReporting
 ///
 /// The default is ``test`` when a test runner is detected and ``live`` otherwise. Set the
 /// environment variable `DEPENDENCIES_CONTEXT` to `live`, `preview` or `test` to force one, or
-/// switch a scope with ``withDependencies(_:operation:)-4uz6m``:
+/// switch a scope with `withDependencies(_:operation:)`:
 ///
 /// ```swift
 /// withDependencies {
@@ -39,11 +39,18 @@ public enum DependencyContext: String, Sendable, Hashable, CaseIterable {
   }
 }
 
-private let defaultContext: DependencyContext = {
-  if let name = ProcessInfo.processInfo.environment[DependencyContext.environmentVariable],
-    let context = DependencyContext(rawValue: name.lowercased())
-  {
-    return context
+extension DependencyContext {
+  /// The default context for an environment: the variable if it names a context, else `test`
+  /// under a test runner, else `live`.
+  static func resolve(environment: [String: String], isTesting: Bool) -> DependencyContext {
+    if let name = environment[DependencyContext.environmentVariable],
+      let context = DependencyContext(rawValue: name.lowercased())
+    {
+      return context
+    }
+    return isTesting ? .test : .live
   }
-  return isTesting ? .test : .live
-}()
+}
+
+private let defaultContext = DependencyContext.resolve(
+  environment: ProcessInfo.processInfo.environment, isTesting: isTesting)

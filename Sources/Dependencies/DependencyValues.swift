@@ -19,7 +19,7 @@ import IssueReporting
 /// ```
 ///
 /// Read it with ``Dependency`` and override it for a scope with
-/// ``withDependencies(_:operation:)-4uz6m``.
+/// `withDependencies(_:operation:)`.
 public struct DependencyValues: Sendable {
   /// The dependency values of the current task; set by `withDependencies`.
   @TaskLocal public static var _current = DependencyValues()
@@ -75,20 +75,75 @@ public struct DependencyValues: Sendable {
 
 /// Who is reading a dependency: the `@Dependency` wrapper's key path and location.
 struct DependencyAccess: Sendable {
-  var name: String
+  var keyPath: (any AnyKeyPath & Sendable)?
+  var explicitName: String?
   var fileID: StaticString
   var filePath: StaticString
   var line: UInt
   var column: UInt
+
+  init(
+    keyPath: (any AnyKeyPath & Sendable)?, name: String?, fileID: StaticString,
+    filePath: StaticString, line: UInt, column: UInt
+  ) {
+    self.keyPath = keyPath
+    self.explicitName = name
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
+
+  /// How the dependency is written in `@Dependency(...)`, e.g. `\.speechClient`. Worked out only
+  /// when a message needs it.
+  var name: String {
+    if let explicitName { return explicitName }
+    guard let keyPath else { return "?" }
+    return DependencyValues.name(of: keyPath, filePath: filePath, line: line)
+  }
 }
 
 extension DependencyValues {
   /// The name a key path is written with in code, e.g. `\.speechClient`.
-  static func name(of keyPath: AnyKeyPath) -> String {
+  ///
+  /// Key path descriptions name stored properties, but on Linux a computed property (every
+  /// dependency is one) prints as `<computed 0x… (Type)>`. Then the name is read from the
+  /// `@Dependency(...)` at the wrapper's source line, which is on disk when tests run.
+  static func name(of keyPath: AnyKeyPath, filePath: StaticString, line: UInt) -> String {
     var description = "\(keyPath)"
     if description.hasPrefix("\\DependencyValues.") {
       description = "\\." + description.dropFirst("\\DependencyValues.".count)
     }
-    return description
+    if !description.contains("<computed"), !description.contains(" ") {
+      return description
+    }
+    return sourceName(filePath: filePath, line: line) ?? description
+  }
+
+  /// The argument of `@Dependency(...)` on a source line, e.g. `\.speechClient`.
+  static func sourceName(filePath: StaticString, line: UInt) -> String? {
+    guard
+      line > 0,
+      let contents = try? String(contentsOfFile: "\(filePath)", encoding: .utf8)
+    else { return nil }
+    var lines = contents.split(separator: "\n", omittingEmptySubsequences: false)
+    guard Int(line) <= lines.count else { return nil }
+    lines = Array(lines[(Int(line) - 1)...].prefix(3))
+    let text = lines.joined(separator: " ")
+    guard let start = text.range(of: "@Dependency(") else { return nil }
+    var depth = 1
+    var end = start.upperBound
+    while end < text.endIndex {
+      switch text[end] {
+      case "(": depth += 1
+      case ")": depth -= 1
+      default: break
+      }
+      if depth == 0 { break }
+      end = text.index(after: end)
+    }
+    guard depth == 0 else { return nil }
+    let argument = text[start.upperBound..<end].trimmingCharacters(in: .whitespaces)
+    return argument.isEmpty ? nil : argument
   }
 }

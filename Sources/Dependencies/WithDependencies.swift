@@ -51,7 +51,17 @@ public func withDependencies<R>(
 @discardableResult
 public func withDependencies<Model, R>(
   from model: Model,
-  _ updateValuesForOperation: (inout DependencyValues) throws -> Void = { _ in },
+  operation: () throws -> R
+) rethrows -> R {
+  try withDependencies(from: model, { _ in }, operation: operation)
+}
+
+/// Runs an operation with the dependencies that `model` captured, plus the overrides made in
+/// `updateValuesForOperation`.
+@discardableResult
+public func withDependencies<Model, R>(
+  from model: Model,
+  _ updateValuesForOperation: (inout DependencyValues) throws -> Void,
   operation: () throws -> R
 ) rethrows -> R {
   var values = DependencyValues._current.merging(capturedDependencies(of: model))
@@ -61,12 +71,22 @@ public func withDependencies<Model, R>(
   }
 }
 
-/// The asynchronous form of ``withDependencies(from:_:operation:)-7u9yz``.
+/// The asynchronous form of `withDependencies(from:operation:)`.
 @discardableResult
 public func withDependencies<Model, R>(
   from model: Model,
   isolation: isolated (any Actor)? = #isolation,
-  _ updateValuesForOperation: (inout DependencyValues) async throws -> Void = { _ in },
+  operation: () async throws -> R
+) async rethrows -> R {
+  try await withDependencies(from: model, { _ in }, operation: operation)
+}
+
+/// The asynchronous form of `withDependencies(from:_:operation:)`.
+@discardableResult
+public func withDependencies<Model, R>(
+  from model: Model,
+  isolation: isolated (any Actor)? = #isolation,
+  _ updateValuesForOperation: (inout DependencyValues) async throws -> Void,
   operation: () async throws -> R
 ) async rethrows -> R {
   var values = DependencyValues._current.merging(capturedDependencies(of: model))
@@ -88,13 +108,15 @@ public func withDependencies<Model, R>(
 ///   }
 /// }
 /// ```
-public func withEscapedDependencies<R>(_ operation: (DependencyValues.Continuation) throws -> R)
+public func withEscapedDependencies<R>(
+  _ operation: (DependencyValues.Continuation) throws -> R
+)
   rethrows -> R
 {
   try operation(DependencyValues.Continuation(values: DependencyValues._current))
 }
 
-/// The asynchronous form of ``withEscapedDependencies(_:)-5rjmo``.
+/// The asynchronous form of `withEscapedDependencies(_:)`.
 public func withEscapedDependencies<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ operation: (DependencyValues.Continuation) async throws -> R
@@ -103,7 +125,7 @@ public func withEscapedDependencies<R>(
 }
 
 extension DependencyValues {
-  /// Dependencies captured by ``withEscapedDependencies(_:)-5rjmo``, to be re-applied later.
+  /// Dependencies captured by `withEscapedDependencies(_:)`, to be re-applied later.
   public struct Continuation: Sendable {
     let values: DependencyValues
 

@@ -24,6 +24,28 @@ public struct SpeechRecognitionResult: Equatable, Sendable, Codable {
 
 /// A transcription: the text and the words it is made of, shaped like `SFTranscription`.
 public struct Transcription: Equatable, Sendable, Codable {
+  /// The finished utterances, each the segments up to one that ``TranscriptionSegment/endsUtterance``.
+  /// In a final result, trailing words without the flag count as a last finished utterance.
+  public func utterances(isFinal: Bool) -> [[TranscriptionSegment]] {
+    var utterances: [[TranscriptionSegment]] = []
+    var current: [TranscriptionSegment] = []
+    for segment in segments {
+      current.append(segment)
+      if segment.endsUtterance {
+        utterances.append(current)
+        current = []
+      }
+    }
+    if isFinal, !current.isEmpty { utterances.append(current) }
+    return utterances
+  }
+
+  /// The words of the utterance still being spoken (after the last finished one).
+  public var partialSegments: ArraySlice<TranscriptionSegment> {
+    let lastEnd = segments.lastIndex(where: \.endsUtterance).map { $0 + 1 } ?? 0
+    return segments[lastEnd...]
+  }
+
   /// The text, words separated by single spaces.
   public var formattedString: String
   /// The words, in order, with their timing.
@@ -50,11 +72,19 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
   public var confidence: Float
   /// Other words the recognizer considered for this place.
   public var alternativeSubstrings: [String]
+  /// Whether this word is the last of a finished utterance (the speaker paused after it).
+  ///
+  /// Apple's segments have no such flag; it lets a host print finished utterances as lines and
+  /// build subtitles from them, while the words after the last such segment are still partial.
+  public var endsUtterance: Bool
 
   /// A range of UTF-16 code units.
   public struct SubstringRange: Equatable, Sendable, Codable {
+    /// The offset of the first code unit.
     public var location: Int
+    /// The number of code units.
     public var length: Int
+    /// Creates a range.
     public init(location: Int, length: Int) {
       self.location = location
       self.length = length
@@ -68,7 +98,8 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
     timestamp: TimeInterval,
     duration: TimeInterval,
     confidence: Float,
-    alternativeSubstrings: [String] = []
+    alternativeSubstrings: [String] = [],
+    endsUtterance: Bool = false
   ) {
     self.substring = substring
     self.substringRange = substringRange
@@ -76,5 +107,6 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
     self.duration = duration
     self.confidence = confidence
     self.alternativeSubstrings = alternativeSubstrings
+    self.endsUtterance = endsUtterance
   }
 }

@@ -85,6 +85,9 @@ public struct SpeechClient: Sendable {
 }
 
 extension SpeechClient: TestDependencyKey {
+  /// The lorem client (see ``lorem(words:)``): no audio server, no model.
+  public static var previewValue: SpeechClient { .lorem() }
+
   /// Every endpoint fails the test when called without an override, naming itself.
   public static var testValue: SpeechClient {
     SpeechClient(

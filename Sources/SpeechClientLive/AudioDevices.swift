@@ -13,6 +13,7 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
   /// Whether it is the server's default source, used by `.microphone`.
   public var isDefault: Bool
 
+  /// The source's server name.
   public var id: String { name }
 
   /// Creates a device description.

@@ -1,7 +1,7 @@
 extension DependencyValues {
   /// The context dependencies are read in: live, preview or test.
   ///
-  /// Setting it in ``withDependencies(_:operation:)-4uz6m`` switches the default of every
+  /// Setting it in `withDependencies(_:operation:)` switches the default of every
   /// dependency not overridden in that scope:
   ///
   /// ```swift

@@ -38,7 +38,9 @@ public final class WithRandomNumberGenerator: @unchecked Sendable {
   }
 
   /// Runs `work` with exclusive access to the generator.
-  public func callAsFunction<R>(_ work: (inout any RandomNumberGenerator) throws -> R) rethrows
+  public func callAsFunction<R>(
+    _ work: (inout any RandomNumberGenerator) throws -> R
+  ) rethrows
     -> R
   {
     onUse?()
@@ -57,6 +59,7 @@ public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     self.state = seed
   }
 
+  /// The next 64 random bits.
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state

@@ -18,9 +18,6 @@ final class CachedValues: @unchecked Sendable {
   private let lock = NSRecursiveLock()
   private var cached: [CacheKey: any Sendable] = [:]
 
-  /// How many times a default value was created; tests use it to check the cache.
-  private(set) var creations = 0
-
   func value<Key: TestDependencyKey>(for key: Key.Type, context: DependencyContext) -> Key.Value {
     lock.lock()
     defer { lock.unlock() }
@@ -32,7 +29,9 @@ final class CachedValues: @unchecked Sendable {
     let value: Key.Value
     switch context {
     case .live:
-      if let liveKey = Key.self as? any DependencyKey.Type, let live = liveValue(of: liveKey) as? Key.Value {
+      if let liveKey = Key.self as? any DependencyKey.Type,
+        let live = liveValue(of: liveKey) as? Key.Value
+      {
         value = live
       } else {
         reportMissingLiveValue(Key.self)
@@ -43,7 +42,6 @@ final class CachedValues: @unchecked Sendable {
     case .test:
       value = Key.testValue
     }
-    creations += 1
     cached[cacheKey] = value
     return value
   }
@@ -55,11 +53,11 @@ final class CachedValues: @unchecked Sendable {
     cached.removeAll()
   }
 
-  /// Forgets the values cached for one test.
-  func reset(test: TestScope.ID) {
+  /// Forgets the values cached for XCTest test cases (their ids are the observer's counter).
+  func resetXCTestValues() {
     lock.lock()
     defer { lock.unlock() }
-    cached = cached.filter { $0.key.test != test }
+    cached = cached.filter { !($0.key.test?.rawValue.base is Int) }
   }
 }
 

@@ -3,8 +3,10 @@ import IssueReporting
 /// Reports that a key with only a live value was read in a test.
 func reportMissingTestValue<Key: TestDependencyKey>(_ key: Key.Type) {
   let access = DependencyValues.currentAccess
-  let name = access.map { "@Dependency(\($0.name))" } ?? "A dependency of key '\(typeName(Key.self))'"
-  let propertyName = access.map { String($0.name.dropFirst(2)) }
+  let accessName = access?.name
+  let name =
+    accessName.map { "@Dependency(\($0))" } ?? "A dependency of key '\(typeName(Key.self))'"
+  let propertyName = accessName.flatMap { $0.hasPrefix("\\.") ? String($0.dropFirst(2)) : nil }
   var message = """
     \(name) has no test implementation, but was read from a test.
 
@@ -34,7 +36,8 @@ func reportMissingTestValue<Key: TestDependencyKey>(_ key: Key.Type) {
 /// Reports that a key with no live value (its live module is not linked) was read live.
 func reportMissingLiveValue<Key: TestDependencyKey>(_ key: Key.Type) {
   let access = DependencyValues.currentAccess
-  let name = access.map { "@Dependency(\($0.name))" } ?? "A dependency of key '\(typeName(Key.self))'"
+  let name =
+    access.map { "@Dependency(\($0.name))" } ?? "A dependency of key '\(typeName(Key.self))'"
   var message = """
     \(name) has no live implementation, but was read in the live context.
 

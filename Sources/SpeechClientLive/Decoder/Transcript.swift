@@ -20,6 +20,9 @@ struct Transcript: Equatable, Sendable {
       for word in words {
         finishedSegments.append(Self.segment(for: word, appendingTo: &finishedText))
       }
+      if !words.isEmpty {
+        finishedSegments[finishedSegments.count - 1].endsUtterance = true
+      }
     }
   }
 

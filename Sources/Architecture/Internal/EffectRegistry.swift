@@ -1,0 +1,85 @@
+import Foundation
+
+/// The effects a store is running: for cancellation by id, for `TestStore`'s in-flight checks, and
+/// so a store's `deinit` can cancel them from any thread.
+///
+/// Entries are added on the main actor before their task starts and removed by the task itself
+/// when it ends, possibly on another thread, so the storage is guarded by a lock.
+final class EffectRegistry<Origin>: @unchecked Sendable {
+  struct Entry {
+    var task: Task<Void, Never>?
+    var cancelIDs: [_CancelID]
+    var origin: Origin
+  }
+
+  private let lock = NSLock()
+  private var nextID = 0
+  private var entries: [Int: Entry] = [:]
+  private var idsByCancelID: [_CancelID: Set<Int>] = [:]
+
+  /// Registers an effect that is about to start and returns its key.
+  func register(cancelIDs: [_CancelID], origin: Origin) -> Int {
+    lock.withLock {
+      nextID += 1
+      entries[nextID] = Entry(task: nil, cancelIDs: cancelIDs, origin: origin)
+      for id in cancelIDs {
+        idsByCancelID[id, default: []].insert(nextID)
+      }
+      return nextID
+    }
+  }
+
+  /// Attaches the task that runs a registered effect, unless it already finished.
+  func attach(_ task: Task<Void, Never>, to key: Int) {
+    lock.withLock {
+      entries[key]?.task = task
+    }
+  }
+
+  /// Forgets an effect that finished.
+  func remove(_ key: Int) {
+    lock.withLock {
+      guard let entry = entries.removeValue(forKey: key) else { return }
+      for id in entry.cancelIDs {
+        idsByCancelID[id]?.remove(key)
+        if idsByCancelID[id]?.isEmpty == true {
+          idsByCancelID[id] = nil
+        }
+      }
+    }
+  }
+
+  /// Cancels every effect registered under `id`. They stay in flight until their tasks end.
+  func cancel(id: _CancelID) {
+    let tasks = lock.withLock { () -> [Task<Void, Never>] in
+      guard let keys = idsByCancelID.removeValue(forKey: id) else { return [] }
+      return keys.compactMap { entries[$0]?.task }
+    }
+    for task in tasks {
+      task.cancel()
+    }
+  }
+
+  /// Cancels every running effect.
+  func cancelAll() {
+    let tasks = lock.withLock { () -> [Task<Void, Never>] in
+      idsByCancelID.removeAll()
+      return entries.values.compactMap(\.task)
+    }
+    for task in tasks {
+      task.cancel()
+    }
+  }
+
+  /// The effects still running, oldest first.
+  var running: [(key: Int, entry: Entry)] {
+    lock.withLock {
+      entries.sorted { $0.key < $1.key }.map { (key: $0.key, entry: $0.value) }
+    }
+  }
+
+  /// Whether no effect is running.
+  var isEmpty: Bool {
+    lock.withLock { entries.isEmpty }
+  }
+}

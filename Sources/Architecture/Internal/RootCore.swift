@@ -1,0 +1,197 @@
+/// The engine behind a store: owns the state, runs the reducer, starts and tracks effects, and
+/// tells observers about new state.
+@MainActor
+final class RootCore<State, Action>: Core {
+  private(set) var state: State
+  let reducer: any Reducer<State, Action>
+  var dependencies: DependencyValues
+  let registry = EffectRegistry<Action>()
+  /// Where effects run their nonisolated code; `nil` for the global concurrent executor.
+  let taskExecutor: (any TaskExecutor)?
+
+  private var bufferedActions: [Action] = []
+  private var isSending = false
+  private var nextObserverID = 0
+  private var observers: [Int: @MainActor (State) -> Void] = [:]
+  // Written only on the main actor; read in `deinit`, when nothing else can reach the core.
+  nonisolated(unsafe) private var finishers: [Int: @Sendable () -> Void] = [:]
+
+  init(
+    initialState: State,
+    reducer: any Reducer<State, Action>,
+    dependencies: DependencyValues,
+    taskExecutor: (any TaskExecutor)? = nil
+  ) {
+    self.state = initialState
+    self.reducer = reducer
+    self.dependencies = dependencies
+    self.taskExecutor = taskExecutor
+  }
+
+  deinit {
+    registry.cancelAll()
+    for finish in finishers.values {
+      finish()
+    }
+  }
+
+  /// Reduces `action`, and every action it causes synchronously, then notifies observers once.
+  ///
+  /// An action sent while another is being reduced (by an observer or a `.send` effect) is
+  /// queued and reduced after it, never re-entrantly. Returns a task covering the asynchronous
+  /// effects started, or `nil` if there are none (or the action was queued).
+  func send(_ action: Action) -> Task<Void, Never>? {
+    bufferedActions.append(action)
+    guard !isSending else { return nil }
+    isSending = true
+    var tasks: [Task<Void, Never>] = []
+    var index = 0
+    while index < bufferedActions.count {
+      let action = bufferedActions[index]
+      index += 1
+      let effect = DependencyValues.$_current.withValue(dependencies) {
+        reducer.reduce(into: &state, action: action)
+      }
+      start(effect, cancelIDs: [], origin: action, tasks: &tasks)
+    }
+    bufferedActions.removeAll(keepingCapacity: true)
+    isSending = false
+    notifyObservers()
+    return Self.combine(tasks)
+  }
+
+  /// Starts an effect. Synchronous parts (`.send`, `.cancel`) happen now; asynchronous parts are
+  /// appended to `tasks`.
+  private func start(
+    _ effect: Effect<Action>,
+    cancelIDs: [_CancelID],
+    origin: Action,
+    tasks: inout [Task<Void, Never>]
+  ) {
+    switch effect.operation {
+    case .none:
+      break
+
+    case .send(let action):
+      if isSending {
+        bufferedActions.append(action)
+      } else {
+        _ = send(action)
+      }
+
+    case .run(let priority, let operation):
+      let key = registry.register(cancelIDs: cancelIDs, origin: origin)
+      let send = Send<Action> { [weak self] action in
+        _ = self?.send(action)
+      }
+      let task = Self.spawn(
+        executor: taskExecutor, priority: priority, registry: registry, key: key
+      ) {
+        await operation(send)
+      }
+      registry.attach(task, to: key)
+      tasks.append(task)
+
+    case .merge(let effects):
+      for effect in effects {
+        start(effect, cancelIDs: cancelIDs, origin: origin, tasks: &tasks)
+      }
+
+    case .concatenate(let effects):
+      var remaining = effects[...]
+      while let first = remaining.popFirst() {
+        var firstTasks: [Task<Void, Never>] = []
+        start(first, cancelIDs: cancelIDs, origin: origin, tasks: &firstTasks)
+        guard !firstTasks.isEmpty else { continue }
+        // The first effect runs asynchronously: start the rest once it has finished.
+        let rest = Effect<Action>(operation: .concatenate(Array(remaining)))
+        let key = registry.register(cancelIDs: cancelIDs, origin: origin)
+        let registry = self.registry
+        let task = Task { [weak self] in
+          defer { registry.remove(key) }
+          await Self.awaitAll(firstTasks)
+          guard !Task.isCancelled, let self else { return }
+          var restTasks: [Task<Void, Never>] = []
+          self.start(rest, cancelIDs: cancelIDs, origin: origin, tasks: &restTasks)
+          await Self.awaitAll(restTasks)
+        }
+        registry.attach(task, to: key)
+        tasks.append(task)
+        return
+      }
+
+    case .cancellable(let id, let cancelInFlight, let effect):
+      if cancelInFlight {
+        registry.cancel(id: id)
+      }
+      start(effect, cancelIDs: cancelIDs + [id], origin: origin, tasks: &tasks)
+
+    case .cancel(let id):
+      registry.cancel(id: id)
+    }
+  }
+
+  /// Creates an effect's task outside the main actor, so its nonisolated code runs on `executor`
+  /// (or the global executor) rather than inheriting the caller's isolation.
+  private nonisolated static func spawn(
+    executor: (any TaskExecutor)?,
+    priority: TaskPriority?,
+    registry: EffectRegistry<Action>,
+    key: Int,
+    operation: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never> {
+    Task(executorPreference: executor, priority: priority) {
+      await operation()
+      registry.remove(key)
+    }
+  }
+
+  /// Waits for every task, cancelling them all if the waiting task is cancelled.
+  private static func awaitAll(_ tasks: [Task<Void, Never>]) async {
+    await withTaskCancellationHandler {
+      for task in tasks {
+        await task.value
+      }
+    } onCancel: {
+      for task in tasks {
+        task.cancel()
+      }
+    }
+  }
+
+  /// One task that finishes when all of `tasks` have, and cancels them when cancelled.
+  private static func combine(_ tasks: [Task<Void, Never>]) -> Task<Void, Never>? {
+    switch tasks.count {
+    case 0:
+      return nil
+    case 1:
+      return tasks[0]
+    default:
+      return Task {
+        await awaitAll(tasks)
+      }
+    }
+  }
+
+  func addObserver(
+    _ observer: @escaping @MainActor (State) -> Void,
+    onFinish: @escaping @Sendable () -> Void
+  ) -> Int {
+    nextObserverID += 1
+    observers[nextObserverID] = observer
+    finishers[nextObserverID] = onFinish
+    return nextObserverID
+  }
+
+  func removeObserver(_ id: Int) {
+    observers[id] = nil
+    finishers[id] = nil
+  }
+
+  private func notifyObservers() {
+    guard !observers.isEmpty else { return }
+    for id in observers.keys.sorted() {
+      observers[id]?(state)
+    }
+  }
+}

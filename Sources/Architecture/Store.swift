@@ -1,0 +1,136 @@
+import CasePaths
+
+/// A runtime for a feature: it holds the current state, runs the reducer for each action you
+/// send, and runs the effects the reducer returns.
+///
+/// ```swift
+/// let store = Store(initialState: Counter.State()) {
+///   Counter()
+/// } withDependencies: {
+///   $0.context = .preview
+/// }
+///
+/// store.send(.incrementButtonTapped)
+/// print(store.state.count)  // 1
+/// ```
+///
+/// A host without a UI framework observes the store through ``states``, an asynchronous sequence
+/// that starts with the current state and then yields the state after each action:
+///
+/// ```swift
+/// for await state in store.states {
+///   renderer.render(state)
+/// }
+/// ```
+///
+/// Actions are processed one at a time on the main actor: an action sent while another is being
+/// reduced is queued behind it, and actions that effects send are processed in the order they are
+/// sent. Effects live as long as the store; when the store goes away they are cancelled.
+@MainActor
+public final class Store<State, Action> {
+  private let core: any Core<State, Action>
+
+  /// Creates a store from an initial state and a reducer.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The reducer that runs the feature.
+  ///   - prepareDependencies: Overrides dependencies for the reducer and every effect it starts,
+  ///     for example `$0.context = .preview`.
+  public convenience init<R: Reducer<State, Action>>(
+    initialState: @autoclosure () -> R.State,
+    @ReducerBuilder<State, Action> reducer: () -> R,
+    withDependencies prepareDependencies: ((inout DependencyValues) -> Void)? = nil
+  ) {
+    let (initialState, reducer, dependencies) = withDependencies {
+      prepareDependencies?(&$0)
+    } operation: {
+      (initialState(), reducer(), DependencyValues._current)
+    }
+    self.init(
+      core: RootCore(initialState: initialState, reducer: reducer, dependencies: dependencies))
+  }
+
+  init(core: any Core<State, Action>) {
+    self.core = core
+  }
+
+  /// The current state.
+  public var state: State {
+    core.state
+  }
+
+  /// Reads a value from the current state.
+  ///
+  /// ```swift
+  /// let count = store.withState(\.count)
+  /// ```
+  public func withState<Value>(_ body: (State) -> Value) -> Value {
+    body(core.state)
+  }
+
+  /// Sends an action to the store: the reducer runs at once, and any effects start.
+  ///
+  /// - Returns: A task for the asynchronous effects this action started, to cancel them or to wait
+  ///   for them to finish.
+  @discardableResult
+  public func send(_ action: Action) -> StoreTask {
+    StoreTask(rawValue: core.send(action))
+  }
+
+  /// A store that sees only part of this store's state and sends actions embedded into this
+  /// store's actions, for handing a child feature its own store.
+  ///
+  /// ```swift
+  /// let counterStore = appStore.scope(state: \.counter, action: \.counter)
+  /// counterStore.send(.incrementButtonTapped)  // sends .counter(.incrementButtonTapped)
+  /// ```
+  public func scope<ChildState, ChildAction>(
+    state toChildState: KeyPath<State, ChildState>,
+    action fromChildAction: CaseKeyPath<Action, ChildAction>
+  ) -> Store<ChildState, ChildAction> {
+    let casePath = AnyCasePath(fromChildAction)
+    return Store<ChildState, ChildAction>(
+      core: ScopedCore(
+        base: core,
+        toState: { $0[keyPath: toChildState] },
+        fromAction: { casePath.embed($0) }
+      )
+    )
+  }
+}
+
+extension Store where State: Sendable {
+  /// The store's states as an asynchronous sequence: the current state first, then the state
+  /// after each action sent to the store (including the actions it causes synchronously).
+  ///
+  /// Every access makes a new sequence, so any number of observers can watch the store. The
+  /// sequence buffers every state, so a slow observer still sees each one, in order. It ends when
+  /// the store is deallocated, or stop iterating it to stop observing. States are handed to the
+  /// observer's task, so they must be `Sendable`.
+  ///
+  /// ```swift
+  /// Task {
+  ///   for await state in store.states {
+  ///     print(state.transcribedText)
+  ///   }
+  /// }
+  /// ```
+  public var states: AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream()
+    continuation.yield(core.state)
+    let id = core.addObserver(
+      { continuation.yield($0) },
+      onFinish: { continuation.finish() }
+    )
+    continuation.onTermination = { [weak core] _ in
+      Task { @MainActor in
+        core?.removeObserver(id)
+      }
+    }
+    return stream
+  }
+}
+
+/// The store type for a reducer: `StoreOf<Counter>` is `Store<Counter.State, Counter.Action>`.
+public typealias StoreOf<R: Reducer> = Store<R.State, R.Action>

@@ -1,0 +1,32 @@
+/// The asynchronous work that sending an action to a ``Store`` started.
+///
+/// ```swift
+/// let task = store.send(.startRecording)
+/// // later
+/// task.cancel()
+/// // or wait for the effects to end
+/// await task.finish()
+/// ```
+public struct StoreTask: Hashable, Sendable {
+  let rawValue: Task<Void, Never>?
+
+  init(rawValue: Task<Void, Never>?) {
+    self.rawValue = rawValue
+  }
+
+  /// Cancels the effects this task stands for.
+  public func cancel() {
+    rawValue?.cancel()
+  }
+
+  /// Waits until the effects this task stands for have finished or were cancelled.
+  public func finish() async {
+    await rawValue?.value
+  }
+
+  /// Whether the task was cancelled. A send that started no asynchronous effect is never
+  /// cancelled.
+  public var isCancelled: Bool {
+    rawValue?.isCancelled ?? false
+  }
+}

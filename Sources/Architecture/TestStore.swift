@@ -1,0 +1,829 @@
+import CasePaths
+import ConcurrencyExtras
+import CustomDump
+import Foundation
+import IssueReporting
+
+/// A store for tests that asserts, step by step, how state changes and which actions effects
+/// send back.
+///
+/// Write a test as a story: send an action and describe the state change, receive each action an
+/// effect sends, and let the test store check that nothing else happened:
+///
+/// ```swift
+/// @Test func timerTicks() async {
+///   let clock = TestClock()
+///   let store = TestStore(initialState: Timer.State()) {
+///     Timer()
+///   } withDependencies: {
+///     $0.continuousClock = clock
+///   }
+///
+///   await store.send(.startButtonTapped) {
+///     $0.isRunning = true
+///   }
+///   await clock.advance(by: .seconds(1))
+///   await store.receive(\.tick) {
+///     $0.seconds = 1
+///   }
+///   await store.send(.stopButtonTapped) {
+///     $0.isRunning = false
+///   }
+/// }
+/// ```
+///
+/// By default the test store is *exhaustive*: the test fails if a state change is not asserted,
+/// if an action received from an effect is not asserted with `receive`, or if an effect is still
+/// running when the test store goes away. Set ``exhaustivity`` to
+/// ``Exhaustivity/off(showSkippedAssertions:)`` to assert only what matters to a test.
+///
+/// Failures are reported through IssueReporting, so they work under Swift Testing and XCTest, at
+/// the line of the `send` or `receive` that failed, with a diff of expected (−) and actual (+)
+/// state.
+///
+/// The test store runs its reducer in the ``DependencyContext/test`` context. Its effects run
+/// their code on the main queue, interleaved with the test in a fixed order, so tests do not
+/// depend on thread timing.
+@MainActor
+public final class TestStore<State: Equatable, Action> {
+  /// How strictly the test store checks that the test asserts everything that happens.
+  public var exhaustivity: Exhaustivity = .on {
+    didSet { exhaustivityForDeinit = exhaustivity }
+  }
+
+  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_,_)``
+  /// and ``finish(timeout:fileID:filePath:line:column:)`` wait by default. One second.
+  public var timeout: Duration = .seconds(1)
+
+  /// The state as the test has asserted it so far.
+  public private(set) var state: State
+
+  private let core: RootCore<State, TestAction<Action>>
+  nonisolated(unsafe) private let recorder: TestRecorder<State, Action>
+  // Read in `deinit`; written only on the main actor.
+  nonisolated(unsafe) private var exhaustivityForDeinit: Exhaustivity = .on
+  private let location: SourceLocation
+
+  /// The dependencies the reducer and its effects use. Change them between steps to change what
+  /// later actions see.
+  ///
+  /// ```swift
+  /// store.dependencies.uuid = .incrementing
+  /// ```
+  public var dependencies: DependencyValues {
+    get { core.dependencies }
+    set { core.dependencies = newValue }
+  }
+
+  /// Creates a test store from an initial state and a reducer.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The reducer under test.
+  ///   - prepareDependencies: Overrides dependencies; everything not overridden gives its test
+  ///     value, which usually fails the test when used. Override only what the test's story uses.
+  public init<R: Reducer>(
+    initialState: @autoclosure () -> R.State,
+    @ReducerBuilder<State, Action> reducer: () -> R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) where R.State == State, R.Action == Action {
+    let (initialState, reducer, dependencies) = withDependencies {
+      $0.context = .test
+      prepareDependencies(&$0)
+    } operation: {
+      (initialState(), reducer(), DependencyValues._current)
+    }
+    let recorder = TestRecorder<State, Action>()
+    self.recorder = recorder
+    self.state = initialState
+    self.location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.core = RootCore(
+      initialState: initialState,
+      reducer: TestReducer(base: reducer, recorder: recorder),
+      dependencies: dependencies,
+      taskExecutor: MainQueueTaskExecutor.shared
+    )
+  }
+
+  deinit {
+    guard exhaustivityForDeinit == .on else { return }
+    reportUnreceivedActions(at: location)
+    reportInFlightEffects(at: nil, defaultLocation: location)
+  }
+}
+
+/// The test store type for a reducer: `TestStoreOf<Counter>`.
+public typealias TestStoreOf<R: Reducer> = TestStore<R.State, R.Action> where R.State: Equatable
+
+/// How strictly a ``TestStore`` checks that a test asserts everything that happens.
+public enum Exhaustivity: Equatable, Sendable {
+  /// Every state change, received action and running effect must be asserted. The default.
+  case on
+
+  /// Only what the test asserts is checked: state assertions compare the fields the test sets,
+  /// `receive` skips actions until one matches, and actions or effects left at the end are
+  /// ignored.
+  ///
+  /// - Parameter showSkippedAssertions: Whether to list what was skipped as expected issues, so
+  ///   they show in the test log without failing the test.
+  case off(showSkippedAssertions: Bool)
+
+  /// Non-exhaustive checking that does not list what it skips.
+  public static let off = Self.off(showSkippedAssertions: false)
+}
+
+/// The asynchronous work started by sending an action to a ``TestStore``.
+///
+/// ```swift
+/// let task = await store.send(.onAppear)
+/// // ...
+/// await task.cancel()
+/// ```
+public struct TestStoreTask: Hashable, Sendable {
+  let rawValue: Task<Void, Never>?
+  let timeout: Duration
+
+  /// Cancels the effects and waits for them to end.
+  public func cancel() async {
+    rawValue?.cancel()
+    await rawValue?.value
+  }
+
+  /// Waits for the effects to finish, and fails the test if they are still running after
+  /// `timeout` (by default the test store's ``TestStore/timeout``).
+  public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    guard let rawValue else { return }
+    let timeout = timeout ?? self.timeout
+    let finished = await firstResult(
+      {
+        await rawValue.value
+        return true
+      },
+      {
+        try? await Task.sleep(for: timeout)
+        return false
+      }
+    )
+    guard !finished else { return }
+    reportIssue(
+      """
+      Expected the task to finish, but it is still running after \(timeout).
+
+      To fix this, make the effect end (cancel it, or advance the test clock it sleeps on), or \
+      pass a longer 'timeout:'.
+      """,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Whether the task was cancelled.
+  public var isCancelled: Bool {
+    rawValue?.isCancelled ?? false
+  }
+}
+
+extension TestStore {
+  /// Sends an action and asserts how it changes state.
+  ///
+  /// ```swift
+  /// await store.send(.incrementButtonTapped) {
+  ///   $0.count = 1
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - action: The action to send.
+  ///   - updateStateToExpectedResult: Changes the state before the action into the state you
+  ///     expect after it. Omit it when the action should not change state.
+  /// - Returns: The effects the action started, to cancel them or wait for them.
+  @discardableResult
+  public func send(
+    _ action: Action,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    let location = SourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    if exhaustivity == .on, !recorder.received.isEmpty {
+      report(
+        """
+        Must handle \(recorder.received.count) received \
+        action\(recorder.received.count == 1 ? "" : "s") before sending an action: …
+
+        Unhandled actions:
+        \(dumpActions(recorder.received.map(\.action)))
+
+        To fix this, assert on each with 'receive' before this 'send', or call \
+        'skipReceivedActions()' to ignore them.
+        """,
+        at: location)
+    }
+    skipReceived(showSkipped: false)
+
+    let previous = state
+    recorder.sentState = nil
+    let task = core.send(TestAction(action: action, origin: .send(location)))
+    let actual = recorder.sentState ?? core.state
+    expectState(
+      previous: previous, actual: actual, update: updateStateToExpectedResult, at: location)
+    state = actual
+    await settle()
+    return TestStoreTask(rawValue: task, timeout: timeout)
+  }
+
+  /// Asserts that an effect sent a given action, and how it changed state.
+  ///
+  /// ```swift
+  /// await store.receive(.factResponse("0 is a good number")) {
+  ///   $0.fact = "0 is a good number"
+  /// }
+  /// ```
+  public func receive(
+    _ expectedAction: Action,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async where Action: Equatable {
+    await receiveAction(
+      matching: { $0 == expectedAction },
+      expectation: "\(dump(expectedAction))",
+      mismatch: { received in
+        let difference = diff(expectedAction, received, format: .proportional)
+        return """
+          \(difference?.indented ?? dump(received).indented)
+
+          (Expected: −, Received: +)
+          """
+      },
+      timeout: timeout, update: updateStateToExpectedResult,
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Asserts that an effect sent an action matching a predicate, and how it changed state.
+  ///
+  /// ```swift
+  /// await store.receive({ if case .response(.success) = $0 { true } else { false } }) {
+  ///   $0.isLoading = false
+  /// }
+  /// ```
+  public func receive(
+    _ isMatching: (_ action: Action) -> Bool,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receiveAction(
+      matching: isMatching,
+      expectation: "an action matching the predicate",
+      mismatch: { received in "\(dump(received).indented)" },
+      timeout: timeout, update: updateStateToExpectedResult,
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Asserts that an effect sent an action of a given case, and how it changed state.
+  ///
+  /// ```swift
+  /// await store.receive(\.authorizationResponse) {
+  ///   $0.alert = "Access to speech recognition was denied."
+  /// }
+  /// ```
+  public func receive<Value>(
+    _ actionCase: CaseKeyPath<Action, Value>,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let casePath = AnyCasePath(actionCase)
+    await receiveAction(
+      matching: { casePath.extract(from: $0) != nil },
+      expectation: "an action of the expected case (\(describe(actionCase)))",
+      mismatch: { received in "\(dump(received).indented)" },
+      timeout: timeout, update: updateStateToExpectedResult,
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Asserts that an effect sent an action of a given case with a given value, and how it changed
+  /// state.
+  ///
+  /// ```swift
+  /// await store.receive(\.transcribed, "hello world") {
+  ///   $0.text = "hello world"
+  /// }
+  /// ```
+  public func receive<Value: Equatable>(
+    _ actionCase: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let casePath = AnyCasePath(actionCase)
+    await receiveAction(
+      matching: { casePath.extract(from: $0) == value },
+      expectation: "an action of the expected case (\(describe(actionCase))) with \(dump(value))",
+      mismatch: { received in
+        guard let receivedValue = casePath.extract(from: received) else {
+          return "\(dump(received).indented)"
+        }
+        let difference = diff(value, receivedValue, format: .proportional)
+        return """
+          \(difference?.indented ?? dump(received).indented)
+
+          (Expected: −, Received: +)
+          """
+      },
+      timeout: timeout, update: updateStateToExpectedResult,
+      at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Asserts the current state without sending an action, in non-exhaustive tests or after
+  /// ``skipReceivedActions(strict:fileID:filePath:line:column:)``.
+  public func assert(
+    _ updateStateToExpectedResult: (_ state: inout State) throws -> Void,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = SourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    var expected = state
+    do {
+      try updateStateToExpectedResult(&expected)
+    } catch {
+      report("The 'assert' closure threw an error: \(error)", at: location)
+      return
+    }
+    if expected != state {
+      report(
+        """
+        The state does not match the expectation: …
+
+        \(diff(expected, state, format: .proportional)?.indented ?? "")
+
+        (Expected: −, Actual: +)
+        """,
+        at: location)
+    }
+  }
+
+  /// Waits for every running effect to finish, and fails the test if some are still running
+  /// after `timeout`.
+  ///
+  /// Call it at the end of a test whose effects end on their own:
+  ///
+  /// ```swift
+  /// await store.send(.onAppear)
+  /// await store.receive(\.loaded) { $0.items = items }
+  /// await store.finish()
+  /// ```
+  ///
+  /// Effects still running after the timeout are reported and cancelled.
+  public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = SourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    let timeout = timeout ?? self.timeout
+    await settle()
+    let finished = await wait(timeout: timeout) { core.registry.isEmpty }
+    guard !finished else { return }
+    let running = core.registry.running
+    report(
+      """
+      Expected effects to finish, but \(running.count) \
+      \(running.count == 1 ? "is" : "are") still running after \(timeout), started by:
+
+      \(running.map { dump($0.entry.origin.action) }.joined(separator: "\n").indented)
+
+      To fix this, make these effects end: advance the test clock they sleep on, cancel them \
+      (for example with '.cancel(id:)'), or pass a longer 'timeout:'. To leave them running, call \
+      'skipInFlightEffects()'. They have been cancelled.
+      """,
+      at: location)
+    core.registry.cancelAll()
+    _ = await wait(timeout: timeout) { core.registry.isEmpty }
+  }
+
+  /// Marks every action received so far as asserted, without checking them.
+  ///
+  /// - Parameter strict: Whether to fail the test when there is nothing to skip.
+  public func skipReceivedActions(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await settle()
+    if strict, recorder.received.isEmpty {
+      report(
+        """
+        There were no received actions to skip.
+
+        To fix this, remove the 'skipReceivedActions()' call, or pass 'strict: false' if the \
+        actions arrive only sometimes.
+        """,
+        at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+      return
+    }
+    skipReceived(showSkipped: exhaustivity == .off(showSkippedAssertions: true))
+  }
+
+  /// Cancels every running effect and marks them as asserted, so the test can end with effects
+  /// that would otherwise outlive it.
+  ///
+  /// - Parameter strict: Whether to fail the test when no effect is running.
+  public func skipInFlightEffects(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await settle()
+    let running = core.registry.running
+    if strict, running.isEmpty {
+      report(
+        """
+        There were no in-flight effects to skip.
+
+        To fix this, remove the 'skipInFlightEffects()' call, or pass 'strict: false' if effects \
+        run only sometimes.
+        """,
+        at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+      return
+    }
+    if exhaustivity == .off(showSkippedAssertions: true), !running.isEmpty {
+      reportSkipped(
+        "Skipped \(running.count) in-flight effect(s), started by:\n\n"
+          + running.map { dump($0.entry.origin.action) }.joined(separator: "\n").indented,
+        at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    core.registry.cancelAll()
+    _ = await wait(timeout: timeout) { core.registry.isEmpty }
+  }
+}
+
+// MARK: - Checking
+
+extension TestStore {
+  private func receiveAction(
+    matching isMatching: (Action) -> Bool,
+    expectation: @autoclosure () -> String,
+    mismatch: (Action) -> String,
+    timeout: Duration?,
+    update: ((inout State) throws -> Void)?,
+    at location: SourceLocation
+  ) async {
+    let timeout = timeout ?? self.timeout
+    let isExhaustive = exhaustivity == .on
+    await settle()
+    _ = await wait(timeout: timeout) {
+      // Once no effect is running, nothing more can arrive.
+      core.registry.isEmpty || recorder.received.contains { isMatching($0.action) }
+        || (isExhaustive && !recorder.received.isEmpty)
+    }
+    let arrived =
+      isExhaustive
+      ? !recorder.received.isEmpty
+      : recorder.received.contains { isMatching($0.action) }
+    guard arrived else {
+      let running = core.registry.running
+      let detail =
+        running.isEmpty
+        ? """
+        No effect is running, so none can send it. Check that the reducer returns an effect for \
+        the action that should lead here.
+        """
+        : """
+        \(running.count) effect\(running.count == 1 ? " was" : "s were") still running after \
+        waiting \(timeout), started by:
+
+        \(running.map { dump($0.entry.origin.action) }.joined(separator: "\n").indented)
+
+        If an effect waits on a clock, advance it (for example 'await clock.advance(by: …)') \
+        before receiving; or pass a longer 'timeout:'.
+        """
+      var message = "Expected to receive \(expectation()), but received none."
+      if !isExhaustive, !recorder.received.isEmpty {
+        message += """
+
+
+          Received, and not matching:
+          \(dumpActions(recorder.received.map(\.action)))
+          """
+      }
+      report(message + "\n\n" + detail, at: location)
+      return
+    }
+
+    if !isExhaustive {
+      let index = recorder.received.firstIndex { isMatching($0.action) }!
+      let skipped = recorder.received[..<index].map(\.action)
+      recorder.received.removeFirst(index)
+      if exhaustivity == .off(showSkippedAssertions: true), !skipped.isEmpty {
+        reportSkipped(
+          "Skipped receiving \(skipped.count) action(s):\n\n\(dumpActions(skipped))",
+          at: location)
+      }
+    }
+    let (action, actual) = recorder.received.removeFirst()
+    guard isMatching(action) else {
+      report(
+        """
+        Received an action that does not match the expectation: …
+
+        \(mismatch(action))
+
+        Expected to receive \(expectation()). Actions are received in the order effects send \
+        them: to fix this, receive the actions that arrive before it, or change the expectation.
+        """,
+        at: location)
+      state = actual
+      return
+    }
+    expectState(previous: state, actual: actual, update: update, at: location)
+    state = actual
+    await settle()
+  }
+
+  private func expectState(
+    previous: State,
+    actual: State,
+    update: ((inout State) throws -> Void)?,
+    at location: SourceLocation
+  ) {
+    switch exhaustivity {
+    case .on:
+      var expected = previous
+      if let update {
+        do {
+          try update(&expected)
+        } catch {
+          report("The 'assert' closure threw an error: \(error)", at: location)
+          return
+        }
+      }
+      if expected != actual {
+        let headline =
+          update == nil
+          ? "State was not expected to change, but a change occurred: …"
+          : "A state change does not match expectation: …"
+        let fix =
+          update == nil
+          ? "To fix this, add a trailing closure that sets the state this action changes."
+          : "To fix this, make the trailing closure set the state to what the reducer produced, "
+            + "or fix the reducer."
+        report(
+          """
+          \(headline)
+
+          \(diff(expected, actual, format: .proportional)?.indented ?? "")
+
+          (Expected: −, Actual: +)
+
+          \(fix)
+          """,
+          at: location)
+      } else if update != nil, expected == previous {
+        report(
+          """
+          Expected state to change, but no change occurred.
+
+          The trailing closure made no change to the state, and the reducer did not change it \
+          either. If no change is expected, remove the trailing closure.
+          """,
+          at: location)
+      }
+
+    case .off(let showSkippedAssertions):
+      var expected = actual
+      if let update {
+        do {
+          try update(&expected)
+        } catch {
+          report("The 'assert' closure threw an error: \(error)", at: location)
+          return
+        }
+      }
+      if expected != actual {
+        report(
+          """
+          A state change does not match expectation: …
+
+          \(diff(expected, actual, format: .proportional)?.indented ?? "")
+
+          (Expected: −, Actual: +)
+
+          To fix this, make the trailing closure set the state to what the reducer produced, or \
+          fix the reducer.
+          """,
+          at: location)
+      } else if showSkippedAssertions {
+        var exhaustive = previous
+        try? update?(&exhaustive)
+        if exhaustive != actual {
+          reportSkipped(
+            """
+            Skipped assertions: …
+
+            \(diff(exhaustive, actual, format: .proportional)?.indented ?? "")
+
+            (Expected: −, Actual: +)
+            """,
+            at: location)
+        }
+      }
+    }
+  }
+
+  /// Drops the received actions, taking the state after the last of them.
+  private func skipReceived(showSkipped: Bool) {
+    guard let last = recorder.received.last else { return }
+    if showSkipped {
+      reportSkipped(
+        """
+        Skipped receiving \(recorder.received.count) action(s):
+
+        \(dumpActions(recorder.received.map(\.action)))
+        """,
+        at: location)
+    }
+    state = last.state
+    recorder.received.removeAll()
+  }
+
+  /// Lets effects that are ready to run reach their next suspension point.
+  ///
+  /// Effects run their code on the main queue behind the test, so yielding the main actor lets
+  /// every effect job already queued run first, in order.
+  private func settle() async {
+    for _ in 0..<20 {
+      await Task.yield()
+    }
+  }
+
+  /// Yields and sleeps until `condition` holds or `timeout` passes; returns whether it held.
+  private func wait(timeout: Duration, until condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    var attempts = 0
+    while !condition() {
+      guard clock.now < deadline else { return false }
+      attempts += 1
+      if attempts < 100 {
+        await Task.yield()
+      } else {
+        try? await Task.sleep(for: .milliseconds(1))
+      }
+    }
+    return true
+  }
+
+  private func report(_ message: String, at location: SourceLocation) {
+    reportIssue(
+      message, fileID: location.fileID, filePath: location.filePath, line: location.line,
+      column: location.column)
+  }
+
+  private func reportSkipped(_ message: String, at location: SourceLocation) {
+    withExpectedIssue(
+      fileID: location.fileID, filePath: location.filePath, line: location.line,
+      column: location.column
+    ) {
+      reportIssue(
+        message, fileID: location.fileID, filePath: location.filePath, line: location.line,
+        column: location.column)
+    }
+  }
+}
+
+// MARK: - End of test
+
+extension TestStore {
+  nonisolated private func reportUnreceivedActions(at location: SourceLocation) {
+    let received = recorder.received
+    guard !received.isEmpty else { return }
+    reportIssue(
+      """
+      The store received \(received.count) unexpected \
+      action\(received.count == 1 ? "" : "s") by the end of this test: …
+
+      Unhandled actions:
+      \(dumpActions(received.map(\.action)))
+
+      To fix this, assert on each with 'receive', or call 'skipReceivedActions()' to ignore them.
+      """,
+      fileID: location.fileID, filePath: location.filePath, line: location.line,
+      column: location.column)
+  }
+
+  nonisolated private func reportInFlightEffects(
+    at location: SourceLocation?, defaultLocation: SourceLocation
+  ) {
+    for (_, entry) in core.registry.running {
+      var location = location ?? defaultLocation
+      let how: String
+      switch entry.origin.origin {
+      case .send(let sendLocation):
+        location = sendLocation
+        how = "sent"
+      case .receive:
+        how = "received"
+      }
+      reportIssue(
+        """
+        An effect returned for this action is still running. It must complete before the end of \
+        the test. …
+
+        \(how.capitalized) action:
+        \(dump(entry.origin.action).indented)
+
+        To fix this, make the effect end during the test: advance the test clock it sleeps on, \
+        send the action that cancels it, or wait for it with 'await store.finish()'. To leave \
+        it running, call 'await store.skipInFlightEffects()' at the end of the test.
+        """,
+        fileID: location.fileID, filePath: location.filePath, line: location.line,
+        column: location.column)
+    }
+    core.registry.cancelAll()
+  }
+}
+
+// MARK: - Formatting
+
+private func dump(_ value: some Any) -> String {
+  String(customDumping: value)
+}
+
+private func dumpActions(_ actions: [some Any]) -> String {
+  actions.map { dump($0) }.joined(separator: "\n").indented
+}
+
+/// A name for a case key path. Case key paths carry no case names at run time, so this names
+/// the enum whose case was expected.
+private func describe<Root, Value>(_ keyPath: CaseKeyPath<Root, Value>) -> String {
+  "a case of '\(Root.self)' carrying '\(Value.self)'"
+}
+
+/// The result of whichever operation finishes first. The other keeps running unobserved until
+/// it ends; a sleep is cancelled.
+private func firstResult(
+  _ first: @escaping @Sendable () async -> Bool,
+  _ second: @escaping @Sendable () async -> Bool
+) async -> Bool {
+  let resumed = LockIsolated(false)
+  let tasks = LockIsolated<[Task<Void, Never>]>([])
+  return await withCheckedContinuation { continuation in
+    let resume: @Sendable (Bool) -> Void = { value in
+      let isFirst = resumed.withValue { resumed in
+        defer { resumed = true }
+        return !resumed
+      }
+      guard isFirst else { return }
+      continuation.resume(returning: value)
+      tasks.value.forEach { $0.cancel() }
+    }
+    tasks.setValue([
+      Task { resume(await first()) },
+      Task { resume(await second()) },
+    ])
+  }
+}
+
+extension String {
+  fileprivate var indented: String {
+    split(separator: "\n", omittingEmptySubsequences: false)
+      .map { $0.isEmpty ? "" : "  " + $0 }
+      .joined(separator: "\n")
+  }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// The exit statuses of `transcribe`, one per kind of failure, so scripts can tell them apart.
+enum ExitStatus: Int32, CaseIterable {
+  case success = 0
+  /// An unexpected error.
+  case failure = 1
+  /// No PulseAudio server answered.
+  case audioServerUnreachable = 2
+  /// The capture source (`--device`) does not exist.
+  case captureSourceMissing = 3
+  /// The audio device stopped delivering audio while recording.
+  case audioDeviceFailed = 4
+  /// The speech model is missing or could not be loaded.
+  case modelUnavailable = 5
+  /// An input file could not be read.
+  case fileUnreadable = 6
+  /// Recognition is not authorized here (access denied, or no capture source or model).
+  case notAuthorized = 7
+  /// The decoder failed.
+  case decoderFailure = 8
+  /// Stopping took too long; the process gave up waiting for the last words.
+  case stopTimedOut = 9
+  /// A second Ctrl-C ended the process at once.
+  case interrupted = 130
+
+  var exitCode: ExitCode { ExitCode(rawValue) }
+
+  /// The help text's table of statuses.
+  static let documentation = """
+    EXIT STATUS:
+      0    success (also after Ctrl-C or SIGTERM once: the last words are flushed)
+      1    unexpected error
+      2    no PulseAudio server answered
+      3    the capture source does not exist
+      4    the audio device stopped delivering audio
+      5    the speech model is missing or could not be loaded
+      6    an input file could not be read
+      7    speech recognition is not authorized (access refused, no source or model)
+      8    the decoder failed
+      9    stopping timed out
+      64   invalid command-line usage
+      130  interrupted by a second Ctrl-C
+    """
+}
+
+extension SpeechClient.Failure {
+  /// The exit status for this failure.
+  var exitStatus: ExitStatus {
+    switch self {
+    case .audioServerUnreachable: .audioServerUnreachable
+    case .captureSourceMissing: .captureSourceMissing
+    case .audioDeviceFailed: .audioDeviceFailed
+    case .modelMissing, .modelCorrupt: .modelUnavailable
+    case .fileUnreadable: .fileUnreadable
+    case .decoderFailure: .decoderFailure
+    }
+  }
+
+  /// One line that says what went wrong and how to fix it.
+  var message: String {
+    Self.oneLine(rawMessage)
+  }
+
+  /// Joins lines into one.
+  static func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
+  }
+
+  /// A library's text without surrounding space or a final period ("Format not recognised.").
+  static func trimmed(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+
+  private var rawMessage: String {
+    switch self {
+    case .audioServerUnreachable(let detail):
+      "cannot reach a PulseAudio server (\(Self.trimmed(detail))). Start one (e.g. `pulseaudio --start`, or "
+        + "set PULSE_SERVER), or transcribe a file with --input FILE, or try --preview."
+    case .captureSourceMissing(let name):
+      "no capture source named '\(name)'. Run `transcribe --list-devices` and pass one of "
+        + "them with --device NAME, or omit --device for the default source."
+    case .audioDeviceFailed(let detail):
+      "the audio device stopped delivering audio (\(Self.trimmed(detail))). Check that the PulseAudio "
+        + "server is running and responsive, then try again."
+    case .modelMissing(let detail):
+      "the speech model is missing (\(Self.trimmed(detail))). Install it with `apt-get install "
+        + "pocketsphinx-en-us`, or point --hmm/--lm/--dict at your model files."
+    case .modelCorrupt(let detail):
+      "the speech model could not be loaded (\(Self.trimmed(detail))). Reinstall pocketsphinx-en-us, or check "
+        + "the files given with --hmm/--lm/--dict/--grammar."
+    case .fileUnreadable(let path, let reason):
+      "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
+        + "...), or headerless 16 kHz mono 16-bit audio with --raw."
+    case .decoderFailure(let detail):
+      "the speech decoder failed (\(Self.trimmed(detail))). Run again with --verbose to see pocketsphinx's "
+        + "log."
+    }
+  }
+}
+
+extension SpeechRecognition.State {
+  /// How a finished session ends the process, and the line to print for it, if any.
+  var outcome: (status: ExitStatus, message: String?) {
+    if let failure {
+      return (failure.exitStatus, failure.message)
+    }
+    if let alert {
+      return (.notAuthorized, "\(alert.title): \(alert.message)")
+    }
+    return (.success, nil)
+  }
+}

@@ -1,0 +1,151 @@
+import Architecture
+import Foundation
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One run of the `SpeechRecognition` store for one audio source: starts recording, renders every
+/// state, stops on `--duration` or a signal, and reports how it ended.
+@MainActor
+final class TranscriptionSession {
+  let store: StoreOf<SpeechRecognition>
+  let label: String?
+  let format: OutputFormat
+  let preview: Bool
+  let duration: Duration?
+  private(set) var wasInterrupted = false
+  private var renderer: TranscriptRenderer
+  private var stopRequested = false
+
+  /// How long to wait for the last words after asking the recognizer to stop.
+  static let stopTimeout: Duration = .seconds(10)
+
+  init(
+    request: SpeechRecognitionRequest, label: String?, format: OutputFormat, preview: Bool,
+    duration: Duration?, verbose: Bool = false
+  ) {
+    self.store = Store(initialState: SpeechRecognition.State(request: request)) {
+      SpeechRecognition()
+    } withDependencies: {
+      if preview {
+        $0.context = .preview
+      } else if $0.context == .live {
+        $0.speechClient = LiveSupport.client(for: request, verbose: verbose)
+      }
+    }
+    self.label = label
+    self.format = format
+    self.preview = preview
+    self.duration = duration
+    self.renderer = TranscriptRenderer(
+      format: format, isTerminal: Terminal.stdoutIsTerminal, label: label,
+      width: Terminal.width)
+  }
+
+  /// Runs the session to its end and returns the exit status.
+  func run() async -> ExitStatus {
+    let states = store.states
+    if let label, format == .text {
+      Terminal.write("==> \(label) <==\n")
+    }
+    status(startMessage)
+
+    let signals = SignalHandler { [weak self] signal, count in
+      guard let self else { return }
+      if count == 1 {
+        self.wasInterrupted = signal == SIGINT
+        if Terminal.stdoutIsTerminal, Terminal.stderrIsTerminal {
+          // Erase the live line (and the echoed ^C); the final words are written after.
+          Terminal.write("\r\u{1B}[2K")
+        }
+        self.status("Stopping… (press Ctrl-C again to quit at once)")
+        self.stop()
+      } else {
+        // The user insists: keep what is on screen, and go.
+        self.write(self.renderer.finish())
+        Terminal.writeError("transcribe: interrupted\n")
+        exit(ExitStatus.interrupted.rawValue)
+      }
+    }
+    defer { signals.cancel() }
+
+    var timers: [Task<Void, Never>] = []
+    if let duration {
+      timers.append(
+        Task { [weak self] in
+          try? await Task.sleep(for: duration)
+          self?.stop()
+        })
+    }
+    defer { timers.forEach { $0.cancel() } }
+
+    store.send(.recordButtonTapped)
+    var started = false
+    var timedOut = false
+    for await state in states {
+      write(renderer.render(state))
+      if state.isRecording {
+        started = true
+      } else if started {
+        break
+      }
+      if stopRequested, timers.count < 2 {
+        timers.append(
+          Task { [weak self] in
+            try? await Task.sleep(for: Self.stopTimeout)
+            guard !Task.isCancelled else { return }
+            timedOut = true
+            self?.store.send(.speech(.failure(.decoderFailure("stopping timed out"))))
+          })
+      }
+    }
+    write(renderer.finish())
+
+    if timedOut {
+      Terminal.writeError(
+        "transcribe: error: the recognizer did not deliver its last words within "
+          + "\(Self.stopTimeout); what was heard so far is above.\n")
+      return .stopTimedOut
+    }
+    var outcome = store.state.outcome
+    if outcome.status == .notAuthorized, !preview,
+      let reason = await LiveSupport.reasonNotAuthorized(for: store.state.request)
+    {
+      // The feature only knows the status; the live module can say what exactly is missing.
+      outcome = (reason.exitStatus, reason.message)
+    }
+    if let message = outcome.message {
+      Terminal.writeError("transcribe: error: \(message)\n")
+    }
+    return outcome.status
+  }
+
+  /// Asks the recognizer to stop and deliver its last words.
+  func stop() {
+    guard !stopRequested else { return }
+    stopRequested = true
+    if store.state.isRecording {
+      store.send(.recordButtonTapped)
+    }
+  }
+
+  private var startMessage: String {
+    if preview { return "Listening to lorem ipsum (preview). Press Ctrl-C to stop." }
+    switch store.state.request.source {
+    case .microphone: return "Listening to the default microphone. Press Ctrl-C to stop."
+    case .device(let name): return "Listening to \(name). Press Ctrl-C to stop."
+    case .file(let url), .rawFile(let url): return "Transcribing \(url.path)…"
+    }
+  }
+
+  /// A status line on standard error, only when it is a terminal.
+  private func status(_ message: String) {
+    guard Terminal.stderrIsTerminal else { return }
+    Terminal.writeError(message + "\n")
+  }
+
+  private func write(_ output: [TranscriptRenderer.Output]) {
+    for case .stdout(let text) in output {
+      Terminal.write(text)
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import Architecture
+import Clocks
+import Testing
+
+@MainActor
+struct TestStoreTests {
+  struct Counter: Reducer {
+    struct State: Equatable {
+      var count = 0
+      var fact: String?
+      var isTimerRunning = false
+    }
+    @CasePathable
+    enum Action: Equatable {
+      case decrementButtonTapped
+      case incrementButtonTapped
+      case factButtonTapped
+      case factResponse(String)
+      case toggleTimerButtonTapped
+      case timerTicked
+    }
+    enum CancelID { case timer }
+    @Dependency(\.continuousClock) var clock
+
+    var body: some ReducerOf<Self> {
+      Reduce { state, action in
+        switch action {
+        case .decrementButtonTapped:
+          state.count -= 1
+          return .none
+        case .incrementButtonTapped:
+          state.count += 1
+          return .none
+        case .factButtonTapped:
+          state.fact = nil
+          return .run { [count = state.count] send in
+            try await clock.sleep(for: .seconds(1))
+            await send(.factResponse("\(count) is a good number."))
+          }
+        case .factResponse(let fact):
+          state.fact = fact
+          return .none
+        case .toggleTimerButtonTapped:
+          state.isTimerRunning.toggle()
+          guard state.isTimerRunning else { return .cancel(id: CancelID.timer) }
+          return .run { send in
+            for await _ in clock.timer(interval: .seconds(1)) {
+              await send(.timerTicked)
+            }
+          }
+          .cancellable(id: CancelID.timer)
+        case .timerTicked:
+          state.count += 1
+          return .none
+        }
+      }
+    }
+  }
+
+  @Test func counterStory() async {
+    let store = TestStore(initialState: Counter.State()) { Counter() }
+    await store.send(.incrementButtonTapped) { $0.count = 1 }
+    await store.send(.decrementButtonTapped) { $0.count = 0 }
+  }
+
+  @Test func effectResponseIsReceivedAfterTheClockAdvances() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State(count: 3)) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.factButtonTapped)
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.factResponse, "3 is a good number.") {
+      $0.fact = "3 is a good number."
+    }
+  }
+
+  @Test func receiveByEquatableActionAndByPredicate() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.factButtonTapped)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.factResponse("0 is a good number.")) {
+      $0.fact = "0 is a good number."
+    }
+    await store.send(.factButtonTapped) { $0.fact = nil }
+    await clock.advance(by: .seconds(1))
+    await store.receive({ $0 == .factResponse("0 is a good number.") }) {
+      $0.fact = "0 is a good number."
+    }
+  }
+
+  @Test func timerTicksUntilToggledOff() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = true }
+    for count in 1...3 {
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.timerTicked) { $0.count = count }
+    }
+    await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = false }
+  }
+
+  @Test func finishWaitsForEffectsToEnd() async {
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = ImmediateClock()
+    }
+    await store.send(.factButtonTapped)
+    await store.receive(\.factResponse) { $0.fact = "0 is a good number." }
+    await store.finish()
+  }
+
+  @Test func testStoreTaskCancelStopsTheEffect() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    let task = await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = true }
+    await task.cancel()
+    #expect(task.isCancelled)
+  }
+
+  @Test func dependenciesCanChangeBetweenSteps() async {
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    store.dependencies.continuousClock = ImmediateClock()
+    await store.send(.factButtonTapped)
+    await store.receive(\.factResponse) { $0.fact = "0 is a good number." }
+  }
+
+  @Test func nonExhaustiveStoreChecksOnlyWhatIsAsserted() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    store.exhaustivity = .off
+    await store.send(.incrementButtonTapped)
+    await store.send(.toggleTimerButtonTapped)
+    // Advance one tick at a time: `TestClock` yields to the cooperative pool between sleeps, so a
+    // multi-tick jump can overtake a timer that has not registered its next sleep yet.
+    for _ in 1...3 {
+      await clock.advance(by: .seconds(1))
+    }
+    await store.receive(\.timerTicked) { $0.count = 2 }
+    await store.skipReceivedActions()
+    #expect(store.state.count == 4)
+    #expect(store.state.isTimerRunning)
+  }
+
+  @Test func nonExhaustiveStoreCanShowSkippedAssertions() async {
+    let store = TestStore(initialState: Counter.State()) { Counter() }
+    store.exhaustivity = .off(showSkippedAssertions: true)
+    await store.send(.incrementButtonTapped)
+  }
+
+  @Test func skipReceivedActionsAcceptsTheLatestState() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.factButtonTapped)
+    await clock.advance(by: .seconds(1))
+    await store.skipReceivedActions()
+    #expect(store.state.fact == "0 is a good number.")
+    await store.send(.incrementButtonTapped) { $0.count = 1 }
+  }
+
+  @Test func skipInFlightEffectsCancelsThem() async {
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = true }
+    await store.skipInFlightEffects()
+  }
+
+  @Test func assertChecksTheCurrentState() async {
+    let store = TestStore(initialState: Counter.State(count: 2)) { Counter() }
+    store.assert { $0.count = 2 }
+  }
+}

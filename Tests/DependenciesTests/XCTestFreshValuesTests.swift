@@ -1,0 +1,33 @@
+import ConcurrencyExtras
+import Dependencies
+import XCTest
+
+/// The XCTest counterpart of `FreshValuesPerTestTests`: each test case must get its own cached
+/// default values, with nothing for the user to link or register.
+final class XCTestFreshValuesTests: XCTestCase {
+  private static let boxes = LockIsolated<[String: ObjectIdentifier]>([:])
+
+  private func readAndCheck() {
+    Self.check(name: name)
+  }
+
+  private static func check(name: String) {
+    let box = ObjectIdentifier(DependencyValues._current.counting)
+    XCTAssertEqual(ObjectIdentifier(DependencyValues._current.counting), box, "not cached")
+    let others = boxes.withValue { seen in
+      seen[name] = box
+      return seen.filter { $0.key != name }.map(\.value)
+    }
+    XCTAssertFalse(others.contains(box), "a cached value leaked in from another test case")
+  }
+
+  private static func checkInTask(name: String) async {
+    await Task { check(name: name) }.value
+  }
+
+  func testFirstCaseGetsItsOwnValue() { readAndCheck() }
+  func testSecondCaseGetsItsOwnValue() { readAndCheck() }
+  func testThirdCaseGetsItsOwnValue() async {
+    await Self.checkInTask(name: name)
+  }
+}

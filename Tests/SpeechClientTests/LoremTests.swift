@@ -1,0 +1,94 @@
+import Clocks
+import ConcurrencyExtras
+import Dependencies
+import SpeechClient
+import Testing
+
+@Suite(.serialized) struct LoremTests {
+  /// The delays the lorem client will use for its first words with generator seed 7.
+  func expectedDelays(_ count: Int) -> [Duration] {
+    let random = WithRandomNumberGenerator(SeededRandomNumberGenerator(seed: 7))
+    return SpeechClient.loremWords.prefix(count).map {
+      SpeechClient.loremDelay(for: $0, random: random)
+    }
+  }
+
+  @Test func delayIsFiftyMillisecondsPerLetterPlusUpToTwoHundred() {
+    let random = WithRandomNumberGenerator(SeededRandomNumberGenerator(seed: 1))
+    for _ in 0..<200 {
+      let delay = SpeechClient.loremDelay(for: "lorem", random: random)
+      #expect(delay >= .milliseconds(250))
+      #expect(delay <= .milliseconds(450))
+    }
+  }
+
+  @Test func speaksWordByWordAtItsCadenceAndEndsWithAFinalResult() async throws {
+    try await withMainSerialExecutor {
+      let clock = TestClock()
+      let delays = expectedDelays(2)
+      let client = SpeechClient.lorem()
+      let results = LockIsolated<[SpeechRecognitionResult]>([])
+      let stream = await withDependencies {
+        $0.continuousClock = clock
+        $0.withRandomNumberGenerator = WithRandomNumberGenerator(
+          SeededRandomNumberGenerator(seed: 7))
+      } operation: {
+        await client.startTask(SpeechRecognitionRequest())
+      }
+      let consumer = Task {
+        for try await result in stream {
+          results.withValue { $0.append(result) }
+        }
+      }
+
+      // Nothing until the first word's delay has passed.
+      await clock.advance(by: delays[0] - .milliseconds(1))
+      #expect(results.value.isEmpty)
+      await clock.advance(by: .milliseconds(1))
+      #expect(results.value.map(\.bestTranscription.formattedString) == ["lorem"])
+
+      await clock.advance(by: delays[1])
+      #expect(
+        results.value.map(\.bestTranscription.formattedString) == ["lorem", "lorem ipsum"])
+      let segments = try #require(results.value.last).bestTranscription.segments
+      #expect(segments.map(\.substring) == ["lorem", "ipsum"])
+      #expect(segments[0].timestamp == 0)
+      #expect(
+        abs(
+          segments[1].timestamp - Double(delays[0].components.attoseconds) / 1e18
+            - Double(delays[0].components.seconds)) < 1e-9)
+      #expect(segments[1].substringRange == .init(location: 6, length: 5))
+      #expect(results.value.allSatisfy { !$0.isFinal })
+
+      await client.finishTask()
+      try await consumer.value
+      let final = try #require(results.value.last)
+      #expect(final.isFinal)
+      #expect(final.bestTranscription.formattedString == "lorem ipsum")
+      #expect(results.value.count == 3)
+    }
+  }
+
+  @Test func previewValueIsTheLoremClientAndIsAuthorized() async {
+    await withDependencies {
+      $0.context = .preview
+    } operation: {
+      @Dependency(\.speechClient) var speechClient
+      #expect(await speechClient.requestAuthorization() == .authorized)
+    }
+  }
+
+  @Test func testValueFailsNamingTheEndpoint() async {
+    @Dependency(\.speechClient) var speechClient
+    await withKnownIssue {
+      _ = await speechClient.requestAuthorization()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("SpeechClient.requestAuthorization")
+    }
+    await withKnownIssue {
+      await speechClient.finishTask()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("SpeechClient.finishTask")
+    }
+  }
+}
