@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Foundation
+import LiveTestSupport
 import SpeechClient
 import Testing
 

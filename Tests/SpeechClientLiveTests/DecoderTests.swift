@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import SpeechClient
 import Testing
 
@@ -69,6 +70,8 @@ extension LiveTests {
       try #require(segments.count == 8)
       // The second "go" starts 2.786 s + 3 s after the first.
       #expect(abs(segments[4].timestamp - segments[0].timestamp - 5.786) < 0.1)
+      #expect(
+        segments.map(\.endsUtterance) == [false, false, false, true, false, false, false, true])
       let utteranceResults = outcome.results.filter {
         !$0.isFinal && $0.bestTranscription.segments.allSatisfy { $0.confidence > 0 }
       }

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTestSupport
 import SpeechClient
 import Testing
 
