@@ -98,6 +98,11 @@ final class RecognitionTask: Sendable {
       if let decoder {
         if let words = try? decoder.finish() { transcript.apply(.utterance(words)) }
         continuation.yield(transcript.result(isFinal: true))
+      } else if stopSignal.isStopped, error.isAudioDeviceProblem {
+        // Stopped while still connecting: nothing was heard, and nothing went wrong.
+        continuation.yield(transcript.result(isFinal: true))
+        continuation.finish()
+        return
       }
       continuation.finish(throwing: error)
     }

@@ -222,6 +222,24 @@ extension LiveTests {
       #expect(outcome.last?.isFinal == true)
     }
 
+    @Test func finishingWhileConnectingEndsWithoutAnError() async throws {
+      let server = try VirtualMicrophone.start("connecting")
+      defer { server.stop() }
+      let pid = try #require(server.pid)
+      kill(pid, SIGSTOP)
+      defer { kill(pid, SIGCONT) }
+      let client = SpeechClient.live(LiveSpeechConfiguration(server: server.server))
+      let stream = await client.startTask(SpeechRecognitionRequest())
+      try await Task.sleep(for: .seconds(0.3))
+      let start = Date()
+      await client.finishTask()
+      let outcome = await collect(stream)
+      #expect(Date().timeIntervalSince(start) < 1)
+      #expect(outcome.error == nil)
+      #expect(outcome.results.map(\.isFinal) == [true])
+      #expect(outcome.text == "")
+    }
+
     @Test func stoppedServerIsUnreachableWithinTheConnectTimeout() async throws {
       let server = try VirtualMicrophone.start("hung")
       defer { server.stop() }
