@@ -130,6 +130,7 @@ let package = Package(
       name: "SpeechClientLiveTests",
       dependencies: [
         "SpeechClientLive",
+        "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

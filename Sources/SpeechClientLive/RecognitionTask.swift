@@ -27,7 +27,7 @@ final class RecognitionTask: Sendable {
     let (stream, continuation) = AsyncThrowingStream.makeStream(
       of: SpeechRecognitionResult.self, throwing: (any Error).self)
     continuation.onTermination = { termination in
-      if case .cancelled = termination { task.stop() }
+      if case .cancelled = termination { task.stopSignal.stop(discardingPendingAudio: true) }
     }
     DedicatedThread.start(name: "transcribe.recognition") {
       task.run(request, configuration: configuration, continuation: continuation)
@@ -79,7 +79,7 @@ final class RecognitionTask: Sendable {
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
       var progress = ProgressReporter(report: configuration.progress)
-      while !stopSignal.isStopped, let samples = try input.read() {
+      while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
           try loaded.process(samples)
         }
@@ -88,6 +88,7 @@ final class RecognitionTask: Sendable {
           continuation.yield(transcript.result(isFinal: false))
         }
         progress.update(input.progress)
+        if stopSignal.isStopped, !input.drainsWhenStopped { break }
       }
       if let words = try loaded.finish() { transcript.apply(.utterance(words)) }
       progress.update(input.progress.map { _ in 1 })
@@ -97,6 +98,11 @@ final class RecognitionTask: Sendable {
       if let decoder {
         if let words = try? decoder.finish() { transcript.apply(.utterance(words)) }
         continuation.yield(transcript.result(isFinal: true))
+      } else if stopSignal.isStopped, error.isAudioDeviceProblem {
+        // Stopped while still connecting: nothing was heard, and nothing went wrong.
+        continuation.yield(transcript.result(isFinal: true))
+        continuation.finish()
+        return
       }
       continuation.finish(throwing: error)
     }

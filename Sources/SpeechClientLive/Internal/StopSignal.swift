@@ -8,6 +8,7 @@ import ConcurrencyExtras
 final class StopSignal: Sendable {
   private struct State {
     var isStopped = false
+    var discardsPendingAudio = false
     var waker: (@Sendable () -> Void)?
   }
   private let state = LockIsolated(State())
@@ -15,10 +16,18 @@ final class StopSignal: Sendable {
   /// Whether ``stop()`` was called.
   var isStopped: Bool { state.value.isStopped }
 
+  /// Whether audio captured before the stop should be dropped rather than decoded (nobody
+  /// listens any more).
+  var discardsPendingAudio: Bool { state.value.discardsPendingAudio }
+
   /// Asks the reading thread to stop, waking it if it is polling.
-  func stop() {
+  ///
+  /// - Parameter discardingPendingAudio: drop audio captured but not yet decoded, because no
+  ///   one will read the results.
+  func stop(discardingPendingAudio: Bool = false) {
     state.withValue { state in
       state.isStopped = true
+      state.discardsPendingAudio = state.discardsPendingAudio || discardingPendingAudio
       state.waker?()
     }
   }

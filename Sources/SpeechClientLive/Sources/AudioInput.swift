@@ -13,6 +13,14 @@ protocol AudioInput: AnyObject {
 
   /// How much of the input has been read, 0…1, or `nil` for a source without an end.
   var progress: Double? { get }
+
+  /// Whether reads after a stop still deliver what was captured before it (a microphone),
+  /// rather than the task ending at once (a file: the rest is simply not decoded).
+  var drainsWhenStopped: Bool { get }
+}
+
+extension AudioInput {
+  var drainsWhenStopped: Bool { false }
 }
 
 extension SpeechRecognitionRequest.AudioSource {

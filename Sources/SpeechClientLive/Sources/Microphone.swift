@@ -15,8 +15,11 @@ final class Microphone: AudioInput {
   private let sourceDescription: String
   private let audioTimeout: TimeInterval
   private let stopSignal: StopSignal
-  private var lastAudio = Date()
   private var leftoverByte: UInt8?
+  private var drainStarted: Date?
+  private var isDrained = false
+  /// The longest a stop may spend decoding audio captured before it.
+  private static let drainLimit: TimeInterval = 5
 
   /// Connects to the server and starts recording.
   ///
@@ -70,7 +73,6 @@ final class Microphone: AudioInput {
         "\(connection.serverDescription) did not start recording within "
           + "\(PulseConnection.seconds(connectTimeout)) (is it hung or stopped?)")
     }
-    lastAudio = Date()
   }
 
   deinit {
@@ -80,15 +82,18 @@ final class Microphone: AudioInput {
 
   var progress: Double? { nil }
 
+  var drainsWhenStopped: Bool { true }
+
   func read() throws(SpeechClient.Failure) -> [Int16]? {
+    if stopSignal.isStopped { return drain() }
+    // The watchdog counts from here, not from the last audio: audio that arrived while the
+    // caller was busy (loading the model, decoding) waits in the socket until the next poll.
+    let waitingSince = Date()
     let wake = UncheckedSendable(connection.mainloop)
     return try stopSignal.withWaker({ pa_mainloop_wakeup(wake.value) }) {
       () throws(SpeechClient.Failure) -> [Int16]? in
       while !stopSignal.isStopped {
-        if let samples = try takeAudio() {
-          lastAudio = Date()
-          return samples
-        }
+        if let samples = try takeAudio() { return samples }
         guard pa_context_get_state(connection.context) == PA_CONTEXT_READY else {
           throw .audioDeviceFailed(
             "\(connection.serverDescription) went away: \(connection.errorText)")
@@ -96,7 +101,7 @@ final class Microphone: AudioInput {
         guard pa_stream_get_state(stream) == PA_STREAM_READY else {
           throw streamFailure()
         }
-        let silence = -lastAudio.timeIntervalSinceNow
+        let silence = -waitingSince.timeIntervalSinceNow
         if silence >= audioTimeout {
           throw .audioDeviceFailed(
             "no audio from the \(sourceDescription) for \(PulseConnection.seconds(audioTimeout)) "
@@ -106,8 +111,32 @@ final class Microphone: AudioInput {
           throw .audioDeviceFailed("polling the \(connection.serverDescription) failed")
         }
       }
+      return drain()
+    }
+  }
+
+  /// After a stop: the audio captured before it, which may still wait in the socket or the
+  /// server when decoding lags behind, then `nil`.
+  ///
+  /// Draining ends when a short poll brings no more audio (the backlog is gone; new audio comes
+  /// only every fragment), or after ``drainLimit`` of wall time if the decoder is slower than
+  /// real time and the backlog never empties.
+  private func drain() -> [Int16]? {
+    let now = Date()
+    let started = drainStarted ?? now
+    drainStarted = started
+    guard !isDrained, !stopSignal.discardsPendingAudio,
+      now.timeIntervalSince(started) < Self.drainLimit,
+      pa_context_get_state(connection.context) == PA_CONTEXT_READY
+    else {
+      isDrained = true
       return nil
     }
+    if let samples = try? takeAudio() { return samples }
+    connection.iterate(timeout: 0.02)
+    if let samples = try? takeAudio() { return samples }
+    isDrained = true
+    return nil
   }
 
   /// Copies out whatever audio the stream holds; `nil` when it holds none.

@@ -38,8 +38,8 @@ final class RawAudioFile: AudioInput {
     var bytes = [UInt8](repeating: 0, count: AudioFile.chunkSize * 2)
     var filled = 0
     while filled < bytes.count {
-      let count = bytes.withUnsafeMutableBytes {
-        Foundation.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        Foundation.read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
       }
       if count < 0, errno == EINTR { continue }
       guard count >= 0 else {

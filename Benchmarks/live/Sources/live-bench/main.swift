@@ -6,8 +6,8 @@
 //   live-bench --latency SERVER WAV
 //                                 play WAV into the PulseAudio server's default sink with paplay
 //                                 while transcribing its default source; print, per word, how
-//                                 long after the word was spoken it first appeared, and how long
-//                                 after the speech ended the final words came
+//                                 long after the word was spoken it first appeared, and per
+//                                 utterance how long after it ended its final words came
 import Foundation
 import SpeechClient
 import SpeechClientLive
@@ -17,25 +17,43 @@ func fail(_ message: String) -> Never {
   exit(1)
 }
 
-func transcribe(_ url: URL, model: SpeechRecognitionRequest.Model) async throws
-  -> SpeechRecognitionResult?
+func transcribe(
+  _ url: URL, model: SpeechRecognitionRequest.Model
+) async throws
+  -> [SpeechRecognitionResult]
 {
   let source: SpeechRecognitionRequest.AudioSource =
     url.pathExtension == "raw" ? .rawFile(url) : .file(url)
-  var last: SpeechRecognitionResult?
+  var results: [SpeechRecognitionResult] = []
   for try await result in await SpeechClient.live().startTask(
     SpeechRecognitionRequest(source: source, model: model, shouldReportPartialResults: false))
   {
-    last = result
+    results.append(result)
   }
-  return last
+  return results
 }
 
+func seconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
 func latency(server: String, wav: URL) async throws {
-  // Where each word ends in the file, from decoding the file itself.
-  guard let reference = try await transcribe(wav, model: .default) else { fail("no words") }
-  let words = reference.bestTranscription.segments
-  guard let speechEnd = words.last.map({ $0.timestamp + $0.duration }) else { fail("no words") }
+  // Where the words and utterances end in the file, from decoding the file itself: without
+  // partial results, every result but the last is the end of an utterance.
+  let reference = try await transcribe(wav, model: .default)
+  guard let words = reference.last?.bestTranscription.segments, !words.isEmpty else {
+    fail("no words in \(wav.path)")
+  }
+  var utteranceEnds: [(wordCount: Int, end: Double)] = []
+  for result in reference.dropLast() {
+    let segments = result.bestTranscription.segments
+    if let last = segments.last, segments.count > (utteranceEnds.last?.wordCount ?? 0) {
+      utteranceEnds.append((segments.count, last.timestamp + last.duration))
+    }
+  }
+  let speechEnd = words.last.map { $0.timestamp + $0.duration } ?? 0
 
   let client = SpeechClient.live(LiveSpeechConfiguration(server: server))
   let stream = await client.startTask(SpeechRecognitionRequest())
@@ -51,37 +69,40 @@ func latency(server: String, wav: URL) async throws {
   try player.run()
   let start = clock.now
 
-  var firstSeen: [Int: Duration] = [:]
-  var finalAt: Duration?
+  var firstSeen: [Int: Double] = [:]
+  var utteranceSeen: [Int: Double] = [:]
   let deadline = Task {
     try await Task.sleep(for: .seconds(speechEnd + 4))
     await client.finishTask()
   }
   for try await result in stream {
-    let now = clock.now - start
+    let now = seconds(clock.now - start)
     let segments = result.bestTranscription.segments
     for (index, word) in words.enumerated() where firstSeen[index] == nil {
       if index < segments.count, segments[index].substring == word.substring {
         firstSeen[index] = now
       }
     }
-    let isUtteranceEnd =
-      !segments.isEmpty && segments.allSatisfy { $0.confidence > 0 } && !result.isFinal
-    if finalAt == nil, isUtteranceEnd, segments.count >= words.count { finalAt = now }
+    // Final words of an utterance have a confidence; partial ones have 0.
+    if !result.isFinal, !segments.isEmpty, segments.allSatisfy({ $0.confidence > 0 }),
+      let index = utteranceEnds.firstIndex(where: { $0.wordCount == segments.count }),
+      utteranceSeen[index] == nil
+    {
+      utteranceSeen[index] = now
+    }
   }
   deadline.cancel()
   player.waitUntilExit()
 
-  func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-  }
   for (index, word) in words.enumerated() {
     let spokenBy = word.timestamp + word.duration
-    let shown = firstSeen[index].map { String(format: "%.2f", seconds($0) - spokenBy) } ?? "never"
-    print("word\t\(word.substring)\tend \(String(format: "%.2f", spokenBy)) s\tshown after \(shown) s")
+    let shown = firstSeen[index].map { format($0 - spokenBy) } ?? "never"
+    print("word\t\(word.substring)\tends \(format(spokenBy)) s\tshown \(shown) s after")
   }
-  let final = finalAt.map { String(format: "%.2f", seconds($0) - speechEnd) } ?? "never"
-  print("final\tspeech end \(String(format: "%.2f", speechEnd)) s\tfinal words after \(final) s")
+  for (index, utterance) in utteranceEnds.enumerated() {
+    let final = utteranceSeen[index].map { format($0 - utterance.end) } ?? "never"
+    print("utterance\t\(index + 1)\tends \(format(utterance.end)) s\tfinal \(final) s after")
+  }
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -99,8 +120,8 @@ if arguments.first == "--grammar" {
 guard !arguments.isEmpty else { fail("usage: live-bench [--grammar G] FILE...") }
 for path in arguments {
   do {
-    let result = try await transcribe(URL(fileURLWithPath: path), model: model)
-    print(result?.bestTranscription.formattedString ?? "")
+    let results = try await transcribe(URL(fileURLWithPath: path), model: model)
+    print(results.last?.bestTranscription.formattedString ?? "")
   } catch {
     fail("\(path): \(error)")
   }
