@@ -6,9 +6,11 @@
 #                                       (needs ../shared/virtual-mic.sh and pulseaudio)
 #
 # Settings (environment):
-#   TRANSCRIBE    command that prints the transcript of the file given as its last argument,
-#                 e.g. TRANSCRIBE="swift run -c release transcribe --input"; by default this
-#                 package's live-bench (built in release here), which uses SpeechClientLive.
+#   TRANSCRIBE    command that prints the transcript of a file; it is run as
+#                 `$TRANSCRIBE [--grammar G] $INPUT_FLAG FILE`. By default this package's
+#                 live-bench (built in release here), which uses SpeechClientLive. For the
+#                 command-line tool: TRANSCRIBE=.build/release/transcribe INPUT_FLAG=--input
+#   INPUT_FLAG    the option that precedes the file, if the command needs one
 #   POCKETSPHINX  the reference, default pocketsphinx_continuous
 #   DATA          pocketsphinx-testdata's directory, default /usr/share/pocketsphinx/test/data
 #
@@ -30,7 +32,7 @@ if [ -z "${TRANSCRIBE:-}" ]; then
   (cd "$here" && swift build -c release --product live-bench >&2)
   TRANSCRIBE="$here/.build/release/live-bench"
 fi
-echo "ours: $TRANSCRIBE" >&2
+echo "ours: $TRANSCRIBE ${INPUT_FLAG:-}" >&2
 echo "reference: $POCKETSPHINX $(dpkg-query -W -f '${Version}' pocketsphinx 2>/dev/null || true)" >&2
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -70,7 +72,7 @@ run_set() {
   for entry in "$@"; do
     file="${entry%%|*}"; reference="${entry#*|}"
     # shellcheck disable=SC2086
-    t_ours=$(timed "$work/ours" $TRANSCRIBE $our_args "$file")
+    t_ours=$(timed "$work/ours" $TRANSCRIBE $our_args ${INPUT_FLAG:-} "$file")
     # shellcheck disable=SC2086
     t_ps=$(timed "$work/ps" "$POCKETSPHINX" -hmm "$HMM" -dict "$DICT" $ps_args \
       -logfn /dev/null -infile "$file")
