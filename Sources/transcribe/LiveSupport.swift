@@ -17,10 +17,11 @@ enum LiveSupport {
     return .live(configuration)
   }
 
-  /// Progress goes to standard error when it is a terminal and the transcript goes elsewhere
-  /// (on the same terminal the transcript's live line already shows it advancing).
-  private static var showsProgress: Bool {
-    Terminal.stderrIsTerminal && !Terminal.stdoutIsTerminal
+  /// Progress goes to standard error when it is a terminal. When the transcript goes to the same
+  /// terminal, the progress line takes the row the live words would use, and the renderer writes
+  /// only finished utterances, erasing the progress line before each.
+  static var showsProgress: Bool {
+    Terminal.stderrIsTerminal
   }
 
   /// Why `request` cannot run, if the live client can tell.

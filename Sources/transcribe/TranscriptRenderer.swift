@@ -17,6 +17,9 @@ struct TranscriptRenderer {
   let format: OutputFormat
   /// Whether standard output is a terminal (live line) or a pipe/file (finished lines only).
   let isTerminal: Bool
+  /// Whether another writer (file progress on standard error) owns the terminal's current row,
+  /// so each finished line first erases it. Only finished lines are written then.
+  let sharesTheRow: Bool
   /// The file this transcript is for, added to JSON lines when several files are transcribed.
   let label: String?
   /// The terminal's width, to keep the live line on one row.
@@ -28,9 +31,13 @@ struct TranscriptRenderer {
   private var wroteHeader = false
   private var wroteFinal = false
 
-  init(format: OutputFormat, isTerminal: Bool, label: String? = nil, width: Int = 80) {
+  init(
+    format: OutputFormat, isTerminal: Bool, label: String? = nil, width: Int = 80,
+    sharesTheRow: Bool = false
+  ) {
     self.format = format
-    self.isTerminal = isTerminal && format == .text
+    self.sharesTheRow = sharesTheRow && isTerminal && format == .text
+    self.isTerminal = isTerminal && format == .text && !sharesTheRow
     self.label = label
     self.width = max(width, 20)
   }
@@ -59,7 +66,7 @@ struct TranscriptRenderer {
         liveLine = newLive
       }
     } else if !lines.isEmpty {
-      output.append(.stdout(lines))
+      output.append(.stdout(sharesTheRow ? clearLine + lines : lines))
     }
 
     if result.isFinal, !wroteFinal {

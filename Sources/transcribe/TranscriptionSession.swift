@@ -36,9 +36,16 @@ final class TranscriptionSession {
     self.format = format
     self.preview = preview
     self.duration = duration
+    let isFile: Bool
+    switch request.source {
+    case .file, .rawFile: isFile = true
+    case .microphone, .device: isFile = false
+    }
     self.renderer = TranscriptRenderer(
       format: format, isTerminal: Terminal.stdoutIsTerminal, label: label,
-      width: Terminal.width)
+      width: Terminal.width,
+      // A file's progress line (standard error) takes the live row; see LiveSupport.
+      sharesTheRow: isFile && !preview && LiveSupport.showsProgress)
   }
 
   /// Runs the session to its end and returns the exit status.

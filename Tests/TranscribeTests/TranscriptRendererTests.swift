@@ -61,6 +61,15 @@ import Testing
     #expect(text(renderer.finish()) == "\n")
   }
 
+  @Test func sharingTheRowWithProgressWritesOnlyFinishedLinesAfterErasingIt() {
+    var renderer = TranscriptRenderer(format: .text, isTerminal: true, sharesTheRow: true)
+    #expect(text(renderer.render(state([segment("go", 0)]))) == "")
+    #expect(
+      text(renderer.render(state([segment("go", 0), segment("on", 0.5, ends: true)])))
+        == "\r\u{1B}[2Kgo on\n")
+    #expect(text(renderer.finish()) == "")
+  }
+
   @Test func terminalLiveLineKeepsTheNewestWordsWithinTheWidth() {
     var renderer = TranscriptRenderer(format: .text, isTerminal: true, width: 20)
     let words = (0..<10).map { segment("word\($0)", Double($0)) }
