@@ -13,6 +13,10 @@
 ///   Reduce { state, action in .none }
 /// }
 /// ```
+///
+/// Every reducer keeps its concrete type, so a composed body is a nest of small generic structs
+/// the optimizer can flatten. To list a reducer of existential type (`any Reducer<State, Action>`),
+/// wrap it: `Reduce(reducer)`.
 @resultBuilder
 public enum ReducerBuilder<State, Action> {
   /// A `for` loop: runs each reducer in turn.
@@ -47,16 +51,6 @@ public enum ReducerBuilder<State, Action> {
   @inlinable
   public static func buildExpression<R: Reducer<State, Action>>(_ expression: R) -> R {
     expression
-  }
-
-  /// A reducer of an existential type, wrapped so it can be composed.
-  @inlinable
-  public static func buildExpression(
-    _ expression: any Reducer<State, Action>
-  ) -> Reduce<
-    State, Action
-  > {
-    Reduce(expression)
   }
 
   /// The whole body.

@@ -80,11 +80,11 @@ struct ReducerBuilderTests {
     #expect(store.state == 1)
   }
 
-  @Test func existentialReducersCompose() {
+  @Test func existentialReducersComposeWhenWrappedInReduce() {
     let erased: any Reducer<[String], Int> = ReducerBuilderTests.append("erased")
     let store = Store(initialState: [String]()) {
       CombineReducers {
-        erased
+        Reduce(erased)
         ReducerBuilderTests.append("concrete")
       }
     }

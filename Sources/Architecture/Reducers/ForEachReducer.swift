@@ -109,6 +109,7 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
   }
 
   @inlinable
+  @inline(__always)
   func reduceElement(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<

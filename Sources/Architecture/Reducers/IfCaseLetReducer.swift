@@ -112,6 +112,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   }
 
   @inlinable
+  @inline(__always)
   func reduceChild(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<

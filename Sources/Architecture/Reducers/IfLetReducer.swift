@@ -110,6 +110,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   }
 
   @inlinable
+  @inline(__always)
   func reduceChild(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<
