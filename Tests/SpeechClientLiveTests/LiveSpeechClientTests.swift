@@ -72,11 +72,12 @@ extension LiveTests {
     }
 
     @Test func requestAuthorizationChecksTheConfiguredRequest() async {
-      let status = await SpeechClient.live(
-        LiveSpeechConfiguration(
-          authorizationRequest: SpeechRecognitionRequest(source: .rawFile(TestData.goForward)))
-      ).requestAuthorization()
-      #expect(status == .authorized)
+      // No audio server: the microphone is restricted, a file needs none.
+      let nowhere = LiveSpeechConfiguration(server: NoAudioServerTests.nowhere)
+      #expect(await SpeechClient.live(nowhere).requestAuthorization() == .restricted)
+      var forFile = nowhere
+      forFile.authorizationRequest = SpeechRecognitionRequest(source: .rawFile(TestData.goForward))
+      #expect(await SpeechClient.live(forFile).requestAuthorization() == .authorized)
     }
   }
 }
