@@ -52,16 +52,32 @@ extension LiveTests {
       #expect(current.text == "go forward ten meters")
     }
 
+    @Test func cancellingTheConsumerStopsDecodingAFile() async throws {
+      let directory = try TemporaryDirectory()
+      let (task, stream) = RecognitionTask.start(
+        SpeechRecognitionRequest(source: .file(try Self.longFile(in: directory))),
+        configuration: LiveSpeechConfiguration())
+      let firstResult = AsyncStream.makeStream(of: Void.self)
+      let consumer = Task {
+        for try await _ in stream { firstResult.continuation.yield() }
+      }
+      for await _ in firstResult.stream { break }
+      consumer.cancel()
+      // Nothing but the cancellation stops the task; decoding the whole file takes seconds.
+      #expect(await finishes(task, within: .seconds(0.5)))
+    }
+
     @Test func finishTaskWithoutATaskReturns() async {
       await SpeechClient.live().finishTask()
     }
 
     @Test func requestAuthorizationChecksTheConfiguredRequest() async {
-      let status = await SpeechClient.live(
-        LiveSpeechConfiguration(
-          authorizationRequest: SpeechRecognitionRequest(source: .rawFile(TestData.goForward)))
-      ).requestAuthorization()
-      #expect(status == .authorized)
+      // No audio server: the microphone is restricted, a file needs none.
+      let nowhere = LiveSpeechConfiguration(server: NoAudioServerTests.nowhere)
+      #expect(await SpeechClient.live(nowhere).requestAuthorization() == .restricted)
+      var forFile = nowhere
+      forFile.authorizationRequest = SpeechRecognitionRequest(source: .rawFile(TestData.goForward))
+      #expect(await SpeechClient.live(forFile).requestAuthorization() == .authorized)
     }
   }
 }

@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Foundation
 import LiveTestSupport
 import SpeechClient
@@ -59,6 +60,22 @@ func listen(
   }
   await client.finishTask()
   return await listening.value
+}
+
+/// Whether the task's thread ends within `limit`, without asking it to stop; if it does not, it
+/// is stopped afterwards so it cannot keep recording past the test.
+func finishes(_ task: RecognitionTask, within limit: Duration) async -> Bool {
+  let isFinished = LockIsolated(false)
+  Task {
+    await task.waitUntilFinished()
+    isFinished.setValue(true)
+  }
+  let deadline = ContinuousClock.now + limit
+  while !isFinished.value, ContinuousClock.now < deadline {
+    try? await Task.sleep(for: .milliseconds(10))
+  }
+  if !isFinished.value { task.stop() }
+  return isFinished.value
 }
 
 /// Transcribes a file with a fresh live client.

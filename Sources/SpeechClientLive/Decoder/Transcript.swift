@@ -6,9 +6,28 @@ import SpeechClient
 /// Turns ``DecoderEvent``s into the results the client delivers, whose
 /// `bestTranscription.formattedString` is every finished utterance followed by the partial words.
 struct Transcript: Equatable, Sendable {
-  private(set) var partialWords: [RecognizedWord] = []
-  private var finishedText = ""
+  private var partialWords: [RecognizedWord] = []
+  private var finishedText = Text()
   private var finishedSegments: [TranscriptionSegment] = []
+
+  /// A string and its length in UTF-16 code units, which segment ranges are counted in
+  /// (counting it again for every word would be quadratic in the transcript's length).
+  private struct Text: Equatable, Sendable {
+    var string = ""
+    var utf16Count = 0
+
+    /// Appends a word, separated by a space, and returns its range.
+    mutating func append(_ word: String) -> TranscriptionSegment.SubstringRange {
+      if !string.isEmpty {
+        string += " "
+        utf16Count += 1
+      }
+      let length = word.utf16.count
+      defer { utf16Count += length }
+      string += word
+      return TranscriptionSegment.SubstringRange(location: utf16Count, length: length)
+    }
+  }
 
   /// Applies an event from the decoder.
   mutating func apply(_ event: DecoderEvent) {
@@ -34,20 +53,17 @@ struct Transcript: Equatable, Sendable {
       segments.append(Self.segment(for: word, appendingTo: &text))
     }
     return SpeechRecognitionResult(
-      bestTranscription: Transcription(formattedString: text, segments: segments),
+      bestTranscription: Transcription(formattedString: text.string, segments: segments),
       isFinal: isFinal
     )
   }
 
   private static func segment(
-    for word: RecognizedWord, appendingTo text: inout String
+    for word: RecognizedWord, appendingTo text: inout Text
   ) -> TranscriptionSegment {
-    if !text.isEmpty { text += " " }
-    let location = text.utf16.count
-    text += word.text
-    return TranscriptionSegment(
+    TranscriptionSegment(
       substring: word.text,
-      substringRange: .init(location: location, length: word.text.utf16.count),
+      substringRange: text.append(word.text),
       timestamp: word.timestamp,
       duration: word.duration,
       confidence: word.confidence,
