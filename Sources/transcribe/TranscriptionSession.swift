@@ -121,6 +121,10 @@ final class TranscriptionSession {
       outcome = (reason.exitStatus, reason.message)
     }
     if let message = outcome.message {
+      if Terminal.stderrIsTerminal {
+        // A file's progress line may still be on this row when the decoder failed.
+        Terminal.writeError("\r\u{1B}[2K")
+      }
       Terminal.writeError("transcribe: error: \(message)\n")
     }
     return outcome.status
