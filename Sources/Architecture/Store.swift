@@ -25,7 +25,8 @@ import CasePaths
 ///
 /// Actions are processed one at a time on the main actor: an action sent while another is being
 /// reduced is queued behind it, and actions that effects send are processed in the order they are
-/// sent. Effects live as long as the store; when the store goes away they are cancelled.
+/// sent. Effects live as long as the store: when the store, and every store scoped from it, has
+/// gone away, its running effects are cancelled.
 @MainActor
 public final class Store<State, Action> {
   private let core: any Core<State, Action>

@@ -41,9 +41,12 @@ import IssueReporting
 /// the line of the `send` or `receive` that failed, with a diff of expected (−) and actual (+)
 /// state.
 ///
-/// The test store runs its reducer in the `test` dependency context. Its effects run
-/// their code on the main queue, interleaved with the test in a fixed order, so tests do not
-/// depend on thread timing.
+/// The test store runs its reducer in the `test` dependency context. Its effects run their code
+/// on the main queue (a task executor preference), interleaved with the test in a fixed order, so
+/// tests do not depend on thread timing and need no process-wide serial executor: tests using
+/// test stores can run in parallel. Work an effect hands to unstructured or detached tasks runs
+/// on the global pool as usual. A `TestClock` also yields to the global pool between sleeps, so
+/// advance it one sleep at a time when an effect sleeps repeatedly.
 @MainActor
 public final class TestStore<State: Equatable, Action> {
   /// How strictly the test store checks that the test asserts everything that happens.

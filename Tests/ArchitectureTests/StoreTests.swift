@@ -59,6 +59,28 @@ struct StoreTests {
     #expect(store.state.log == ["reentrant", "a", "b"])
   }
 
+  @Test func actionsFromEffectsAreProcessedInTheOrderSent() async {
+    let store = Store(initialState: Counter.State()) {
+      Reduce<Counter.State, Counter.Action> { state, action in
+        switch action {
+        case .delayedIncrement:
+          return .run { send in
+            for entry in ["one", "two", "three"] {
+              await send(.record(entry))
+            }
+          }
+        case .record(let entry):
+          state.log.append(entry)
+          return entry == "two" ? .send(.record("two and a half")) : .none
+        default:
+          return .none
+        }
+      }
+    }
+    await store.send(.delayedIncrement).finish()
+    #expect(store.state.log == ["one", "two", "two and a half", "three"])
+  }
+
   @Test func storeTaskFinishWaitsForEffects() async {
     let store = Store(initialState: Counter.State()) { Counter() }
     await store.send(.delayedIncrement).finish()

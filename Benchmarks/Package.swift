@@ -1,0 +1,25 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Benchmarks live in their own package so that building or testing the main package never
+// compiles them. Run them in release mode:
+//
+//   swift run -c release --package-path Benchmarks ArchitectureBenchmarks
+let package = Package(
+  name: "Benchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(name: "transcribe", path: "..")
+  ],
+  targets: [
+    .executableTarget(
+      name: "ArchitectureBenchmarks",
+      dependencies: [
+        .product(name: "Architecture", package: "transcribe")
+      ],
+      // Export symbols so `Thread.callStackSymbols` can name the frames it counts.
+      linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
