@@ -1,4 +1,9 @@
 import Foundation
+import Testing
+
+/// The tests that run the built binary, one at a time: each starts processes that decode audio in
+/// real time, and on a small machine several at once would starve each other's timing.
+@Suite(.serialized) enum CommandTests {}
 
 /// Runs the built `transcribe` binary, as a user would, and collects what it prints.
 struct TranscribeProcess {
