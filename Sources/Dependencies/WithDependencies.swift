@@ -150,11 +150,9 @@ extension DependencyValues {
 /// it holds one level down), merged.
 func capturedDependencies(of model: Any) -> DependencyValues {
   var values = DependencyValues()
-  var seen = 0
   func visit(_ subject: Any, depth: Int) {
     if let carrier = subject as? any _DependencyCarrier {
       values.merge(carrier._capturedDependencies)
-      seen += 1
       return
     }
     guard depth < 2 else { return }

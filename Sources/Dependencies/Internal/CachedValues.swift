@@ -46,13 +46,6 @@ final class CachedValues: @unchecked Sendable {
     return value
   }
 
-  /// Forgets every cached value.
-  func reset() {
-    lock.lock()
-    defer { lock.unlock() }
-    cached.removeAll()
-  }
-
   /// Forgets the values cached for XCTest test cases (their ids are the observer's counter).
   func resetXCTestValues() {
     lock.lock()
