@@ -9,9 +9,7 @@ enum LiveSupport {
   static func client(for request: SpeechRecognitionRequest, verbose: Bool) -> SpeechClient {
     var configuration = LiveSpeechConfiguration(
       isVerbose: verbose, authorizationRequest: request)
-    if case .file = request.source, showsProgress {
-      configuration.progress = ProgressLine().update
-    } else if case .rawFile = request.source, showsProgress {
+    if request.source.isFile, showsProgress {
       configuration.progress = ProgressLine().update
     }
     return .live(configuration)

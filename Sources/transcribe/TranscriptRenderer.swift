@@ -23,10 +23,9 @@ struct TranscriptRenderer {
   /// The file this transcript is for, added to JSON lines when several files are transcribed.
   let label: String?
   /// The terminal's width, to keep the live line on one row.
-  var width: Int = 80
+  let width: Int
 
   private var writtenUtterances = 0
-  private var cueNumber = 0
   private var liveLine = ""
   private var wroteHeader = false
   private var wroteFinal = false
@@ -53,8 +52,8 @@ struct TranscriptRenderer {
     let transcription = result.bestTranscription
     let utterances = transcription.utterances(isFinal: result.isFinal)
     var lines = ""
-    for utterance in utterances.dropFirst(writtenUtterances) {
-      lines += line(for: utterance, transcript: transcription, isFinal: false)
+    for (index, utterance) in utterances.enumerated().dropFirst(writtenUtterances) {
+      lines += line(for: utterance, number: index + 1)
     }
     writtenUtterances = max(writtenUtterances, utterances.count)
 
@@ -88,12 +87,10 @@ struct TranscriptRenderer {
 
   // MARK: - Formats
 
-  private mutating func line(
-    for utterance: [TranscriptionSegment], transcript: Transcription, isFinal: Bool
-  ) -> String {
+  /// The output for finished utterance `number` (counting from 1).
+  private func line(for utterance: [TranscriptionSegment], number: Int) -> String {
     let words = text(of: utterance)
-    let start = utterance.first?.timestamp ?? 0
-    let end = utterance.last.map { $0.timestamp + $0.duration } ?? start
+    let (start, end) = span(of: utterance)
     switch format {
     case .text:
       return words + "\n"
@@ -103,8 +100,7 @@ struct TranscriptRenderer {
         start: start, end: end, segments: utterance.map(JSONLine.Segment.init))
       return line.encoded() + "\n"
     case .srt:
-      cueNumber += 1
-      return "\(cueNumber)\n\(timestamp(start, separator: ",")) --> "
+      return "\(number)\n\(timestamp(start, separator: ",")) --> "
         + "\(timestamp(end, separator: ","))\n\(words)\n\n"
     case .vtt:
       return "\(timestamp(start, separator: ".")) --> \(timestamp(end, separator: "."))\n"
@@ -113,13 +109,18 @@ struct TranscriptRenderer {
   }
 
   private func jsonLine(finalOf transcription: Transcription) -> String {
-    let start = transcription.segments.first?.timestamp ?? 0
-    let end = transcription.segments.last.map { $0.timestamp + $0.duration } ?? start
+    let (start, end) = span(of: transcription.segments)
     return JSONLine(
       type: "final", file: label, text: nil, transcript: transcription.formattedString,
       isFinal: true, start: start, end: end,
       segments: transcription.segments.map(JSONLine.Segment.init)
     ).encoded() + "\n"
+  }
+
+  /// When the first of `segments` starts and the last ends, in seconds.
+  private func span(of segments: [TranscriptionSegment]) -> (start: Double, end: Double) {
+    let start = segments.first?.timestamp ?? 0
+    return (start, segments.last.map { $0.timestamp + $0.duration } ?? start)
   }
 
   private func text(of segments: [TranscriptionSegment]) -> String {

@@ -15,6 +15,8 @@ final class TranscriptionSession {
   private(set) var wasInterrupted = false
   private var renderer: TranscriptRenderer
   private var stopRequested = false
+  private var stopDeadline: Task<Void, Never>?
+  private var timedOut = false
 
   /// How long to wait for the last words after asking the recognizer to stop.
   static let stopTimeout: Duration = .seconds(10)
@@ -36,16 +38,11 @@ final class TranscriptionSession {
     self.format = format
     self.preview = preview
     self.duration = duration
-    let isFile: Bool
-    switch request.source {
-    case .file, .rawFile: isFile = true
-    case .microphone, .device: isFile = false
-    }
     self.renderer = TranscriptRenderer(
       format: format, isTerminal: Terminal.stdoutIsTerminal, label: label,
       width: Terminal.width,
       // A file's progress line (standard error) takes the live row; see LiveSupport.
-      sharesTheRow: isFile && !preview && LiveSupport.showsProgress)
+      sharesTheRow: request.source.isFile && !preview && LiveSupport.showsProgress)
   }
 
   /// Runs the session to its end and returns the exit status.
@@ -75,34 +72,25 @@ final class TranscriptionSession {
     }
     defer { signals.cancel() }
 
-    var timers: [Task<Void, Never>] = []
-    if let duration {
-      timers.append(
-        Task { [weak self] in
-          try? await Task.sleep(for: duration)
-          self?.stop()
-        })
+    let durationTimer = duration.map { duration in
+      Task { [weak self] in
+        try? await Task.sleep(for: duration)
+        self?.stop()
+      }
     }
-    defer { timers.forEach { $0.cancel() } }
+    defer {
+      durationTimer?.cancel()
+      stopDeadline?.cancel()
+    }
 
     store.send(.recordButtonTapped)
     var started = false
-    var timedOut = false
     for await state in states {
       write(renderer.render(state))
       if state.isRecording {
         started = true
       } else if started {
         break
-      }
-      if stopRequested, timers.count < 2 {
-        timers.append(
-          Task { [weak self] in
-            try? await Task.sleep(for: Self.stopTimeout)
-            guard !Task.isCancelled else { return }
-            timedOut = true
-            self?.store.send(.speech(.failure(.decoderFailure("stopping timed out"))))
-          })
       }
     }
     write(renderer.finish())
@@ -130,12 +118,17 @@ final class TranscriptionSession {
     return outcome.status
   }
 
-  /// Asks the recognizer to stop and deliver its last words.
+  /// Asks the recognizer to stop and deliver its last words, giving up after ``stopTimeout``.
   func stop() {
     guard !stopRequested else { return }
     stopRequested = true
-    if store.state.isRecording {
-      store.send(.recordButtonTapped)
+    guard store.state.isRecording else { return }
+    store.send(.recordButtonTapped)
+    stopDeadline = Task { [weak self] in
+      try? await Task.sleep(for: Self.stopTimeout)
+      guard !Task.isCancelled, let self else { return }
+      self.timedOut = true
+      self.store.send(.speech(.failure(.decoderFailure("stopping timed out"))))
     }
   }
 
@@ -157,6 +150,16 @@ final class TranscriptionSession {
   private func write(_ output: [TranscriptRenderer.Output]) {
     for case .stdout(let text) in output {
       Terminal.write(text)
+    }
+  }
+}
+
+extension SpeechRecognitionRequest.AudioSource {
+  /// Whether the audio comes from a file (which has progress) rather than a capture source.
+  var isFile: Bool {
+    switch self {
+    case .file, .rawFile: true
+    case .microphone, .device: false
     }
   }
 }
