@@ -91,11 +91,10 @@ private actor LoremRecognizer {
 
   private func heard(_ word: String, at start: Duration, duration: Duration, reportPartials: Bool) {
     guard let continuation else { return }
+    // After the previous word and a space.
     let location =
-      segments.isEmpty
-      ? 0
-      : result(isFinal: false).bestTranscription
-        .formattedString.utf16.count + 1
+      segments.last.map { $0.substringRange.location + $0.substringRange.length + 1 }
+      ?? 0
     segments.append(
       TranscriptionSegment(
         substring: word,
