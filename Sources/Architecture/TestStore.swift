@@ -266,12 +266,8 @@ extension TestStore {
       matching: { $0 == expectedAction },
       expectation: "\(dump(expectedAction))",
       mismatch: { received in
-        let difference = diff(expectedAction, received, format: .proportional)
-        return """
-          \(difference?.indented ?? dump(received).indented)
-
-          (Expected: −, Received: +)
-          """
+        diffBlock(
+          expectedAction, received, fallback: dump(received).indented, actualLabel: "Received")
       },
       timeout: timeout, update: updateStateToExpectedResult,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -352,12 +348,8 @@ extension TestStore {
         guard let receivedValue = casePath.extract(from: received) else {
           return "\(dump(received).indented)"
         }
-        let difference = diff(value, receivedValue, format: .proportional)
-        return """
-          \(difference?.indented ?? dump(received).indented)
-
-          (Expected: −, Received: +)
-          """
+        return diffBlock(
+          value, receivedValue, fallback: dump(received).indented, actualLabel: "Received")
       },
       timeout: timeout, update: updateStateToExpectedResult,
       at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -386,9 +378,7 @@ extension TestStore {
         """
         The state does not match the expectation: …
 
-        \(diff(expected, state, format: .proportional)?.indented ?? "")
-
-        (Expected: −, Actual: +)
+        \(diffBlock(expected, state))
         """,
         at: location)
     }
@@ -610,9 +600,7 @@ extension TestStore {
           """
           \(headline)
 
-          \(diff(expected, actual, format: .proportional)?.indented ?? "")
-
-          (Expected: −, Actual: +)
+          \(diffBlock(expected, actual))
 
           \(fix)
           """,
@@ -643,9 +631,7 @@ extension TestStore {
           """
           A state change does not match expectation: …
 
-          \(diff(expected, actual, format: .proportional)?.indented ?? "")
-
-          (Expected: −, Actual: +)
+          \(diffBlock(expected, actual))
 
           To fix this, make the trailing closure set the state to what the reducer produced, or \
           fix the reducer.
@@ -659,9 +645,7 @@ extension TestStore {
             """
             Skipped assertions: …
 
-            \(diff(exhaustive, actual, format: .proportional)?.indented ?? "")
-
-            (Expected: −, Actual: +)
+            \(diffBlock(exhaustive, actual))
             """,
             at: location)
         }
@@ -829,4 +813,16 @@ extension String {
       .map { $0.isEmpty ? "" : "  " + $0 }
       .joined(separator: "\n")
   }
+}
+
+/// A − expected / + actual diff of two values, indented, followed by its legend; `fallback` when
+/// CustomDump finds no difference to show.
+func diffBlock<T>(
+  _ expected: T, _ actual: T, fallback: String = "", actualLabel: String = "Actual"
+) -> String {
+  """
+  \(diff(expected, actual, format: .proportional)?.indented ?? fallback)
+
+  (Expected: −, \(actualLabel): +)
+  """
 }
