@@ -26,7 +26,9 @@ extension SpeechClient: DependencyKey {
     let current = LockIsolated<RecognitionTask?>(nil)
     return SpeechClient(
       requestAuthorization: {
-        await checkAuthorization(for: configuration.authorizationRequest, configuration).status
+        let check = await checkAuthorization(
+          for: configuration.authorizationRequest, configuration)
+        return SpeechClient.Authorization(status: check.status, reason: check.reason)
       },
       startTask: { request in
         let (task, stream) = RecognitionTask.start(request, configuration: configuration)
@@ -44,6 +46,13 @@ extension SpeechClient: DependencyKey {
         }
         task?.stop()
         await task?.waitUntilFinished()
+      },
+      captureDevices: {
+        try await AudioDevice.captureSources(configuration).map {
+          CaptureDevice(
+            name: $0.name, description: $0.description, isMonitor: $0.isMonitor,
+            isDefault: $0.isDefault)
+        }
       }
     )
   }

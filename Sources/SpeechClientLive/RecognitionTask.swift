@@ -24,8 +24,11 @@ final class RecognitionTask: Sendable {
     _ request: SpeechRecognitionRequest, configuration: LiveSpeechConfiguration
   ) -> (RecognitionTask, AsyncThrowingStream<SpeechRecognitionResult, any Error>) {
     let task = RecognitionTask()
+    // Every result holds the whole transcript so far (sharing its finished utterances), so a
+    // consumer that falls far behind loses only superseded snapshots, never words.
     let (stream, continuation) = AsyncThrowingStream.makeStream(
-      of: SpeechRecognitionResult.self, throwing: (any Error).self)
+      of: SpeechRecognitionResult.self, throwing: (any Error).self,
+      bufferingPolicy: .bufferingNewest(256))
     continuation.onTermination = { termination in
       if case .cancelled = termination { task.stopSignal.stop(discardingPendingAudio: true) }
     }
@@ -79,20 +82,25 @@ final class RecognitionTask: Sendable {
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
       var progress = ProgressReporter(report: configuration.progress)
+      var position = AudioPosition(total: input.totalDuration)
       while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
           try loaded.process(samples)
         }
+        position.advance(by: samples.count)
         for event in events {
           transcript.apply(event)
-          continuation.yield(transcript.result(isFinal: false))
+          continuation.yield(transcript.result(isFinal: false, progress: position.report()))
+        }
+        if events.isEmpty, position.isDueForReport {
+          continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
         progress.update(input.progress)
         if stopSignal.isStopped, !input.drainsWhenStopped { break }
       }
       if let words = try loaded.finish() { transcript.apply(.utterance(words)) }
       progress.update(input.progress.map { _ in 1 })
-      continuation.yield(transcript.result(isFinal: true))
+      continuation.yield(transcript.result(isFinal: true, progress: position.report()))
       continuation.finish()
     } catch {
       if let decoder {
@@ -106,6 +114,40 @@ final class RecognitionTask: Sendable {
       }
       continuation.finish(throwing: error)
     }
+  }
+}
+
+/// How much audio a task has decoded, reported in its results: with every result, and for
+/// inputs that end (files) at least every ``reportInterval`` of audio, so a host can show progress
+/// and cut a file by audio time.
+private struct AudioPosition {
+  /// Audio time between progress-only results.
+  static let reportInterval: TimeInterval = 0.25
+
+  let total: TimeInterval?
+  private var samples = 0
+  private var reportedSamples = 0
+
+  init(total: TimeInterval?) {
+    self.total = total
+  }
+
+  mutating func advance(by count: Int) {
+    samples += count
+  }
+
+  /// Whether an input with an end has decoded ``reportInterval`` since the last report.
+  var isDueForReport: Bool {
+    total != nil
+      && Double(samples - reportedSamples)
+        >= Self.reportInterval * Double(DecoderConfiguration.sampleRate)
+  }
+
+  mutating func report() -> RecognitionProgress {
+    reportedSamples = samples
+    let decoded = Double(samples) / Double(DecoderConfiguration.sampleRate)
+    return RecognitionProgress(
+      audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) })
   }
 }
 

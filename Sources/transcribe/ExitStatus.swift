@@ -24,6 +24,8 @@ enum ExitStatus: Int32, CaseIterable {
   case decoderFailure = 8
   /// Stopping took too long; the process gave up waiting for the last words.
   case stopTimedOut = 9
+  /// The transcript could not be written (standard output closed or full).
+  case outputFailed = 10
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -42,6 +44,7 @@ enum ExitStatus: Int32, CaseIterable {
       7    speech recognition is not authorized (access refused, no source or model)
       8    the decoder failed
       9    stopping timed out
+      10   the transcript could not be written (standard output closed or full)
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """
@@ -106,13 +109,25 @@ extension SpeechClient.Failure {
 
 extension SpeechRecognition.State {
   /// How a finished session ends the process, and the line to print for it, if any.
-  var outcome: (status: ExitStatus, message: String?) {
-    if let failure {
+  var exit: (status: ExitStatus, message: String?) {
+    switch outcome {
+    case nil, .finished, .cancelled:
+      return (.success, nil)
+    case .failed(let failure):
       return (failure.exitStatus, failure.message)
-    }
-    if let alert {
+    case .notAuthorized(let authorization):
+      // The client says what exactly is missing when it knows.
+      if let reason = authorization.reason {
+        return (reason.exitStatus, reason.message)
+      }
+      let alert = alert ?? .notDetermined
       return (.notAuthorized, "\(alert.title): \(alert.message)")
+    case .stopTimedOut:
+      return (
+        .stopTimedOut,
+        "the recognizer did not deliver its last words within 10 seconds of the stop; what was "
+          + "heard so far is above. Check that the audio server is responsive, then try again."
+      )
     }
-    return (.success, nil)
   }
 }

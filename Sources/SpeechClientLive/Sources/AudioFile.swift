@@ -71,6 +71,10 @@ final class AudioFile: AudioInput {
     min(1, Double(framesRead) / Double(info.frames))
   }
 
+  var totalDuration: TimeInterval? {
+    Double(info.frames) / Double(info.samplerate)
+  }
+
   func read() throws(SpeechClient.Failure) -> [Int16]? {
     while pending.count < Self.chunkSize, !isAtEnd {
       try fill()

@@ -14,6 +14,9 @@ protocol AudioInput: AnyObject {
   /// How much of the input has been read, 0…1, or `nil` for a source without an end.
   var progress: Double? { get }
 
+  /// The length of the whole input in seconds, or `nil` for a source without an end.
+  var totalDuration: TimeInterval? { get }
+
   /// Whether reads after a stop still deliver what was captured before it (a microphone),
   /// rather than the task ending at once (a file: the rest is simply not decoded).
   var drainsWhenStopped: Bool { get }
@@ -21,6 +24,7 @@ protocol AudioInput: AnyObject {
 
 extension AudioInput {
   var drainsWhenStopped: Bool { false }
+  var totalDuration: TimeInterval? { nil }
 }
 
 extension SpeechRecognitionRequest.AudioSource {

@@ -34,6 +34,10 @@ final class RawAudioFile: AudioInput {
     size == 0 ? 1 : min(1, Double(bytesRead) / Double(size))
   }
 
+  var totalDuration: TimeInterval? {
+    Double(size / 2) / Double(DecoderConfiguration.sampleRate)
+  }
+
   func read() throws(SpeechClient.Failure) -> [Int16]? {
     var bytes = [UInt8](repeating: 0, count: AudioFile.chunkSize * 2)
     var filled = 0
