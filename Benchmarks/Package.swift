@@ -19,7 +19,16 @@ let package = Package(
       ],
       // Export symbols so `Thread.callStackSymbols` can name the frames it counts.
       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
-    )
+    ),
+    .executableTarget(
+      name: "SessionBenchmarks",
+      dependencies: [
+        .product(name: "Architecture", package: "transcribe"),
+        .product(name: "Dependencies", package: "transcribe"),
+        .product(name: "SpeechClient", package: "transcribe"),
+        .product(name: "SpeechRecognitionFeature", package: "transcribe"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
