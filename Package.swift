@@ -1,13 +1,16 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
   name: "transcribe",
-  platforms: [.macOS(.v13)],
+  // Task executors and `SendableMetatype` (Swift 6.2's standard library) need macOS 15.
+  platforms: [.macOS(.v15)],
   products: [
     .library(name: "Dependencies", targets: ["Dependencies"]),
     .library(name: "Architecture", targets: ["Architecture"]),
     .library(name: "SpeechClient", targets: ["SpeechClient"]),
+    .library(name: "AudioInput", targets: ["AudioInput"]),
+    .library(name: "PocketSphinx", targets: ["PocketSphinx"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
     .executable(name: "transcribe", targets: ["transcribe"]),
@@ -114,12 +117,11 @@ let package = Package(
       pkgConfig: "samplerate",
       providers: [.apt(["libsamplerate0-dev"])]
     ),
+    // The live pipeline: audio input → decoder → the client that wires them together.
     .target(
-      name: "SpeechClientLive",
+      name: "AudioInput",
       dependencies: [
         "SpeechClient",
-        "Dependencies",
-        "CPocketSphinx",
         "CPulseAudio",
         "CSndFile",
         "CSampleRate",
@@ -127,9 +129,45 @@ let package = Package(
       ]
     ),
     .testTarget(
+      name: "AudioInputTests",
+      dependencies: [
+        "AudioInput",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "PocketSphinx",
+      dependencies: [
+        "SpeechClient",
+        "CPocketSphinx",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+      ]
+    ),
+    .testTarget(
+      name: "PocketSphinxTests",
+      dependencies: [
+        "PocketSphinx",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "SpeechClientLive",
+      dependencies: [
+        "SpeechClient",
+        "Dependencies",
+        "AudioInput",
+        "PocketSphinx",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+      ]
+    ),
+    .testTarget(
       name: "SpeechClientLiveTests",
       dependencies: [
         "SpeechClientLive",
+        "AudioInput",
+        "PocketSphinx",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -163,6 +201,7 @@ let package = Package(
       dependencies: [
         "SpeechRecognitionFeature",
         "SpeechClientLive",
+        "AudioInput",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

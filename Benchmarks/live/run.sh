@@ -3,7 +3,7 @@
 #
 #   Benchmarks/live/run.sh              word error rate and wall time per file, both decoders
 #   Benchmarks/live/run.sh --latency    also live latency through a virtual microphone
-#                                       (needs ../shared/virtual-mic.sh and pulseaudio)
+#                                       (needs scripts/virtual-mic.sh and pulseaudio)
 #
 # Settings (environment):
 #   TRANSCRIBE    command that prints the transcript of a file; it is run as
@@ -123,7 +123,7 @@ run_set "throughput: librivox x3, $(soxi -D "$long" | cut -d. -f1) s of audio" "
 [ "${1:-}" = "--latency" ] || exit 0
 
 # Live latency: the same speech played into a virtual microphone for both decoders.
-mic="$root/../shared/virtual-mic.sh"
+mic="$root/scripts/virtual-mic.sh"
 [ -x "$mic" ] || mic="${VIRTUAL_MIC_SCRIPT:-$mic}"
 export VMIC_DIR="/tmp/vmic-bench-$$"
 eval "$("$mic" start)"

@@ -1,4 +1,6 @@
+import AudioInput
 import Foundation
+import PocketSphinx
 import SpeechClient
 
 /// The outcome of checking whether recognition can run, with the reason when it cannot.
@@ -49,35 +51,10 @@ extension SpeechClient {
     case .microphone: device = nil
     case let .device(name): device = name
     }
-    let timeout = configuration.connectTimeout.timeInterval
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    let connection: PulseConnection
-    do {
-      connection = try PulseConnection(server: configuration.server, timeout: timeout)
-    } catch {
-      return AuthorizationCheck(
-        status: error.isAccessDenied ? .denied : .restricted, reason: error.failure)
+    switch CaptureSourceCheck.check(device: device, configuration.pulseAudio) {
+    case .available: return AuthorizationCheck(status: .authorized)
+    case let .accessDenied(failure): return AuthorizationCheck(status: .denied, reason: failure)
+    case let .unavailable(failure): return AuthorizationCheck(status: .restricted, reason: failure)
     }
-    do throws(SpeechClient.Failure) {
-      let name: String?
-      if let device {
-        name = device
-      } else {
-        name = try connection.defaultSourceName(deadline: deadline)
-      }
-      guard let name else {
-        return AuthorizationCheck(
-          status: .restricted,
-          reason: .captureSourceMissing("\(connection.serverDescription) has no capture source"))
-      }
-      guard try connection.hasSource(named: name, deadline: deadline) else {
-        return AuthorizationCheck(
-          status: .restricted,
-          reason: .captureSourceMissing("capture source \(name) does not exist"))
-      }
-    } catch {
-      return AuthorizationCheck(status: .restricted, reason: error)
-    }
-    return AuthorizationCheck(status: .authorized)
   }
 }

@@ -1,3 +1,4 @@
+import AudioInput
 import ConcurrencyExtras
 import Dependencies
 import Foundation

@@ -1,3 +1,4 @@
+import AudioInput
 import Foundation
 import SpeechClient
 
@@ -18,10 +19,10 @@ public struct LiveSpeechConfiguration: Sendable {
   /// pocketsphinx has one log per process, so this applies to every decoder running at the time.
   public var isVerbose: Bool
   /// How long connecting to the audio server and starting to record may take before the task
-  /// fails with ``SpeechClient/Failure/audioServerUnreachable(_:)``.
+  /// fails with `SpeechClient.Failure.audioServerUnreachable`.
   public var connectTimeout: Duration
   /// How long the capture source may deliver no audio at all before the task fails with
-  /// ``SpeechClient/Failure/audioDeviceFailed(_:)`` (a stopped or hung server sends nothing).
+  /// `SpeechClient.Failure.audioDeviceFailed` (a stopped or hung server sends nothing).
   public var audioTimeout: Duration
   /// How much audio the server sends at a time while recording; smaller is lower latency.
   public var fragmentDuration: Duration
@@ -52,5 +53,12 @@ public struct LiveSpeechConfiguration: Sendable {
     self.fragmentDuration = fragmentDuration
     self.progress = progress
     self.authorizationRequest = authorizationRequest
+  }
+
+  /// The audio server settings for ``AudioInput``.
+  var pulseAudio: PulseAudioSettings {
+    PulseAudioSettings(
+      server: server, connectTimeout: connectTimeout, audioTimeout: audioTimeout,
+      fragmentDuration: fragmentDuration)
   }
 }

@@ -1,5 +1,7 @@
+import AudioInput
 import ConcurrencyExtras
 import Foundation
+import PocketSphinx
 import SpeechClient
 
 /// One recognition: a dedicated thread that reads a source, decodes it, and yields results.

@@ -1,3 +1,4 @@
+import AudioInput
 import Foundation
 import LiveTestSupport
 import SpeechClient

@@ -2,28 +2,6 @@ import CPocketSphinx
 import Foundation
 import SpeechClient
 
-/// A word the decoder recognized, with its place in the audio.
-struct RecognizedWord: Equatable, Sendable {
-  /// The word, without pocketsphinx's pronunciation-variant suffix (`read(2)` → `read`).
-  var text: String
-  /// When the word starts, in seconds from the start of the audio.
-  var timestamp: TimeInterval
-  /// How long the word lasts, in seconds.
-  var duration: TimeInterval
-  /// The word's posterior probability, 0…1; 0 while the utterance is still being decoded.
-  var confidence: Float
-  /// Other words the n-best hypotheses put at the same place.
-  var alternatives: [String] = []
-}
-
-/// What feeding audio to a ``Decoder`` produced.
-enum DecoderEvent: Equatable, Sendable {
-  /// The current utterance's hypothesis changed.
-  case partial([RecognizedWord])
-  /// An utterance ended; these are its final words.
-  case utterance([RecognizedWord])
-}
-
 /// One pocketsphinx decoder, fed 16 kHz mono samples, that splits the audio into utterances.
 ///
 /// Utterances are split by pocketsphinx's voice-activity detection (`ps_get_in_speech`), the way
@@ -34,7 +12,15 @@ enum DecoderEvent: Equatable, Sendable {
 ///
 /// A decoder has no shared state, so several can run at once, each on its own thread. It is not
 /// thread-safe itself: one thread feeds it. `deinit` frees the pocketsphinx decoder exactly once.
-final class Decoder {
+///
+/// ```swift
+/// let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+/// for event in try samples.withUnsafeBufferPointer({ try decoder.process($0) }) {
+///   if case .utterance(let words) = event { print(words.map(\.text)) }
+/// }
+/// if let words = try decoder.finish() { print(words.map(\.text)) }
+/// ```
+public final class Decoder {
   private let decoder: OpaquePointer
   private let configuration: DecoderConfiguration
   private let framesPerSecond: Double
@@ -45,9 +31,9 @@ final class Decoder {
 
   /// Loads the model.
   ///
-  /// - Throws: ``SpeechClient/Failure/modelMissing(_:)`` when a file is missing,
-  ///   ``SpeechClient/Failure/modelCorrupt(_:)`` when pocketsphinx cannot load it.
-  init(configuration: DecoderConfiguration) throws(SpeechClient.Failure) {
+  /// - Throws: `SpeechClient.Failure.modelMissing` when a file is missing,
+  ///   `SpeechClient.Failure.modelCorrupt` when pocketsphinx cannot load it.
+  public init(configuration: DecoderConfiguration) throws(SpeechClient.Failure) {
     try configuration.validate()
     PocketSphinxLog.setVerbose(configuration.isVerbose)
 
@@ -86,7 +72,7 @@ final class Decoder {
   ///
   /// - Returns: a partial hypothesis that changed, and the final words of an utterance that
   ///   ended, in order.
-  func process(
+  public func process(
     _ samples: UnsafeBufferPointer<Int16>
   ) throws(SpeechClient.Failure)
     -> [DecoderEvent]
@@ -132,7 +118,7 @@ final class Decoder {
   /// Ends the utterance in progress, if any, and returns its final words.
   ///
   /// The decoder can go on decoding afterwards.
-  func finish() throws(SpeechClient.Failure) -> [RecognizedWord]? {
+  public func finish() throws(SpeechClient.Failure) -> [RecognizedWord]? {
     guard isInUtterance else { return nil }
     let words = try endUtterance()
     guard ps_start_utt(decoder) >= 0 else {
@@ -248,7 +234,7 @@ final class Decoder {
 }
 
 extension DecoderConfiguration.Search: CustomStringConvertible {
-  var description: String {
+  public var description: String {
     switch self {
     case let .languageModel(url): "language model \(url.path)"
     case let .grammar(url): "grammar \(url.path)"

@@ -1,4 +1,5 @@
 import Foundation
+import PocketSphinx
 import SpeechClient
 
 /// The transcript of a task so far: the finished utterances and the current partial one.

@@ -5,7 +5,7 @@ import ConcurrencyExtras
 /// The thread that reads audio registers a waker (for PulseAudio, `pa_mainloop_wakeup`) while it
 /// polls and unregisters it before freeing what the waker touches; `stop()` runs the waker under
 /// the same lock, so it never touches freed memory.
-final class StopSignal: Sendable {
+public final class StopSignal: Sendable {
   private struct State {
     var isStopped = false
     var discardsPendingAudio = false
@@ -13,18 +13,21 @@ final class StopSignal: Sendable {
   }
   private let state = LockIsolated(State())
 
+  /// Creates a signal that is not raised yet.
+  public init() {}
+
   /// Whether ``stop()`` was called.
-  var isStopped: Bool { state.value.isStopped }
+  public var isStopped: Bool { state.value.isStopped }
 
   /// Whether audio captured before the stop should be dropped rather than decoded (nobody
   /// listens any more).
-  var discardsPendingAudio: Bool { state.value.discardsPendingAudio }
+  public var discardsPendingAudio: Bool { state.value.discardsPendingAudio }
 
   /// Asks the reading thread to stop, waking it if it is polling.
   ///
   /// - Parameter discardingPendingAudio: drop audio captured but not yet decoded, because no
   ///   one will read the results.
-  func stop(discardingPendingAudio: Bool = false) {
+  public func stop(discardingPendingAudio: Bool = false) {
     state.withValue { state in
       state.isStopped = true
       state.discardsPendingAudio = state.discardsPendingAudio || discardingPendingAudio

@@ -24,33 +24,27 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
     self.isDefault = isDefault
   }
 
-  /// The capture sources of the configured PulseAudio server, in the server's order.
+  /// The capture sources of a PulseAudio server, in the server's order.
+  ///
+  /// Blocks while it asks the server (at most ``PulseAudioSettings/connectTimeout``): call it
+  /// from a thread of its own, not from Swift's cooperative pool.
   ///
   /// ```swift
-  /// for device in try await AudioDevice.captureSources() {
+  /// for device in try AudioDevice.captureSources(PulseAudioSettings()) {
   ///   print(device.isDefault ? "*" : " ", device.name, "-", device.description)
   /// }
   /// ```
   ///
-  /// - Throws: ``SpeechClient/Failure/audioServerUnreachable(_:)`` when the server does not
-  ///   answer within ``LiveSpeechConfiguration/connectTimeout``.
+  /// - Throws: `SpeechClient.Failure.audioServerUnreachable` when the server does not answer
+  ///   within the connect timeout.
   public static func captureSources(
-    _ configuration: LiveSpeechConfiguration = .init()
-  ) async throws(SpeechClient.Failure) -> [AudioDevice] {
-    let result = await DedicatedThread.run(name: "transcribe.devices") {
-      Result { () throws(SpeechClient.Failure) in try listSources(configuration) }
-    }
-    return try result.get()
-  }
-
-  private static func listSources(
-    _ configuration: LiveSpeechConfiguration
+    _ settings: PulseAudioSettings
   ) throws(SpeechClient.Failure) -> [AudioDevice] {
-    let timeout = configuration.connectTimeout.timeInterval
-    let deadline = Date(timeIntervalSinceNow: timeout)
+    let timeout = settings.connectTimeout
+    let deadline = ContinuousClock.now + timeout
     let connection: PulseConnection
     do {
-      connection = try PulseConnection(server: configuration.server, timeout: timeout)
+      connection = try PulseConnection(server: settings.server, timeout: timeout)
     } catch {
       throw error.failure
     }
@@ -94,7 +88,8 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
 
 extension PulseConnection {
   /// The name of the server's default source, or `nil` if it has none.
-  func defaultSourceName(deadline: Date) throws(SpeechClient.Failure) -> String? {
+  func defaultSourceName(deadline: ContinuousClock.Instant) throws(SpeechClient.Failure) -> String?
+  {
     let box = ValueBox<String?>(nil)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard
@@ -117,7 +112,9 @@ extension PulseConnection {
   }
 
   /// Whether the server has a source with this name.
-  func hasSource(named name: String, deadline: Date) throws(SpeechClient.Failure) -> Bool {
+  func hasSource(
+    named name: String, deadline: ContinuousClock.Instant
+  ) throws(SpeechClient.Failure) -> Bool {
     let box = ValueBox(false)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard

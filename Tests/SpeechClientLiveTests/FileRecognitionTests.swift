@@ -7,7 +7,7 @@ import Testing
 
 extension LiveTests {
   @Suite(.enabled(if: TestData.isInstalled, "needs pocketsphinx-testdata and pocketsphinx-en-us"))
-  struct DecoderTests {
+  struct FileRecognitionTests {
     @Test func rawGoForwardDecodesToGoForwardTenMeters() async throws {
       let outcome = await transcribe(.rawFile(TestData.goForward))
       #expect(outcome.error == nil)
@@ -86,19 +86,6 @@ extension LiveTests {
         })
     }
 
-    @Test func longUtterancesAreEndedEarly() throws {
-      var configuration = DecoderConfiguration(model: .default)
-      configuration.maximumUtteranceDuration = 1
-      let decoder = try Decoder(configuration: configuration)
-      let samples = try RawAudioFile(url: TestData.goForward)
-      var utterances = 0
-      while let chunk = try samples.read() {
-        let events = try chunk.withUnsafeBufferPointer { try decoder.process($0) }
-        for case .utterance in events { utterances += 1 }
-      }
-      #expect(utterances >= 2)
-    }
-
     @Test func cardsDecodeWithTheirJSGFGrammar() async throws {
       let grammar = TestData.cards.appendingPathComponent("cards.gram")
       // cards.transcription, except that 001.wav starts with a sound that Debian's en-us model hears
@@ -121,38 +108,11 @@ extension LiveTests {
       #expect(outcome.text?.contains("forward") == true)
     }
 
-    @Test func missingAcousticModelIsModelMissing() async throws {
-      let outcome = await transcribe(
-        .rawFile(TestData.goForward),
-        model: .custom(
-          acousticModel: URL(fileURLWithPath: "/nonexistent/en-us"), languageModel: nil,
-          dictionary: nil))
-      #expect(outcome.results.isEmpty)
-      guard case .modelMissing(let message) = outcome.failure else {
-        Issue.record("expected modelMissing, got \(String(describing: outcome.error))")
-        return
-      }
-      #expect(message.contains("/nonexistent/en-us"))
-    }
-
     @Test func missingGrammarIsModelMissing() async throws {
       let outcome = await transcribe(
         .rawFile(TestData.goForward), model: .grammar(URL(fileURLWithPath: "/nonexistent.gram")))
       guard case .modelMissing = outcome.failure else {
         Issue.record("expected modelMissing, got \(String(describing: outcome.error))")
-        return
-      }
-    }
-
-    @Test func corruptLanguageModelIsModelCorrupt() async throws {
-      let directory = try TemporaryDirectory()
-      let lm = directory.file("broken.lm.bin")
-      try Data("not a language model".utf8).write(to: lm)
-      let outcome = await transcribe(
-        .rawFile(TestData.goForward),
-        model: .custom(acousticModel: nil, languageModel: lm, dictionary: nil))
-      guard case .modelCorrupt = outcome.failure else {
-        Issue.record("expected modelCorrupt, got \(String(describing: outcome.error))")
         return
       }
     }
@@ -165,14 +125,6 @@ extension LiveTests {
         return await group.reduce(into: []) { $0.append($1) }
       }
       #expect(outcomes.map(\.text) == Array(repeating: "go forward ten meters", count: 3))
-    }
-
-    @Test func fillerAndVariantWordsAreCleanedUp() {
-      #expect(Decoder.baseWord("forward(2)") == "forward")
-      #expect(Decoder.baseWord("(2)") == "(2)")
-      #expect(Decoder.baseWord("ten") == "ten")
-      #expect(Decoder.isFiller("<sil>") && Decoder.isFiller("[NOISE]") && Decoder.isFiller("</s>"))
-      #expect(!Decoder.isFiller("go"))
     }
   }
 }

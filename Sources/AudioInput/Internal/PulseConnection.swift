@@ -35,7 +35,7 @@ final class PulseConnection {
 
   /// Connects, giving up after `timeout` seconds or when `stopSignal` is raised.
   init(
-    server: String?, timeout: TimeInterval, stopSignal: StopSignal? = nil
+    server: String?, timeout: Duration, stopSignal: StopSignal? = nil
   ) throws(ConnectError) {
     let description = server.map { "audio server \($0)" } ?? "default audio server"
     guard let mainloop = pa_mainloop_new() else {
@@ -54,7 +54,7 @@ final class PulseConnection {
     guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
       throw connectError()
     }
-    let deadline = Date(timeIntervalSinceNow: timeout)
+    let deadline = ContinuousClock.now + timeout
     try runUntil(deadline: deadline, stopSignal: stopSignal) { () throws(ConnectError) in
       switch pa_context_get_state(context) {
       case PA_CONTEXT_READY: return true
@@ -92,8 +92,9 @@ final class PulseConnection {
   ///
   /// - Returns: `false` if the mainloop cannot be polled any more.
   @discardableResult
-  func iterate(timeout: TimeInterval) -> Bool {
-    guard pa_mainloop_prepare(mainloop, Int32(max(0, timeout) * 1_000_000)) >= 0 else {
+  func iterate(timeout: Duration) -> Bool {
+    let microseconds = max(0, min(timeout, .seconds(1000)) / .microseconds(1))
+    guard pa_mainloop_prepare(mainloop, Int32(microseconds)) >= 0 else {
       return false
     }
     if pa_mainloop_poll(mainloop) < 0, errno != EINTR { return false }
@@ -103,16 +104,16 @@ final class PulseConnection {
   /// Polls until `isDone` returns true, the deadline passes (throwing `onTimeout()`), or
   /// `stopSignal` is raised (throwing `onTimeout()` too: the caller gave up waiting).
   func runUntil<E: Error>(
-    deadline: Date,
+    deadline: ContinuousClock.Instant,
     stopSignal: StopSignal?,
     _ isDone: () throws(E) -> Bool,
     onTimeout: () -> E
   ) throws(E) {
     func poll() throws(E) {
       while try !isDone() {
-        let remaining = deadline.timeIntervalSinceNow
-        if remaining <= 0 || stopSignal?.isStopped == true { throw onTimeout() }
-        guard iterate(timeout: min(remaining, 0.1)) else { throw onTimeout() }
+        let remaining = deadline - ContinuousClock.now
+        if remaining <= .zero || stopSignal?.isStopped == true { throw onTimeout() }
+        guard iterate(timeout: min(remaining, .milliseconds(100))) else { throw onTimeout() }
       }
     }
     if let stopSignal {
@@ -125,7 +126,7 @@ final class PulseConnection {
 
   /// Waits for an operation to complete.
   func wait<E: Error>(
-    for operation: OpaquePointer, deadline: Date, onTimeout: () -> E
+    for operation: OpaquePointer, deadline: ContinuousClock.Instant, onTimeout: () -> E
   ) throws(E) {
     defer { pa_operation_unref(operation) }
     try runUntil(deadline: deadline, stopSignal: nil) { () throws(E) -> Bool in
@@ -141,8 +142,10 @@ final class PulseConnection {
     }
   }
 
-  static func seconds(_ interval: TimeInterval) -> String {
-    interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
+  /// A duration as messages write it: "2 s", "0.5 s".
+  static func seconds(_ duration: Duration) -> String {
+    let interval = duration.timeInterval
+    return interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
   }
 }
 
@@ -151,4 +154,12 @@ final class PulseConnection {
 struct UncheckedSendable<Value>: @unchecked Sendable {
   var value: Value
   init(_ value: Value) { self.value = value }
+}
+
+extension Duration {
+  /// The duration in seconds.
+  var timeInterval: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
 }

@@ -4,11 +4,17 @@ import SpeechClient
 /// The model files and search a ``Decoder`` loads, resolved from a request's model choice.
 ///
 /// Paths default to Debian's `pocketsphinx-en-us` package. Resolving checks that every file is
-/// there, so a missing model is reported as ``SpeechClient/Failure/modelMissing(_:)`` before
+/// there, so a missing model is reported as `SpeechClient.Failure.modelMissing` before
 /// pocketsphinx spends a second loading the rest.
-struct DecoderConfiguration: Equatable, Sendable {
+///
+/// ```swift
+/// var configuration = DecoderConfiguration(model: .grammar(URL(fileURLWithPath: "cards.gram")))
+/// configuration.reportsPartialResults = false
+/// let decoder = try Decoder(configuration: configuration)
+/// ```
+public struct DecoderConfiguration: Equatable, Sendable {
   /// What constrains the words the decoder can recognize.
-  enum Search: Equatable, Sendable {
+  public enum Search: Equatable, Sendable {
     /// A statistical language model (`-lm`).
     case languageModel(URL)
     /// A JSGF grammar (`-jsgf`).
@@ -18,34 +24,39 @@ struct DecoderConfiguration: Equatable, Sendable {
   }
 
   /// The acoustic model directory (`-hmm`).
-  var acousticModel: URL
+  public var acousticModel: URL
   /// The pronunciation dictionary (`-dict`).
-  var dictionary: URL
+  public var dictionary: URL
   /// The search.
-  var search: Search
+  public var search: Search
   /// Whether pocketsphinx may write its log to stderr.
-  var isVerbose = false
+  public var isVerbose = false
   /// How often, in seconds of audio, the current partial hypothesis is checked for changes.
-  var partialResultInterval: TimeInterval = 0.1
+  public var partialResultInterval: TimeInterval = 0.1
   /// Whether partial results are reported at all.
-  var reportsPartialResults = true
+  public var reportsPartialResults = true
   /// Utterances longer than this, in seconds of audio, are ended so memory stays bounded.
-  var maximumUtteranceDuration: TimeInterval = 30
+  public var maximumUtteranceDuration: TimeInterval = 30
   /// How many n-best hypotheses are searched for each word's alternatives (0 turns it off).
-  var alternativeCount = 5
+  public var alternativeCount = 5
 
   /// The sample rate the decoder expects, in Hz.
-  static let sampleRate = 16_000
+  public static let sampleRate = 16_000
 
   /// Where Debian's `pocketsphinx-en-us` puts the default English model.
-  static let defaultModelDirectory = URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us")
-  static let defaultAcousticModel = defaultModelDirectory.appendingPathComponent("en-us")
-  static let defaultLanguageModel = defaultModelDirectory.appendingPathComponent("en-us.lm.bin")
-  static let defaultDictionary = defaultModelDirectory.appendingPathComponent(
+  public static let defaultModelDirectory = URL(
+    fileURLWithPath: "/usr/share/pocketsphinx/model/en-us")
+  /// The default acoustic model directory.
+  public static let defaultAcousticModel = defaultModelDirectory.appendingPathComponent("en-us")
+  /// The default language model.
+  public static let defaultLanguageModel = defaultModelDirectory.appendingPathComponent(
+    "en-us.lm.bin")
+  /// The default pronunciation dictionary.
+  public static let defaultDictionary = defaultModelDirectory.appendingPathComponent(
     "cmudict-en-us.dict")
 
   /// Resolves a request's model choice, without touching the file system.
-  init(model: SpeechRecognitionRequest.Model) {
+  public init(model: SpeechRecognitionRequest.Model) {
     var acousticModel = Self.defaultAcousticModel
     var dictionary = Self.defaultDictionary
     switch model {
@@ -68,8 +79,8 @@ struct DecoderConfiguration: Equatable, Sendable {
 
   /// Checks that every model file exists and is readable.
   ///
-  /// - Throws: ``SpeechClient/Failure/modelMissing(_:)`` naming the first missing file.
-  func validate() throws(SpeechClient.Failure) {
+  /// - Throws: `SpeechClient.Failure.modelMissing` naming the first missing file.
+  public func validate() throws(SpeechClient.Failure) {
     try Self.requireReadable(acousticModel, "acoustic model", isDirectory: true)
     try Self.requireReadable(
       acousticModel.appendingPathComponent("mdef"), "acoustic model definition")
@@ -85,7 +96,7 @@ struct DecoderConfiguration: Equatable, Sendable {
   }
 
   /// The pocketsphinx command-line options for this configuration (pairs, no `argv[0]`).
-  var arguments: [String] {
+  public var arguments: [String] {
     var arguments = ["-hmm", acousticModel.path, "-dict", dictionary.path]
     switch search {
     case let .languageModel(url): arguments += ["-lm", url.path]

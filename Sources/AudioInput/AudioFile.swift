@@ -10,7 +10,12 @@ import SpeechClient
 /// streamed in chunks, so its length does not matter. A file whose header promises more audio
 /// than it holds, or whose data stops decoding, is reported as truncated after the readable
 /// audio has been delivered.
-final class AudioFile: AudioInput {
+///
+/// ```swift
+/// let file = try AudioFile(url: URL(fileURLWithPath: "talk.flac"))
+/// while let samples = try file.read() { decode(samples) }
+/// ```
+public final class AudioFile: SampleSource {
   /// Samples per chunk at 16 kHz, as `pocketsphinx_continuous -infile` reads.
   static let chunkSize = 2048
   /// Frames read from the file at a time, at its own rate.
@@ -28,9 +33,9 @@ final class AudioFile: AudioInput {
 
   /// Opens the file.
   ///
-  /// - Throws: ``SpeechClient/Failure/fileUnreadable(path:reason:)`` when the file is missing,
-  ///   not audio, or has no audio in it.
-  init(url: URL) throws(SpeechClient.Failure) {
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` when the file is missing, not audio, or has
+  ///   no audio in it.
+  public init(url: URL) throws(SpeechClient.Failure) {
     var info = SF_INFO()
     guard let file = sf_open(url.path, Int32(SFM_READ), &info) else {
       throw .fileUnreadable(path: url.path, reason: String(cString: sf_strerror(nil)))
@@ -40,12 +45,12 @@ final class AudioFile: AudioInput {
       throw .fileUnreadable(path: url.path, reason: "the file holds no audio")
     }
     let resampler: Resampler?
-    if Int(info.samplerate) == DecoderConfiguration.sampleRate {
+    if Int(info.samplerate) == SampleFormat.sampleRate {
       resampler = nil
     } else {
       do {
         resampler = try Resampler(
-          ratio: Double(DecoderConfiguration.sampleRate) / Double(info.samplerate))
+          ratio: Double(SampleFormat.sampleRate) / Double(info.samplerate))
       } catch {
         sf_close(file)
         throw .fileUnreadable(path: url.path, reason: error.reason)
@@ -67,15 +72,21 @@ final class AudioFile: AudioInput {
     sf_close(file)
   }
 
-  var progress: Double? {
+  /// How much of the file has been read, by frames at its own rate.
+  public var progress: Double? {
     min(1, Double(framesRead) / Double(info.frames))
   }
 
-  var totalDuration: TimeInterval? {
+  /// The length of the whole file in seconds.
+  public var totalDuration: TimeInterval? {
     Double(info.frames) / Double(info.samplerate)
   }
 
-  func read() throws(SpeechClient.Failure) -> [Int16]? {
+  /// Reads the next chunk of 2048 samples (fewer at the end).
+  ///
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` once the readable audio of a truncated or
+  ///   damaged file has been delivered.
+  public func read() throws(SpeechClient.Failure) -> [Int16]? {
     while pending.count < Self.chunkSize, !isAtEnd {
       try fill()
     }
@@ -161,62 +172,5 @@ final class AudioFile: AudioInput {
       }
     }
     return nil
-  }
-}
-
-/// Converts mono float audio from one sample rate to another with libsamplerate.
-final class Resampler {
-  struct Error: Swift.Error {
-    var reason: String
-  }
-
-  private let state: OpaquePointer
-  private let ratio: Double
-
-  init(ratio: Double) throws(Error) {
-    var error: Int32 = 0
-    guard let state = src_new(Int32(SRC_SINC_MEDIUM_QUALITY), 1, &error) else {
-      throw Error(reason: "libsamplerate: \(String(cString: src_strerror(error)))")
-    }
-    self.state = state
-    self.ratio = ratio
-  }
-
-  deinit {
-    src_delete(state)
-  }
-
-  /// Converts a block; `isLast` flushes what the converter still holds.
-  func process(_ input: [Float], isLast: Bool) throws(Error) -> [Float] {
-    var output = [Float](repeating: 0, count: Int(Double(input.count) * ratio) + 256)
-    var produced = 0
-    var consumed = 0
-    repeat {
-      var used = 0
-      var generated = 0
-      let error = input.withUnsafeBufferPointer { input in
-        output.withUnsafeMutableBufferPointer { output in
-          var data = SRC_DATA()
-          data.data_in = input.baseAddress.map { $0 + consumed }
-          data.input_frames = input.count - consumed
-          data.data_out = output.baseAddress.map { $0 + produced }
-          data.output_frames = output.count - produced
-          data.end_of_input = isLast ? 1 : 0
-          data.src_ratio = ratio
-          let error = src_process(state, &data)
-          used = data.input_frames_used
-          generated = data.output_frames_gen
-          return error
-        }
-      }
-      guard error == 0 else {
-        throw Error(reason: "libsamplerate: \(String(cString: src_strerror(error)))")
-      }
-      consumed += used
-      produced += generated
-      if produced == output.count { output += [Float](repeating: 0, count: 1024) }
-      if generated == 0, used == 0 { break }
-    } while consumed < input.count || isLast
-    return Array(output[..<produced])
   }
 }

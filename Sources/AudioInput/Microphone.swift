@@ -4,49 +4,59 @@ import SpeechClient
 
 /// A PulseAudio record stream: 16 kHz mono s16le from the default or a named capture source.
 ///
-/// The fragment size is set small (``LiveSpeechConfiguration/fragmentDuration``), because the
+/// The fragment size is set small (``PulseAudioSettings/fragmentDuration``), because the
 /// server's default is about 2 s and every word would show up that late. Connecting gives up
-/// after ``LiveSpeechConfiguration/connectTimeout``; once recording, a watchdog fails the read
-/// when no audio arrived for ``LiveSpeechConfiguration/audioTimeout`` (a stopped or hung
-/// server sends nothing and reports nothing).
-final class Microphone: AudioInput {
+/// after ``PulseAudioSettings/connectTimeout``; once recording, a watchdog fails the read when
+/// no audio arrived for ``PulseAudioSettings/audioTimeout`` (a stopped or hung server sends
+/// nothing and reports nothing). All timeouts run on the monotonic clock.
+///
+/// ```swift
+/// let stop = StopSignal()
+/// let microphone = try Microphone(device: nil, settings: PulseAudioSettings(), stopSignal: stop)
+/// while let samples = try microphone.read() { decode(samples) }  // until stop.stop()
+/// ```
+public final class Microphone: SampleSource {
   private let connection: PulseConnection
   private let stream: OpaquePointer
   private let sourceDescription: String
-  private let audioTimeout: TimeInterval
+  private let audioTimeout: Duration
   private let stopSignal: StopSignal
   private var leftoverByte: UInt8?
-  private var drainStarted: Date?
+  private var drainStarted: ContinuousClock.Instant?
   private var isDrained = false
   /// The longest a stop may spend decoding audio captured before it.
-  private static let drainLimit: TimeInterval = 5
+  private static let drainLimit = Duration.seconds(5)
 
   /// Connects to the server and starts recording.
   ///
-  /// - Throws: ``SpeechClient/Failure/audioServerUnreachable(_:)`` when no server answers in
-  ///   time, ``SpeechClient/Failure/captureSourceMissing(_:)`` for an unknown source.
-  init(
-    device: String?, configuration: LiveSpeechConfiguration, stopSignal: StopSignal
+  /// - Parameters:
+  ///   - device: the capture source's server name; `nil` for the server's default source.
+  ///   - settings: the server and the timeouts.
+  ///   - stopSignal: raising it ends connecting and reading at once, from any thread.
+  /// - Throws: `SpeechClient.Failure.audioServerUnreachable` when no server answers in time,
+  ///   `SpeechClient.Failure.captureSourceMissing` for an unknown source.
+  public init(
+    device: String?, settings: PulseAudioSettings, stopSignal: StopSignal
   ) throws(SpeechClient.Failure) {
-    let connectTimeout = configuration.connectTimeout.timeInterval
-    let deadline = Date(timeIntervalSinceNow: connectTimeout)
+    let connectTimeout = settings.connectTimeout
+    let deadline = ContinuousClock.now + connectTimeout
     let connection: PulseConnection
     do {
       connection = try PulseConnection(
-        server: configuration.server, timeout: connectTimeout, stopSignal: stopSignal)
+        server: settings.server, timeout: connectTimeout, stopSignal: stopSignal)
     } catch {
       throw error.failure
     }
     let sourceDescription = device.map { "capture source \($0)" } ?? "default capture source"
 
     var spec = pa_sample_spec(
-      format: PA_SAMPLE_S16LE, rate: UInt32(DecoderConfiguration.sampleRate), channels: 1)
+      format: PA_SAMPLE_S16LE, rate: UInt32(SampleFormat.sampleRate), channels: 1)
     guard let stream = pa_stream_new(connection.context, "transcribe", &spec, nil) else {
       throw .audioDeviceFailed("could not create a record stream: \(connection.errorText)")
     }
-    let bytesPerSecond = Double(DecoderConfiguration.sampleRate * 2)
+    let bytesPerSecond = Double(SampleFormat.sampleRate * 2)
     let fragment = UInt32(
-      max(2, (configuration.fragmentDuration.timeInterval * bytesPerSecond).rounded()))
+      max(2, (settings.fragmentDuration.timeInterval * bytesPerSecond).rounded()))
     var attributes = pa_buffer_attr(
       maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max,
       fragsize: fragment & ~1)
@@ -58,7 +68,7 @@ final class Microphone: AudioInput {
     self.connection = connection
     self.stream = stream
     self.sourceDescription = sourceDescription
-    self.audioTimeout = configuration.audioTimeout.timeInterval
+    self.audioTimeout = settings.audioTimeout
     self.stopSignal = stopSignal
 
     try connection.runUntil(deadline: deadline, stopSignal: stopSignal) {
@@ -80,15 +90,21 @@ final class Microphone: AudioInput {
     pa_stream_unref(stream)
   }
 
-  var progress: Double? { nil }
+  /// A microphone has no end.
+  public var progress: Double? { nil }
 
-  var drainsWhenStopped: Bool { true }
+  /// After a stop, the audio captured before it is still delivered.
+  public var drainsWhenStopped: Bool { true }
 
-  func read() throws(SpeechClient.Failure) -> [Int16]? {
+  /// Waits for the next audio the server sends.
+  ///
+  /// - Throws: `SpeechClient.Failure.audioDeviceFailed` when the server goes away, the source
+  ///   stops, or no audio came for ``PulseAudioSettings/audioTimeout``.
+  public func read() throws(SpeechClient.Failure) -> [Int16]? {
     if stopSignal.isStopped { return drain() }
     // The watchdog counts from here, not from the last audio: audio that arrived while the
     // caller was busy (loading the model, decoding) waits in the socket until the next poll.
-    let waitingSince = Date()
+    let waitingSince = ContinuousClock.now
     let wake = UncheckedSendable(connection.mainloop)
     return try stopSignal.withWaker({ pa_mainloop_wakeup(wake.value) }) {
       () throws(SpeechClient.Failure) -> [Int16]? in
@@ -101,13 +117,13 @@ final class Microphone: AudioInput {
         guard pa_stream_get_state(stream) == PA_STREAM_READY else {
           throw streamFailure()
         }
-        let silence = -waitingSince.timeIntervalSinceNow
+        let silence = ContinuousClock.now - waitingSince
         if silence >= audioTimeout {
           throw .audioDeviceFailed(
             "no audio from the \(sourceDescription) for \(PulseConnection.seconds(audioTimeout)) "
               + "(is the audio server hung or stopped?)")
         }
-        guard connection.iterate(timeout: min(0.1, audioTimeout - silence)) else {
+        guard connection.iterate(timeout: min(.milliseconds(100), audioTimeout - silence)) else {
           throw .audioDeviceFailed("polling the \(connection.serverDescription) failed")
         }
       }
@@ -119,21 +135,21 @@ final class Microphone: AudioInput {
   /// server when decoding lags behind, then `nil`.
   ///
   /// Draining ends when a short poll brings no more audio (the backlog is gone; new audio comes
-  /// only every fragment), or after ``drainLimit`` of wall time if the decoder is slower than
-  /// real time and the backlog never empties.
+  /// only every fragment), or after ``drainLimit`` if the decoder is slower than real time and
+  /// the backlog never empties.
   private func drain() -> [Int16]? {
-    let now = Date()
+    let now = ContinuousClock.now
     let started = drainStarted ?? now
     drainStarted = started
     guard !isDrained, !stopSignal.discardsPendingAudio,
-      now.timeIntervalSince(started) < Self.drainLimit,
+      now - started < Self.drainLimit,
       pa_context_get_state(connection.context) == PA_CONTEXT_READY
     else {
       isDrained = true
       return nil
     }
     if let samples = try? takeAudio() { return samples }
-    connection.iterate(timeout: 0.02)
+    connection.iterate(timeout: .milliseconds(20))
     if let samples = try? takeAudio() { return samples }
     isDrained = true
     return nil
@@ -183,13 +199,5 @@ final class Microphone: AudioInput {
         "\(connection.serverDescription) went away: \(connection.errorText)")
     }
     return .audioDeviceFailed("the \(sourceDescription) stopped: \(connection.errorText)")
-  }
-}
-
-extension Duration {
-  /// The duration in seconds.
-  var timeInterval: TimeInterval {
-    let (seconds, attoseconds) = components
-    return Double(seconds) + Double(attoseconds) / 1e18
   }
 }

@@ -2,7 +2,12 @@ import Foundation
 import SpeechClient
 
 /// A headerless file of 16 kHz mono signed 16-bit little-endian samples, read in chunks.
-final class RawAudioFile: AudioInput {
+///
+/// ```swift
+/// let file = try RawAudioFile(url: URL(fileURLWithPath: "goforward.raw"))
+/// while let samples = try file.read() { decode(samples) }
+/// ```
+public final class RawAudioFile: SampleSource {
   private let url: URL
   private let descriptor: Int32
   private let size: Int
@@ -10,8 +15,8 @@ final class RawAudioFile: AudioInput {
 
   /// Opens the file.
   ///
-  /// - Throws: ``SpeechClient/Failure/fileUnreadable(path:reason:)`` when it cannot be opened.
-  init(url: URL) throws(SpeechClient.Failure) {
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` when it cannot be opened.
+  public init(url: URL) throws(SpeechClient.Failure) {
     let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw .fileUnreadable(path: url.path, reason: String(cString: strerror(errno)))
@@ -30,15 +35,20 @@ final class RawAudioFile: AudioInput {
     close(descriptor)
   }
 
-  var progress: Double? {
+  /// How much of the file has been read, by bytes.
+  public var progress: Double? {
     size == 0 ? 1 : min(1, Double(bytesRead) / Double(size))
   }
 
-  var totalDuration: TimeInterval? {
-    Double(size / 2) / Double(DecoderConfiguration.sampleRate)
+  /// The length of the whole file in seconds.
+  public var totalDuration: TimeInterval? {
+    Double(size / 2) / Double(SampleFormat.sampleRate)
   }
 
-  func read() throws(SpeechClient.Failure) -> [Int16]? {
+  /// Reads the next chunk of 2048 samples (fewer at the end).
+  ///
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` when reading fails.
+  public func read() throws(SpeechClient.Failure) -> [Int16]? {
     var bytes = [UInt8](repeating: 0, count: AudioFile.chunkSize * 2)
     var filled = 0
     while filled < bytes.count {

@@ -1,0 +1,49 @@
+import SpeechClient
+
+/// Whether a capture source can be recorded from, and why not.
+public enum CaptureSourceCheck: Equatable, Sendable {
+  /// The server answered and has the source.
+  case available
+  /// The server refused access (authentication or permissions).
+  case accessDenied(SpeechClient.Failure)
+  /// No server answered in time, or it has no such source (or no default source).
+  case unavailable(SpeechClient.Failure)
+
+  /// Asks the server whether `device` (or, for `nil`, its default source) exists.
+  ///
+  /// Blocks for at most ``PulseAudioSettings/connectTimeout``: call it from a thread of its own.
+  ///
+  /// ```swift
+  /// if case .unavailable(let failure) = CaptureSourceCheck.check(device: nil, PulseAudioSettings())
+  /// {
+  ///   print(failure)
+  /// }
+  /// ```
+  public static func check(device: String?, _ settings: PulseAudioSettings) -> CaptureSourceCheck {
+    let deadline = ContinuousClock.now + settings.connectTimeout
+    let connection: PulseConnection
+    do {
+      connection = try PulseConnection(server: settings.server, timeout: settings.connectTimeout)
+    } catch {
+      return error.isAccessDenied ? .accessDenied(error.failure) : .unavailable(error.failure)
+    }
+    do throws(SpeechClient.Failure) {
+      let name: String?
+      if let device {
+        name = device
+      } else {
+        name = try connection.defaultSourceName(deadline: deadline)
+      }
+      guard let name else {
+        return .unavailable(
+          .captureSourceMissing("\(connection.serverDescription) has no capture source"))
+      }
+      guard try connection.hasSource(named: name, deadline: deadline) else {
+        return .unavailable(.captureSourceMissing("capture source \(name) does not exist"))
+      }
+    } catch {
+      return .unavailable(error)
+    }
+    return .available
+  }
+}

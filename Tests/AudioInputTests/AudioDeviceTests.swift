@@ -1,0 +1,32 @@
+import Foundation
+import LiveTestSupport
+import SpeechClient
+import Testing
+
+@testable import AudioInput
+
+@Suite(.serialized)
+struct AudioDeviceTests {
+  static let nowhere = "unix:/tmp/audioinput-no-server/native"
+
+  @Test func devicesListTheVirtualMicrophoneAsDefault() throws {
+    guard let server = try VirtualMicrophone.startIfAvailable("devices") else { return }
+    defer { server.stop() }
+    let devices = try AudioDevice.captureSources(PulseAudioSettings(server: server.server))
+    let mic = try #require(devices.first { $0.name == "virtual_mic" })
+    #expect(mic.description == "Virtual_Microphone")
+    #expect(mic.isDefault)
+    #expect(!mic.isMonitor)
+    #expect(devices.contains { $0.name == "virtual_speaker.monitor" && $0.isMonitor })
+  }
+
+  @Test func listingDevicesWithoutServerIsUnreachable() throws {
+    let error = #expect(throws: SpeechClient.Failure.self) {
+      try AudioDevice.captureSources(PulseAudioSettings(server: Self.nowhere))
+    }
+    guard case .audioServerUnreachable = error else {
+      Issue.record("expected audioServerUnreachable, got \(String(describing: error))")
+      return
+    }
+  }
+}

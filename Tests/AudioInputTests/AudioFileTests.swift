@@ -1,0 +1,100 @@
+import Foundation
+import LiveTestSupport
+import SpeechClient
+import Testing
+
+@testable import AudioInput
+
+@Suite(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+struct AudioFileTests {
+  @Test func wavOf16kHzMonoGivesTheSamplesOfTheRawFile() throws {
+    let directory = try TemporaryDirectory()
+    let wav = directory.file("goforward.wav")
+    try soxConvertGoForward(to: wav)
+    let fromWAV = readAll(try AudioFile(url: wav))
+    let fromRaw = readAll(try RawAudioFile(url: SpeechTestData.goForward))
+    #expect(fromWAV.failure == nil)
+    #expect(fromRaw.failure == nil)
+    #expect(fromWAV.samples == (try goForwardSamples()))
+    #expect(fromRaw.samples == fromWAV.samples)
+  }
+
+  @Test func chunksAreAtMost2048Samples() throws {
+    let file = try RawAudioFile(url: SpeechTestData.goForward)
+    var sizes: [Int] = []
+    while let chunk = try file.read() { sizes.append(chunk.count) }
+    #expect(sizes.dropLast().allSatisfy { $0 == 2048 })
+    #expect((sizes.last ?? 0) <= 2048)
+  }
+
+  @Test func stereo44kHzIsConvertedTo16kHzMonoOfTheSameLength() throws {
+    let directory = try TemporaryDirectory()
+    let converted = directory.file("goforward-44k-stereo.flac")
+    try soxConvertGoForward(to: converted, format: ["-r", "44100", "-c", "2"])
+    let outcome = readAll(try AudioFile(url: converted))
+    let original = try goForwardSamples()
+    #expect(outcome.failure == nil)
+    #expect(abs(outcome.samples.count - original.count) <= 16)
+  }
+
+  @Test func truncatedFileDeliversItsSamplesThenFailsAsTruncated() throws {
+    let directory = try TemporaryDirectory()
+    let whole = directory.file("whole.wav")
+    let truncated = directory.file("truncated.wav")
+    try soxConvertGoForward(to: whole)
+    let data = try Data(contentsOf: whole)
+    try data.prefix(data.count * 2 / 3).write(to: truncated)
+
+    let outcome = readAll(try AudioFile(url: truncated))
+    guard case .fileUnreadable(let path, let reason) = outcome.failure else {
+      Issue.record("expected fileUnreadable, got \(String(describing: outcome.failure))")
+      return
+    }
+    #expect(path == truncated.path)
+    #expect(reason.contains("truncated"))
+    #expect(outcome.samples.count > (try goForwardSamples()).count / 2)
+  }
+
+  @Test func nonAudioFileIsUnreadableAtOnce() throws {
+    let directory = try TemporaryDirectory()
+    let text = directory.file("notes.wav")
+    try Data("these are not samples\n".utf8).write(to: text)
+    #expect(
+      throws: SpeechClient.Failure.fileUnreadable(path: text.path, reason: "Format not recognised.")
+    ) {
+      try AudioFile(url: text)
+    }
+  }
+
+  @Test func missingFileIsUnreadable() throws {
+    for open in [AudioFile.init(url:), RawAudioFile.init(url:)]
+      as [(URL) throws -> any SampleSource]
+    {
+      let error = #expect(throws: SpeechClient.Failure.self) {
+        try open(URL(fileURLWithPath: "/nonexistent/talk.wav"))
+      }
+      guard case .fileUnreadable(let path, let reason) = error else {
+        Issue.record("expected fileUnreadable, got \(String(describing: error))")
+        continue
+      }
+      #expect(path == "/nonexistent/talk.wav")
+      #expect(reason.contains("No such file"))
+    }
+  }
+
+  @Test func progressGrowsToOne() throws {
+    let directory = try TemporaryDirectory()
+    let wav = directory.file("goforward-8k.wav")
+    try soxConvertGoForward(to: wav, format: ["-r", "8000"])
+    let sources: [any SampleSource] = [
+      try RawAudioFile(url: SpeechTestData.goForward), try AudioFile(url: wav),
+    ]
+    for source in sources {
+      var fractions: [Double] = []
+      while try source.read() != nil { fractions.append(source.progress ?? -1) }
+      #expect(fractions.count >= 10)
+      #expect(fractions == fractions.sorted())
+      #expect(fractions.last == 1)
+    }
+  }
+}

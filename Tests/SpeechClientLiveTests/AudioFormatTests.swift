@@ -1,0 +1,55 @@
+import ConcurrencyExtras
+import Foundation
+import LiveTestSupport
+import SpeechClient
+import Testing
+
+@testable import SpeechClientLive
+
+extension LiveTests {
+  @Suite(.enabled(if: TestData.isInstalled, "needs pocketsphinx-testdata and pocketsphinx-en-us"))
+  struct AudioFormatTests {
+    @Test func stereo44kHzConversionGivesTheSameWordsAsThe16kHzOriginal() async throws {
+      let directory = try TemporaryDirectory()
+      let original = directory.file("goforward.wav")
+      let converted = directory.file("goforward-44k-stereo.flac")
+      try soxConvertGoForward(to: original)
+      try soxConvertGoForward(to: converted, format: ["-r", "44100", "-c", "2"])
+
+      let fromOriginal = await transcribe(.file(original))
+      let fromConverted = await transcribe(.file(converted))
+      #expect(fromOriginal.text == "go forward ten meters")
+      #expect(fromConverted.error == nil)
+      #expect(fromConverted.text == fromOriginal.text)
+    }
+
+    @Test(arguments: ["ogg", "aiff", "wav"])
+    func otherFormatsAndRatesGiveTheSameWords(format: String) async throws {
+      let directory = try TemporaryDirectory()
+      let converted = directory.file("goforward-48k.\(format)")
+      try soxConvertGoForward(to: converted, format: ["-r", "48000"])
+      let outcome = await transcribe(.file(converted))
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+    }
+
+    @Test func truncatedFileDeliversItsWordsThenFailsAsTruncated() async throws {
+      let directory = try TemporaryDirectory()
+      let whole = directory.file("whole.wav")
+      let truncated = directory.file("truncated.wav")
+      try soxConvertGoForward(to: whole)
+      let data = try Data(contentsOf: whole)
+      try data.prefix(data.count * 2 / 3).write(to: truncated)
+
+      let outcome = await transcribe(.file(truncated))
+      guard case .fileUnreadable(let path, let reason) = outcome.failure else {
+        Issue.record("expected fileUnreadable, got \(String(describing: outcome.error))")
+        return
+      }
+      #expect(path == truncated.path)
+      #expect(reason.contains("truncated"))
+      #expect(outcome.last?.isFinal == true)
+      #expect(outcome.text?.hasPrefix("go") == true)
+    }
+  }
+}
