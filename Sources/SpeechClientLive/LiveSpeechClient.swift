@@ -17,10 +17,11 @@ extension SpeechClient: DependencyKey {
   /// the same time.
   ///
   /// ```swift
-  /// let client = SpeechClient.live(LiveSpeechConfiguration(progress: { print($0) }))
+  /// let client = SpeechClient.live(LiveSpeechConfiguration(isVerbose: true))
   /// let request = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "talk.wav")))
-  /// for try await result in await client.startTask(request) where result.isFinal {
-  ///   print(result.bestTranscription.formattedString)
+  /// for try await result in await client.startTask(request) {
+  ///   if let fraction = result.progress?.fractionCompleted { print("\(Int(fraction * 100))%") }
+  ///   if result.isFinal { print(result.bestTranscription.formattedString) }
   /// }
   /// ```
   public static func live(_ configuration: LiveSpeechConfiguration = .init()) -> SpeechClient {

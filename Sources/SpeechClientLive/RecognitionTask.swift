@@ -83,7 +83,6 @@ final class RecognitionTask: Sendable {
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
-      var progress = ProgressReporter(report: configuration.progress)
       var position = AudioPosition(total: input.totalDuration)
       while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
@@ -94,14 +93,12 @@ final class RecognitionTask: Sendable {
           transcript.apply(event)
           continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
-        if events.isEmpty, position.isDueForReport {
+        if events.isEmpty, request.shouldReportPartialResults, position.isDueForReport {
           continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
-        progress.update(input.progress)
         if stopSignal.isStopped, !input.drainsWhenStopped { break }
       }
       if let words = try loaded.finish() { transcript.apply(.utterance(words)) }
-      progress.update(input.progress.map { _ in 1 })
       continuation.yield(transcript.result(isFinal: true, progress: position.report()))
       continuation.finish()
     } catch {
@@ -119,9 +116,9 @@ final class RecognitionTask: Sendable {
   }
 }
 
-/// How much audio a task has decoded, reported in its results: with every result, and for
-/// inputs that end (files) at least every ``reportInterval`` of audio, so a host can show progress
-/// and cut a file by audio time.
+/// How much audio a task has decoded, reported in its results: with every result, and, when the
+/// request asks for partial results, for inputs that end (files) at least every
+/// ``reportInterval`` of audio, so a host can show progress and cut a file by audio time.
 private struct AudioPosition {
   /// Audio time between progress-only results.
   static let reportInterval: TimeInterval = 0.25
@@ -150,23 +147,5 @@ private struct AudioPosition {
     let decoded = Double(samples) / Double(DecoderConfiguration.sampleRate)
     return RecognitionProgress(
       audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) })
-  }
-}
-
-/// Calls a progress callback when the fraction grew by at least a percent.
-private struct ProgressReporter {
-  let report: (@Sendable (Double) -> Void)?
-  private var lastPercent = -1
-
-  init(report: (@Sendable (Double) -> Void)?) {
-    self.report = report
-  }
-
-  mutating func update(_ fraction: Double?) {
-    guard let report, let fraction else { return }
-    let percent = Int(fraction * 100)
-    guard percent > lastPercent else { return }
-    lastPercent = percent
-    report(fraction)
   }
 }
