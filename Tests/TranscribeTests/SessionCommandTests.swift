@@ -224,3 +224,30 @@ extension Data {
     for _ in 0..<count { append(data) }
   }
 }
+
+extension CommandTests {
+  @Suite struct SecondInterruptTests {
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func aSecondCtrlCWhileStoppingExitsAtOnceWith130() async throws {
+      guard let server = try VirtualMicrophone.startIfAvailable("cli-second-int") else { return }
+      defer { server.stop() }
+      let process = TranscribeProcess([], environment: server.environment)
+      try process.start()
+      try await Task.sleep(for: .seconds(1.5))
+      // A stopped server keeps the last words from coming, so the first Ctrl-C leaves the
+      // session stopping.
+      let pid = try #require(server.pid)
+      kill(pid, SIGSTOP)
+      defer { kill(pid, SIGCONT) }
+      kill(process.process.processIdentifier, SIGINT)
+      try await Task.sleep(for: .milliseconds(200))
+      let sent = ContinuousClock.now
+      kill(process.process.processIdentifier, SIGINT)
+      let output = await process.wait(timeout: 15)
+      #expect(output.reason == .exit)
+      #expect(output.status == 130, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains("interrupted"))
+      #expect(ContinuousClock.now - sent < .seconds(2))
+    }
+  }
+}
