@@ -23,11 +23,17 @@ final class SignalHandler {
     for signalNumber in Self.handled {
       signal(signalNumber, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+      // The handler keeps its source alive: both live as long as the process.
       source.setEventHandler { [weak self] in
+        // Signals that arrive before the handler runs are merged into one event; `data` counts
+        // them, so two quick Ctrl-Cs are still two.
+        let count = max(1, Int(source.data))
         MainActor.assumeIsolated {
           guard let self else { return }
-          self.received.append(signalNumber)
-          self.onSignal?(signalNumber)
+          for _ in 0..<count {
+            self.received.append(signalNumber)
+            self.onSignal?(signalNumber)
+          }
         }
       }
       source.resume()
