@@ -98,16 +98,10 @@ public final class AudioFile: SampleSource {
   private func fill() throws(SpeechClient.Failure) {
     let channels = Int(info.channels)
     let blockFrames = Self.blockFrames
-    if resampler == nil, channels == 1 {
-      var block = [Int16](repeating: 0, count: blockFrames)
-      let count = block.withUnsafeMutableBufferPointer {
-        Int(sf_readf_short(file, $0.baseAddress, sf_count_t(blockFrames)))
-      }
-      framesRead += Int64(count)
-      pending += block[..<count]
-      checkEnd(count: count)
-      return
-    }
+    // Always read floats: libsndfile converts every encoding to them exactly, whereas reading
+    // shorts from a float or double file yields zeros for anything below full scale (unless
+    // SFC_SET_SCALE_FLOAT_INT_READ, which normalizes to the file's peak by scanning the whole
+    // file first — impossible on a pipe, and it changes the level).
     var block = [Float](repeating: 0, count: blockFrames * channels)
     let count = block.withUnsafeMutableBufferPointer {
       Int(sf_readf_float(file, $0.baseAddress, sf_count_t(blockFrames)))
@@ -130,8 +124,14 @@ public final class AudioFile: SampleSource {
     } else {
       samples = mono
     }
-    pending += samples.map { Int16(clamping: Int(($0 * 32768).rounded())) }
+    pending += samples.map(Self.sample)
     checkEnd(count: count)
+  }
+
+  /// A float sample (±1 is full scale) as a 16-bit one; louder is clipped, NaN is silence.
+  static func sample(_ value: Float) -> Int16 {
+    guard value.isFinite else { return 0 }
+    return Int16(clamping: Int((min(max(value, -1), 1) * 32768).rounded()))
   }
 
   /// A short read is the end of the file, or of what could be decoded of it.

@@ -33,6 +33,16 @@ extension LiveTests {
       #expect(outcome.text == "go forward ten meters")
     }
 
+    @Test(arguments: [("wav", 32), ("wav", 64), ("caf", 32)])
+    func floatFilesOf16kHzMonoGiveTheWords(format: String, bits: Int) async throws {
+      let directory = try TemporaryDirectory()
+      let converted = directory.file("goforward-float\(bits).\(format)")
+      try soxConvertGoForward(to: converted, format: ["-e", "floating-point", "-b", "\(bits)"])
+      let outcome = await transcribe(.file(converted))
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+    }
+
     @Test func truncatedFileDeliversItsWordsThenFailsAsTruncated() async throws {
       let directory = try TemporaryDirectory()
       let whole = directory.file("whole.wav")
