@@ -39,7 +39,7 @@ public enum CaptureSourceCheck: Equatable, Sendable {
           .captureSourceMissing("\(connection.serverDescription) has no capture source"))
       }
       guard try connection.hasSource(named: name, deadline: deadline) else {
-        return .unavailable(.captureSourceMissing("capture source \(name) does not exist"))
+        return .unavailable(connection.sourceNotFound(name, deadline: deadline))
       }
     } catch {
       return .unavailable(error)

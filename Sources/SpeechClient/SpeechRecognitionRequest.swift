@@ -44,9 +44,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case `default`
     /// Explicit model files; `nil` parts use the default.
     case custom(acousticModel: URL?, languageModel: URL?, dictionary: URL?)
-    /// A JSGF grammar that constrains what can be recognized.
-    case grammar(URL, dictionary: URL? = nil)
-    /// Spot a single key phrase.
-    case keyphrase(String, dictionary: URL? = nil)
+    /// A JSGF grammar that constrains what can be recognized; `nil` parts use the default.
+    case grammar(URL, dictionary: URL? = nil, acousticModel: URL? = nil)
+    /// Spot a single key phrase; `nil` parts use the default.
+    case keyphrase(String, dictionary: URL? = nil, acousticModel: URL? = nil)
   }
 }

@@ -113,9 +113,12 @@ struct Transcribe: AsyncParsableCommand {
     let dictionary = dict.map { URL(fileURLWithPath: $0) }
     let model: SpeechRecognitionRequest.Model
     if let grammar {
-      model = .grammar(URL(fileURLWithPath: grammar), dictionary: dictionary)
+      model = .grammar(
+        URL(fileURLWithPath: grammar), dictionary: dictionary,
+        acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if let keyphrase {
-      model = .keyphrase(keyphrase, dictionary: dictionary)
+      model = .keyphrase(
+        keyphrase, dictionary: dictionary, acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if hmm != nil || lm != nil || dict != nil {
       model = .custom(
         acousticModel: hmm.map { URL(fileURLWithPath: $0) },

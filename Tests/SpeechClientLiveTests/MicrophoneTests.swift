@@ -101,15 +101,14 @@ extension LiveTests {
       #expect(outcome.text == "go forward ten meters")
     }
 
-    @Test func unknownDeviceIsCaptureSourceMissing() async throws {
+    @Test func unknownDeviceIsNotFoundAndTheAvailableSourcesAreListed() async throws {
       let client = SpeechClient.live(LiveSpeechConfiguration(server: microphone.server))
       let outcome = await collect(
         await client.startTask(SpeechRecognitionRequest(source: .device("no_such_source"))))
-      guard case .captureSourceMissing(let message) = outcome.failure else {
-        Issue.record("expected captureSourceMissing, got \(String(describing: outcome.error))")
-        return
-      }
-      #expect(message.contains("no_such_source"))
+      #expect(
+        outcome.failure
+          == .captureSourceNotFound(
+            name: "no_such_source", available: ["virtual_mic", "virtual_speaker.monitor"]))
       #expect(outcome.results.isEmpty)
     }
 
@@ -145,7 +144,10 @@ extension LiveTests {
       let unknown = await SpeechClient.checkAuthorization(
         for: SpeechRecognitionRequest(source: .device("no_such_source")), configuration)
       #expect(unknown.status == .restricted)
-      #expect(unknown.reason?.isAudioDeviceProblem == true)
+      #expect(
+        unknown.reason
+          == .captureSourceNotFound(
+            name: "no_such_source", available: ["virtual_mic", "virtual_speaker.monitor"]))
 
       let noModel = await SpeechClient.checkAuthorization(
         for: SpeechRecognitionRequest(

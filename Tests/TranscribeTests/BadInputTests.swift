@@ -1,0 +1,97 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// The binary against input a hostile user would try: each case ends with one line on stderr
+/// that names the problem and the fix, its own exit status, and nothing on stdout.
+extension CommandTests {
+  @Suite(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+  struct BadInputTests {
+    let goForward = SpeechTestData.goForward.path
+
+    /// Checks the common shape of a failure: status, nothing on stdout, one line on stderr.
+    func expectOneLineFailure(
+      _ output: TranscribeProcess.Output, status: Int32,
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+      #expect(output.status == status, "stderr: \(output.stderr)", sourceLocation: sourceLocation)
+      #expect(output.stdout.isEmpty, "stdout: \(output.stdout)", sourceLocation: sourceLocation)
+      #expect(
+        output.stderr.split(separator: "\n").count == 1, "stderr: \(output.stderr)",
+        sourceLocation: sourceLocation)
+      #expect(
+        output.stderr.hasPrefix("transcribe: error: "), "stderr: \(output.stderr)",
+        sourceLocation: sourceLocation)
+    }
+
+    @Test func malformedGrammarPrintsNothingOnStdoutAndTheGrammarsErrorWithItsLine()
+      async throws
+    {
+      let directory = try TemporaryDirectory()
+      let grammar = directory.url.appendingPathComponent("broken.gram")
+      // Not a grammar at all: sphinxbase's lexer echoes such text to stdout unless stopped.
+      try "this is not a grammar at all\n".write(to: grammar, atomically: true, encoding: .utf8)
+      let output = try await TranscribeProcess.run([
+        "--input", goForward, "--grammar", grammar.path,
+      ])
+      expectOneLineFailure(output, status: 10)
+      #expect(output.stderr.contains("'\(grammar.path)'"))
+      #expect(output.stderr.contains("syntax error at line 1"))
+      #expect(!output.stderr.contains("Reinstall"))
+    }
+
+    @Test func keyphraseWithAWordNotInTheDictionaryNamesTheWord() async throws {
+      let output = try await TranscribeProcess.run([
+        "--input", goForward, "--keyphrase", "go flurbix",
+      ])
+      expectOneLineFailure(output, status: 10)
+      #expect(output.stderr.contains("'flurbix'"))
+      #expect(output.stderr.contains("--dict"))
+    }
+
+    @Test func junkDictionaryNamesTheFile() async throws {
+      let directory = try TemporaryDirectory()
+      let dictionary = directory.url.appendingPathComponent("junk.dict")
+      try "hello world junk\nfoo bar\n".write(to: dictionary, atomically: true, encoding: .utf8)
+      let output = try await TranscribeProcess.run([
+        "--input", goForward, "--dict", dictionary.path,
+      ])
+      expectOneLineFailure(output, status: 10)
+      #expect(output.stderr.contains("'\(dictionary.path)'"))
+    }
+
+    @Test(arguments: [["--grammar", "cards"], ["--keyphrase", "forward"]])
+    func acousticModelIsUsedWithAGrammarOrKeyphrase(search: [String]) async throws {
+      var arguments = search
+      if arguments[0] == "--grammar" {
+        arguments[1] = SpeechTestData.directory.appendingPathComponent("cards/cards.gram").path
+      }
+      let output = try await TranscribeProcess.run(
+        ["--input", goForward, "--hmm", "/nonexistent/hmm"] + arguments)
+      expectOneLineFailure(output, status: 5)
+      #expect(output.stderr.contains("'/nonexistent/hmm'"))
+      #expect(output.stderr.contains("--hmm"))
+    }
+
+    @Test(arguments: ["--grammar", "--lm", "--dict", "--hmm"])
+    func missingModelFileIsNamedWithoutAnInstallHint(option: String) async throws {
+      let missing = "/nonexistent/model-file"
+      let output = try await TranscribeProcess.run(["--input", goForward, option, missing])
+      expectOneLineFailure(output, status: 5)
+      #expect(output.stderr.contains("'\(missing)'"))
+      #expect(output.stderr.contains(option))
+      #expect(!output.stderr.contains("apt-get"))
+    }
+
+    @Test func unknownDeviceIsNamedWithTheAvailableSources() async throws {
+      guard let server = try VirtualMicrophone.startIfAvailable("bad-device") else { return }
+      defer { server.stop() }
+      let output = try await TranscribeProcess.run(
+        ["--device", "nonexistent", "--duration", "2"], environment: server.environment)
+      expectOneLineFailure(output, status: 3)
+      #expect(output.stderr.contains("'nonexistent'"))
+      #expect(output.stderr.contains("virtual_mic"))
+      #expect(!output.stderr.contains("does not exist'"))
+    }
+  }
+}
