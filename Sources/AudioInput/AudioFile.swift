@@ -36,6 +36,10 @@ public final class AudioFile: SampleSource {
   /// - Throws: `SpeechClient.Failure.fileUnreadable` when the file is missing, not audio, or has
   ///   no audio in it.
   public init(url: URL) throws(SpeechClient.Failure) {
+    var status = stat()
+    if stat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+      throw .fileUnreadable(path: url.path, reason: "it is a directory")
+    }
     var info = SF_INFO()
     guard let file = sf_open(url.path, Int32(SFM_READ), &info) else {
       throw .fileUnreadable(path: url.path, reason: String(cString: sf_strerror(nil)))

@@ -85,6 +85,21 @@ struct AudioFileTests {
     }
   }
 
+  @Test func directoryIsUnreadableBecauseItIsADirectory() throws {
+    let directory = try TemporaryDirectory()
+    let sources: [(URL) throws(SpeechClient.Failure) -> any SampleSource] = [
+      AudioFile.init(url:), RawAudioFile.init(url:),
+    ]
+    for open in sources {
+      #expect(
+        throws: SpeechClient.Failure.fileUnreadable(
+          path: directory.url.path, reason: "it is a directory")
+      ) {
+        try open(directory.url)
+      }
+    }
+  }
+
   @Test func missingFileIsUnreadable() throws {
     for open in [AudioFile.init(url:), RawAudioFile.init(url:)]
       as [(URL) throws -> any SampleSource]

@@ -93,5 +93,23 @@ extension CommandTests {
       #expect(output.stderr.contains("virtual_mic"))
       #expect(!output.stderr.contains("does not exist'"))
     }
+
+    @Test func directoryAsInputIsADirectory() async throws {
+      let directory = try TemporaryDirectory()
+      let output = try await TranscribeProcess.run(["--input", directory.url.path])
+      expectOneLineFailure(output, status: 6)
+      #expect(output.stderr.contains("'\(directory.url.path)'"))
+      #expect(output.stderr.contains("is a directory"))
+    }
+
+    @Test(arguments: ["tcp:127.0.0.1:9", "unix:/nonexistent/pulse/native", "not a server::"])
+    func badPulseServerAddressIsNamed(address: String) async throws {
+      let output = try await TranscribeProcess.run(
+        ["--duration", "2"], environment: ["PULSE_SERVER": address], timeout: 10)
+      expectOneLineFailure(output, status: 2)
+      #expect(output.stderr.contains(address))
+      #expect(output.stderr.contains("\(address) (from PULSE_SERVER)"))
+      #expect(!output.stderr.contains("default audio server"))
+    }
   }
 }
