@@ -36,6 +36,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case file(URL)
     /// Headerless 16 kHz mono signed 16-bit little-endian samples.
     case rawFile(URL)
+    /// Standard input, e.g. a pipe: an audio file's bytes, or with `raw` headerless 16 kHz mono
+    /// signed 16-bit little-endian samples.
+    case standardInput(raw: Bool)
   }
 
   /// A model choice.

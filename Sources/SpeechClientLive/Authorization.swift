@@ -47,7 +47,7 @@ extension SpeechClient {
     }
     let device: String?
     switch request.source {
-    case .file, .rawFile: return AuthorizationCheck(status: .authorized)
+    case .file, .rawFile, .standardInput: return AuthorizationCheck(status: .authorized)
     case .microphone: device = nil
     case let .device(name): device = name
     }

@@ -43,7 +43,8 @@ struct Transcribe: AsyncParsableCommand {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
-      "Transcribe an audio file instead of the microphone (repeat for several, in order).",
+      "Transcribe an audio file instead of the microphone (repeat for several, in order); "
+        + "- reads standard input.",
       valueName: "file"))
   var input: [String] = []
 
@@ -141,6 +142,10 @@ struct Transcribe: AsyncParsableCommand {
       sources = [(device.map { .device($0) } ?? .microphone, nil)]
     } else {
       for path in input {
+        if path == "-" {
+          sources.append((.standardInput(raw: raw), input.count > 1 ? path : nil))
+          continue
+        }
         let url = URL(fileURLWithPath: path)
         let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))

@@ -87,8 +87,8 @@ struct AudioFileTests {
 
   @Test func directoryIsUnreadableBecauseItIsADirectory() throws {
     let directory = try TemporaryDirectory()
-    let sources: [(URL) throws(SpeechClient.Failure) -> any SampleSource] = [
-      AudioFile.init(url:), RawAudioFile.init(url:),
+    let sources: [(URL) throws -> any SampleSource] = [
+      { try AudioFile(url: $0) }, { try RawAudioFile(url: $0) },
     ]
     for open in sources {
       #expect(
@@ -101,7 +101,7 @@ struct AudioFileTests {
   }
 
   @Test func missingFileIsUnreadable() throws {
-    for open in [AudioFile.init(url:), RawAudioFile.init(url:)]
+    for open in [{ try AudioFile(url: $0) }, { try RawAudioFile(url: $0) }]
       as [(URL) throws -> any SampleSource]
     {
       let error = #expect(throws: SpeechClient.Failure.self) {

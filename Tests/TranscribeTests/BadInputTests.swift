@@ -111,5 +111,51 @@ extension CommandTests {
       #expect(output.stderr.contains("\(address) (from PULSE_SERVER)"))
       #expect(!output.stderr.contains("default audio server"))
     }
+
+    @Test(arguments: [
+      (["--input", "-"], "wav"), (["--input", "-"], "flac"), (["--raw", "-i", "-"], "raw"),
+    ])
+    func standardInputIsReadFromAPipe(arguments: [String], format: String) async throws {
+      let directory = try TemporaryDirectory()
+      let file = directory.url.appendingPathComponent("goforward.\(format)")
+      try runCommand(
+        "/usr/bin/sox",
+        ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward]
+          + (format == "raw" ? ["-t", "raw"] : []) + [file.path])
+      let input = Pipe()
+      let process = TranscribeProcess(arguments)
+      process.process.standardInput = input
+      try process.start()
+      input.fileHandleForWriting.write(try Data(contentsOf: file))
+      try input.fileHandleForWriting.close()
+      let output = await process.wait(timeout: 30)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout == "go forward ten meters\n")
+    }
+
+    @Test func stalledInputThenCtrlCExitsAtOnceWithTheWordsHeardSoFar() async throws {
+      let directory = try TemporaryDirectory()
+      let fifo = directory.url.appendingPathComponent("stalled")
+      try #require(mkfifo(fifo.path, 0o600) == 0)
+      let wav = directory.url.appendingPathComponent("goforward.wav")
+      try runCommand(
+        "/usr/bin/sox",
+        ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward, wav.path])
+      let process = TranscribeProcess(["--input", fifo.path])
+      try process.start()
+      // The writer sends the speech and then goes quiet without closing the FIFO.
+      let writer = try FileHandle(forWritingTo: fifo)
+      defer { try? writer.close() }
+      writer.write(try Data(contentsOf: wav))
+      try await Task.sleep(for: .seconds(3))
+      #expect(process.process.isRunning)
+      let interrupted = ContinuousClock.now
+      kill(process.process.processIdentifier, SIGINT)
+      let output = await process.wait(timeout: 10)
+      let elapsed = ContinuousClock.now - interrupted
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout == "go forward ten meters\n")
+      #expect(elapsed < .seconds(1))
+    }
   }
 }
