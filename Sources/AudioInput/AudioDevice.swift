@@ -101,8 +101,9 @@ extension PulseConnection {
   }
 
   /// The name of the server's default source, or `nil` if it has none.
-  func defaultSourceName(deadline: ContinuousClock.Instant) throws(SpeechClient.Failure) -> String?
-  {
+  func defaultSourceName(
+    deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
+  ) throws(SpeechClient.Failure) -> String? {
     let box = ValueBox<String?>(nil)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard
@@ -117,7 +118,7 @@ extension PulseConnection {
     else {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
-    try wait(for: operation, deadline: deadline) {
+    try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
       SpeechClient.Failure.audioServerUnreachable(
         "\(serverDescription) did not describe itself in time")
     }
@@ -126,7 +127,7 @@ extension PulseConnection {
 
   /// Whether the server has a source with this name.
   func hasSource(
-    named name: String, deadline: ContinuousClock.Instant
+    named name: String, deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
   ) throws(SpeechClient.Failure) -> Bool {
     let box = ValueBox(false)
     let userData = Unmanaged.passUnretained(box).toOpaque()
@@ -141,7 +142,7 @@ extension PulseConnection {
     else {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
-    try wait(for: operation, deadline: deadline) {
+    try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
       SpeechClient.Failure.audioServerUnreachable(
         "\(serverDescription) did not describe its sources in time")
     }

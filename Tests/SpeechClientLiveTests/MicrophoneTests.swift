@@ -242,6 +242,29 @@ extension LiveTests {
       #expect(outcome.text == "")
     }
 
+    @Test func stoppedServerRestrictsWithinTheConnectTimeoutAndCancellingEndsTheCheck()
+      async throws
+    {
+      let server = try VirtualMicrophone.start("hung-check")
+      defer { server.stop() }
+      let pid = try #require(server.pid)
+      kill(pid, SIGSTOP)
+      defer { kill(pid, SIGCONT) }
+      let client = SpeechClient.live(LiveSpeechConfiguration(server: server.server))
+
+      let start = ContinuousClock.now
+      #expect(await client.requestAuthorization() == .restricted)
+      // The promise is 2 s; this is a hang check with room for a busy machine.
+      #expect(ContinuousClock.now - start < .seconds(2.5))
+
+      let checking = Task { await client.requestAuthorization() }
+      try await Task.sleep(for: .milliseconds(300))
+      let cancelled = ContinuousClock.now
+      checking.cancel()
+      #expect(await checking.value == .notDetermined)
+      #expect(ContinuousClock.now - cancelled < .seconds(0.5))
+    }
+
     @Test func stoppedServerIsUnreachableWithinTheConnectTimeout() async throws {
       let server = try VirtualMicrophone.start("hung")
       defer { server.stop() }

@@ -157,5 +157,22 @@ extension CommandTests {
       #expect(output.stdout == "go forward ten meters\n")
       #expect(elapsed < .seconds(1))
     }
+
+    @Test func hungServerAtStartIsReportedWithinTwoSeconds() async throws {
+      guard let server = try VirtualMicrophone.startIfAvailable("cli-hung") else { return }
+      defer { server.stop() }
+      let pid = try #require(server.pid)
+      kill(pid, SIGSTOP)
+      defer { kill(pid, SIGCONT) }
+      let start = ContinuousClock.now
+      let output = try await TranscribeProcess.run(
+        ["--duration", "5"], environment: server.environment, timeout: 15)
+      let elapsed = ContinuousClock.now - start
+      expectOneLineFailure(output, status: 2)
+      #expect(output.stderr.contains(server.server))
+      #expect(output.stderr.contains("within 2 s"))
+      // The promise is 2 s (the connect timeout); the rest is the process starting up.
+      #expect(elapsed < .seconds(2.7))
+    }
   }
 }

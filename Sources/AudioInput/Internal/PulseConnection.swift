@@ -126,10 +126,11 @@ final class PulseConnection {
 
   /// Waits for an operation to complete.
   func wait<E: Error>(
-    for operation: OpaquePointer, deadline: ContinuousClock.Instant, onTimeout: () -> E
+    for operation: OpaquePointer, deadline: ContinuousClock.Instant,
+    stopSignal: StopSignal? = nil, onTimeout: () -> E
   ) throws(E) {
     defer { pa_operation_unref(operation) }
-    try runUntil(deadline: deadline, stopSignal: nil) { () throws(E) -> Bool in
+    try runUntil(deadline: deadline, stopSignal: stopSignal) { () throws(E) -> Bool in
       switch pa_operation_get_state(operation) {
       case PA_OPERATION_RUNNING:
         if pa_context_get_state(context) != PA_CONTEXT_READY { throw onTimeout() }
