@@ -156,8 +156,8 @@ public final class AudioFile: SampleSource {
     sf_close(file)
   }
 
-  /// The file's own sample rate, in Hz (audio below 16 kHz lacks what speech models use).
-  public var sampleRate: Int { Int(info.samplerate) }
+  /// The file's own sample rate, in Hz.
+  public var recordedSampleRate: Int? { Int(info.samplerate) }
 
   /// How much of the file has been read, by frames at its own rate.
   public var progress: Double? {

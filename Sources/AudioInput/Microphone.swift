@@ -93,6 +93,9 @@ public final class Microphone: SampleSource {
     pa_stream_unref(stream)
   }
 
+  /// Unknown: the server converts whatever the source records to the 16 kHz asked for.
+  public var recordedSampleRate: Int? { nil }
+
   /// A microphone has no end.
   public var progress: Double? { nil }
 

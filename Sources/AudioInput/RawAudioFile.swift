@@ -70,6 +70,9 @@ public final class RawAudioFile: SampleSource {
     close(reader.descriptor)
   }
 
+  /// Raw samples are 16 kHz by definition.
+  public var recordedSampleRate: Int? { SampleFormat.sampleRate }
+
   /// How much of the file has been read, by bytes; `nil` for a stream.
   public var progress: Double? {
     guard let size else { return nil }

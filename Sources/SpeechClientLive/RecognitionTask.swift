@@ -80,6 +80,9 @@ final class RecognitionTask: Sendable {
       // once, and the microphone's audio waits in the server's buffer during the load.
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
       isOpeningSource = false
+      if let rate = input.recordedSampleRate, rate < SampleFormat.sampleRate {
+        configuration.warning?(.lowSampleRate(rate))
+      }
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
       var progress = ProgressReporter(report: configuration.progress)

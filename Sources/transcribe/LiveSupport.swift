@@ -14,6 +14,9 @@ enum LiveSupport {
     if request.source.isFile, showsProgress {
       configuration.progress = ProgressLine().update
     }
+    configuration.warning = { warning in
+      Terminal.writeError("transcribe: warning: \(warning.message)\n")
+    }
     var client = SpeechClient.live(configuration)
     let checked = configuration
     // Remember the check's reason, so reporting it needs no second probe (which would double

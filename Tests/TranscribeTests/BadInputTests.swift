@@ -174,5 +174,34 @@ extension CommandTests {
       // The promise is 2 s (the connect timeout); the rest is the process starting up.
       #expect(elapsed < .seconds(2.7))
     }
+
+    @Test(arguments: [false, true])
+    func audioBelow16kHzGetsAOneLineWarningAndIsStillTranscribed(
+      fromStandardInput: Bool
+    )
+      async throws
+    {
+      let directory = try TemporaryDirectory()
+      let low = directory.url.appendingPathComponent("goforward-8k.wav")
+      try runCommand(
+        "/usr/bin/sox",
+        ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward]
+          + ["-r", "8000", low.path])
+      let process = TranscribeProcess(["--input", fromStandardInput ? "-" : low.path])
+      let input = Pipe()
+      if fromStandardInput { process.process.standardInput = input }
+      try process.start()
+      if fromStandardInput {
+        input.fileHandleForWriting.write(try Data(contentsOf: low))
+        try input.fileHandleForWriting.close()
+      }
+      let output = await process.wait(timeout: 30)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      let lines = output.stderr.split(separator: "\n")
+      #expect(lines.count == 1)
+      #expect(lines.first?.hasPrefix("transcribe: warning: ") == true)
+      #expect(output.stderr.contains("8000 Hz"))
+      #expect(output.stderr.contains("below 16 kHz"))
+    }
   }
 }
