@@ -261,13 +261,3 @@ public final class Decoder {
     word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++")
   }
 }
-
-extension DecoderConfiguration.Search: CustomStringConvertible {
-  public var description: String {
-    switch self {
-    case let .languageModel(url): "language model \(url.path)"
-    case let .grammar(url): "grammar \(url.path)"
-    case let .keyphrase(phrase): "key phrase \"\(phrase)\""
-    }
-  }
-}

@@ -138,3 +138,14 @@ public struct DecoderConfiguration: Equatable, Sendable {
     throw isDefault ? .modelMissing(problem) : .modelCorrupt(problem)
   }
 }
+
+extension DecoderConfiguration.Search: CustomStringConvertible {
+  /// The search as messages name it, e.g. `grammar /home/me/cards.gram`.
+  public var description: String {
+    switch self {
+    case let .languageModel(url): "language model \(url.path)"
+    case let .grammar(url): "grammar \(url.path)"
+    case let .keyphrase(phrase): "key phrase \"\(phrase)\""
+    }
+  }
+}
