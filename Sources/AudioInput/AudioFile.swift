@@ -156,6 +156,10 @@ public final class AudioFile: SampleSource {
     sf_close(file)
   }
 
+  /// A stream delivers, after a stop, what it had already taken in (the words heard so far);
+  /// a regular file simply ends.
+  public var drainsWhenStopped: Bool { stream != nil }
+
   /// The file's own sample rate, in Hz.
   public var recordedSampleRate: Int? { Int(info.samplerate) }
 
@@ -170,13 +174,12 @@ public final class AudioFile: SampleSource {
   /// - Throws: `SpeechClient.Failure.fileUnreadable` once the readable audio of a truncated or
   ///   damaged file has been delivered.
   public func read() throws(SpeechClient.Failure) -> [Int16]? {
-    // Stopped: the rest is not decoded, and an end cut short by the stop is no failure.
-    if stopSignal?.isStopped == true { return nil }
     while pending.count < Self.chunkSize, !isAtEnd {
       try fill()
     }
     guard !pending.isEmpty else {
-      if let failureAtEnd { throw failureAtEnd }
+      // An end cut short by a stop is no failure.
+      if let failureAtEnd, stopSignal?.isStopped != true { throw failureAtEnd }
       return nil
     }
     let count = min(Self.chunkSize, pending.count)

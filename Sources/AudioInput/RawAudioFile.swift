@@ -70,6 +70,9 @@ public final class RawAudioFile: SampleSource {
     close(reader.descriptor)
   }
 
+  /// A stream delivers, after a stop, what it had already taken in; a regular file ends.
+  public var drainsWhenStopped: Bool { size == nil }
+
   /// Raw samples are 16 kHz by definition.
   public var recordedSampleRate: Int? { SampleFormat.sampleRate }
 
@@ -102,7 +105,6 @@ public final class RawAudioFile: SampleSource {
     case let .failure(error): throw .fileUnreadable(path: name, reason: error.reason)
     }
     bytesRead += filled - start
-    if reader.isStopped { return nil }
     // A stream may deliver an odd number of bytes at a time; keep the half sample for later.
     if filled % 2 == 1 { leftoverByte = bytes[filled - 1] }
     guard filled >= 2 else { return nil }

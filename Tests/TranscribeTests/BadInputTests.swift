@@ -140,14 +140,31 @@ extension CommandTests {
       let wav = directory.url.appendingPathComponent("goforward.wav")
       try runCommand(
         "/usr/bin/sox",
-        ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward, wav.path])
+        ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward, wav.path]
+          + ["pad", "0", "1"])
       let process = TranscribeProcess(["--input", fifo.path])
       try process.start()
-      // The writer sends the speech and then goes quiet without closing the FIFO.
-      let writer = try FileHandle(forWritingTo: fifo)
-      defer { try? writer.close() }
+      // The writer sends the speech and then goes quiet without closing the FIFO. Opening it
+      // without blocking fails until transcribe has opened it for reading; give up after 10 s
+      // rather than hang if it never does.
+      var descriptor: Int32 = -1
+      let deadline = ContinuousClock.now + .seconds(10)
+      while descriptor < 0, ContinuousClock.now < deadline {
+        descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK)
+        if descriptor < 0 { try await Task.sleep(for: .milliseconds(20)) }
+      }
+      try #require(descriptor >= 0, "transcribe never opened the FIFO")
+      let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+      // Blocking writes from here: the pipe buffer is smaller than the file.
+      _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
       writer.write(try Data(contentsOf: wav))
-      try await Task.sleep(for: .seconds(3))
+      // The utterance ends in the trailing second of silence, and its words are written; then
+      // the stream stalls (a busy machine may decode slowly: wait up to 20 s).
+      let written = ContinuousClock.now + .seconds(20)
+      while process.stdoutSoFar.isEmpty, ContinuousClock.now < written {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      try await Task.sleep(for: .milliseconds(500))
       #expect(process.process.isRunning)
       let interrupted = ContinuousClock.now
       kill(process.process.processIdentifier, SIGINT)
