@@ -30,6 +30,9 @@ public struct LiveSpeechConfiguration: Sendable {
   /// whenever it grew by at least a percent, and with 1 at the end. Never called for the
   /// microphone.
   public var progress: (@Sendable (Double) -> Void)?
+  /// Called on the decoding thread with something the user should know that does not stop the
+  /// task, e.g. audio recorded below 16 kHz.
+  public var warning: (@Sendable (LiveSpeechWarning) -> Void)?
   /// The request `requestAuthorization` checks: its source (is the server reachable, does the
   /// capture source exist) and its model (are the files there). Set it to what the host will
   /// start, e.g. a file source, so a missing audio server does not restrict file transcription.
@@ -44,6 +47,7 @@ public struct LiveSpeechConfiguration: Sendable {
     audioTimeout: Duration = .seconds(3),
     fragmentDuration: Duration = .milliseconds(50),
     progress: (@Sendable (Double) -> Void)? = nil,
+    warning: (@Sendable (LiveSpeechWarning) -> Void)? = nil,
     authorizationRequest: SpeechRecognitionRequest = SpeechRecognitionRequest()
   ) {
     self.server = server
@@ -52,6 +56,7 @@ public struct LiveSpeechConfiguration: Sendable {
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
     self.progress = progress
+    self.warning = warning
     self.authorizationRequest = authorizationRequest
   }
 

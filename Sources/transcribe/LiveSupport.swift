@@ -2,6 +2,7 @@ import AudioInput
 import Foundation
 import SpeechClient
 import SpeechClientLive
+import Synchronization
 
 /// What the command needs from the live module beyond the `SpeechClient` interface: configuring
 /// the live client, the precise reason recognition is not authorized, and the device list.
@@ -13,8 +14,23 @@ enum LiveSupport {
     if request.source.isFile, showsProgress {
       configuration.progress = ProgressLine().update
     }
-    return .live(configuration)
+    configuration.warning = { warning in
+      Terminal.writeError("transcribe: warning: \(warning.message)\n")
+    }
+    var client = SpeechClient.live(configuration)
+    let checked = configuration
+    // Remember the check's reason, so reporting it needs no second probe (which would double
+    // the wait for a hung server).
+    client.requestAuthorization = {
+      let check = await SpeechClient.checkAuthorization(for: request, checked)
+      lastCheck.withLock { $0 = (request, check) }
+      return check.status
+    }
+    return client
   }
+
+  /// The last authorization check of a client made by ``client(for:verbose:)``.
+  private static let lastCheck = Mutex<(SpeechRecognitionRequest, AuthorizationCheck)?>(nil)
 
   /// Progress goes to standard error when it is a terminal. When the transcript goes to the same
   /// terminal, the progress line takes the row the live words would use, and the renderer writes
@@ -29,7 +45,10 @@ enum LiveSupport {
   ) async
     -> SpeechClient.Failure?
   {
-    await SpeechClient.checkAuthorization(for: request).reason
+    if let (checked, check) = lastCheck.withLock({ $0 }), checked == request {
+      return check.reason
+    }
+    return await SpeechClient.checkAuthorization(for: request).reason
   }
 
   /// Prints the capture sources for `--list-devices`: name, then description; `*` marks the

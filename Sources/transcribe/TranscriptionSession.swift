@@ -138,6 +138,7 @@ final class TranscriptionSession {
     case .microphone: return "Listening to the default microphone. Press Ctrl-C to stop."
     case .device(let name): return "Listening to \(name). Press Ctrl-C to stop."
     case .file(let url), .rawFile(let url): return "Transcribing \(url.path)…"
+    case .standardInput: return "Transcribing standard input…"
     }
   }
 
@@ -158,7 +159,7 @@ extension SpeechRecognitionRequest.AudioSource {
   /// Whether the audio comes from a file (which has progress) rather than a capture source.
   var isFile: Bool {
     switch self {
-    case .file, .rawFile: true
+    case .file, .rawFile, .standardInput: true
     case .microphone, .device: false
     }
   }
