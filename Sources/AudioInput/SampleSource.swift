@@ -24,6 +24,10 @@ public protocol SampleSource: AnyObject {
   /// The length of the whole input in seconds, or `nil` for a source without an end.
   var totalDuration: TimeInterval? { get }
 
+  /// The sample rate the audio was recorded at, in Hz, before conversion to 16 kHz, or `nil`
+  /// when unknown. Below 16 kHz the audio lacks frequencies speech models rely on.
+  var recordedSampleRate: Int? { get }
+
   /// Whether reads after a stop still deliver what was captured before it (a microphone),
   /// rather than the task ending at once (a file: the rest is simply not decoded).
   var drainsWhenStopped: Bool { get }

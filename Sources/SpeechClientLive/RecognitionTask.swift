@@ -76,11 +76,16 @@ final class RecognitionTask: Sendable {
     decoderConfiguration.reportsPartialResults = request.shouldReportPartialResults
     var transcript = Transcript()
     var decoder: Decoder?
+    var isOpeningSource = true
     do {
       try decoderConfiguration.validate()
       // The source opens before the model loads, so server and file problems are reported at
       // once, and the microphone's audio waits in the server's buffer during the load.
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
+      isOpeningSource = false
+      if let rate = input.recordedSampleRate, rate < SampleFormat.sampleRate {
+        configuration.warning?(.lowSampleRate(rate))
+      }
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
       var position = AudioPosition(total: input.totalDuration)
@@ -105,8 +110,9 @@ final class RecognitionTask: Sendable {
       if let decoder {
         if let words = try? decoder.finish() { transcript.apply(.utterance(words)) }
         continuation.yield(transcript.result(isFinal: true))
-      } else if stopSignal.isStopped, error.isAudioDeviceProblem {
-        // Stopped while still connecting: nothing was heard, and nothing went wrong.
+      } else if stopSignal.isStopped, isOpeningSource {
+        // Stopped while still connecting, or waiting for a stream's first bytes: nothing was
+        // heard, and nothing went wrong.
         continuation.yield(transcript.result(isFinal: true))
         continuation.finish()
         return

@@ -49,7 +49,8 @@ struct Transcribe: AsyncParsableCommand {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
-      "Transcribe an audio file instead of the microphone (repeat for several, in order).",
+      "Transcribe an audio file instead of the microphone (repeat for several, in order); "
+        + "- reads standard input.",
       valueName: "file"))
   var input: [String] = []
 
@@ -139,9 +140,12 @@ struct Transcribe: AsyncParsableCommand {
     let dictionary = dict.map { URL(fileURLWithPath: $0) }
     let model: SpeechRecognitionRequest.Model
     if let grammar {
-      model = .grammar(URL(fileURLWithPath: grammar), dictionary: dictionary)
+      model = .grammar(
+        URL(fileURLWithPath: grammar), dictionary: dictionary,
+        acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if let keyphrase {
-      model = .keyphrase(keyphrase, dictionary: dictionary)
+      model = .keyphrase(
+        keyphrase, dictionary: dictionary, acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if hmm != nil || lm != nil || dict != nil {
       model = .custom(
         acousticModel: hmm.map { URL(fileURLWithPath: $0) },
@@ -174,6 +178,10 @@ struct Transcribe: AsyncParsableCommand {
       sources = [(device.map { .device($0) } ?? .microphone, nil)]
     } else {
       for path in input {
+        if path == "-" {
+          sources.append((.standardInput(raw: raw), input.count > 1 ? path : nil))
+          continue
+        }
         let url = URL(fileURLWithPath: path)
         let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))

@@ -83,6 +83,7 @@ final class TranscriptionSession {
     case .microphone: return "Listening to the default microphone. Press Ctrl-C to stop."
     case .device(let name): return "Listening to \(name). Press Ctrl-C to stop."
     case .file(let url), .rawFile(let url): return "Transcribing \(url.path)…"
+    case .standardInput: return "Transcribing standard input…"
     }
   }
 

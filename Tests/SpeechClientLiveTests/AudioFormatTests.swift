@@ -33,6 +33,36 @@ extension LiveTests {
       #expect(outcome.text == "go forward ten meters")
     }
 
+    @Test(arguments: [("wav", 32), ("wav", 64), ("caf", 32)])
+    func floatFilesOf16kHzMonoGiveTheWords(format: String, bits: Int) async throws {
+      let directory = try TemporaryDirectory()
+      let converted = directory.file("goforward-float\(bits).\(format)")
+      try soxConvertGoForward(to: converted, format: ["-e", "floating-point", "-b", "\(bits)"])
+      let outcome = await transcribe(.file(converted))
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+    }
+
+    @Test func audioRecordedBelow16kHzIsDecodedWithOneWarning() async throws {
+      let directory = try TemporaryDirectory()
+      let low = directory.file("goforward-8k.wav")
+      let normal = directory.file("goforward-16k.wav")
+      try soxConvertGoForward(to: low, format: ["-r", "8000"])
+      try soxConvertGoForward(to: normal)
+      for (file, expected) in [(low, [LiveSpeechWarning.lowSampleRate(8000)]), (normal, [])] {
+        let warnings = LockIsolated<[LiveSpeechWarning]>([])
+        let outcome = await transcribe(
+          .file(file),
+          configuration: LiveSpeechConfiguration(warning: { warning in
+            warnings.withValue { $0.append(warning) }
+          }))
+        #expect(outcome.error == nil)
+        #expect(outcome.last?.isFinal == true)
+        #expect(warnings.value == expected, "\(file.lastPathComponent)")
+      }
+      #expect(LiveSpeechWarning.lowSampleRate(8000).message.contains("below 16 kHz"))
+    }
+
     @Test func truncatedFileDeliversItsWordsThenFailsAsTruncated() async throws {
       let directory = try TemporaryDirectory()
       let whole = directory.file("whole.wav")

@@ -115,7 +115,7 @@ extension CommandTests {
       let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
       let output = try await TranscribeProcess.run(
         ["--preview", "--duration", "4"], timeout: 30, standardOutput: full)
-      #expect(output.status == 10)
+      #expect(output.status == 11)
       #expect(output.stderr.split(separator: "\n").count == 1)
       #expect(output.stderr.hasPrefix("transcribe: error: cannot write the transcript"))
     }
@@ -132,7 +132,7 @@ extension CommandTests {
       process.waitUntilExit()
       let stderr = String(
         decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      #expect(process.terminationStatus == 10)
+      #expect(process.terminationStatus == 11)
       #expect(stderr.split(separator: "\n").count == 1)
       #expect(stderr.contains("standard output is closed"))
     }
