@@ -132,7 +132,7 @@ struct TranscriptRenderer {
   private mutating func announceStopping() -> [Output] {
     saidStopping = true
     guard stderrIsTerminal else { return [] }
-    return [.stderr(Self.clearLine + "Stopping… (press Ctrl-C again to quit at once)\n")]
+    return [.stderr(Self.clearLine + "Stopping… (Ctrl-C quits at once)\n")]
   }
 
   // MARK: - Formats

@@ -122,7 +122,7 @@ import Testing
     let stopping = renderer.render(state([segment("go", 0)], status: .finishing))
     #expect(
       stopping == [
-        .stdout(clear), .stderr(clear + "Stopping… (press Ctrl-C again to quit at once)\n"),
+        .stdout(clear), .stderr(clear + "Stopping… (Ctrl-C quits at once)\n"),
         .stdout("go"),
       ])
     #expect(renderer.render(state([segment("go", 0)], status: .finishing)).isEmpty)
