@@ -182,7 +182,9 @@ func capturedDependencies(of model: Any) -> DependencyValues {
   }
   visit(model, depth: 0)
   if let values { return values }
-  if type(of: model) is AnyClass, let values = DependencyObjects.shared.values(of: model as AnyObject) {
+  if type(of: model) is AnyClass,
+    let values = DependencyObjects.shared.values(of: model as AnyObject)
+  {
     return values
   }
   return DependencyValues._current

@@ -127,11 +127,10 @@ public struct DependencyClientMacro: MemberMacro {
       {
         statements = ["return \(only.trimmedDescription)"]
       }
+      // The closure already matches the endpoint's type (it compiles as the property's value),
+      // so its signature — or its use of `$0` — is kept as written.
       let signature = closure.signature.map { "\($0.trimmedDescription) " } ?? ""
-      let shorthand =
-        closure.signature == nil && !function.parameters.isEmpty
-        ? wildcards(count: function.parameters.count) + " in " : ""
-      return "{ \(signature)\(shorthand)\n\(([report] + statements).joined(separator: "\n"))\n}"
+      return "{ \(signature)\n\(([report] + statements).joined(separator: "\n"))\n}"
     }
     if let initializer {
       // A default that is not a closure literal (a function name): call it after reporting.

@@ -1,0 +1,150 @@
+import Dependencies
+import Testing
+
+struct Request: Sendable, Equatable {
+  var path: String
+}
+
+/// A client of the same shape as `SpeechClient`: a non-throwing endpoint with a default, an
+/// endpoint that returns a stream, and a `Void` one; plus a throwing and an optional endpoint.
+@DependencyClient
+struct TranscriberClient: Sendable {
+  enum Status: Equatable, Sendable { case notDetermined, authorized }
+
+  var requestAuthorization: @Sendable () async -> Status = { .notDetermined }
+  var startTask: @Sendable (Request) async throws -> AsyncThrowingStream<String, any Error>
+  var finishTask: @Sendable () async -> Void
+  var lastTranscript: @Sendable () -> String?
+  var load: @Sendable (_ id: Int, _ name: String) throws -> [String]
+  var label: String = "transcriber"
+}
+
+/// A client with a required non-closure property.
+@DependencyClient
+struct NamedClient {
+  var name: String
+  var greet: (String) -> String = { "Hello, \($0)" }
+}
+
+private func messages(_ issue: Issue) -> String {
+  issue.comments.map(\.rawValue).joined()
+}
+
+@Suite struct DependencyClientTests {
+  @Test func unimplementedThrowingEndpointReportsItsNameAndThrows() async {
+    let client = TranscriberClient()
+    await withKnownIssue {
+      await #expect(throws: UnimplementedEndpoint("TranscriberClient.startTask")) {
+        _ = try await client.startTask(Request(path: "a.wav"))
+      }
+    } matching: { issue in
+      messages(issue).contains("'TranscriberClient.startTask'")
+    }
+  }
+
+  @Test func unimplementedEndpointWithADefaultReportsAndReturnsTheDefault() async {
+    let client = TranscriberClient()
+    var status: TranscriberClient.Status?
+    await withKnownIssue {
+      status = await client.requestAuthorization()
+    } matching: { issue in
+      messages(issue).contains("'TranscriberClient.requestAuthorization'")
+    }
+    #expect(status == .notDetermined)
+  }
+
+  @Test func unimplementedVoidEndpointReports() async {
+    let client = TranscriberClient()
+    await withKnownIssue {
+      await client.finishTask()
+    } matching: { issue in
+      messages(issue).contains("'TranscriberClient.finishTask'")
+    }
+  }
+
+  @Test func unimplementedOptionalEndpointReportsAndReturnsNil() {
+    let client = TranscriberClient()
+    var transcript: String? = "not called"
+    withKnownIssue {
+      transcript = client.lastTranscript()
+    } matching: { issue in
+      messages(issue).contains("'TranscriberClient.lastTranscript'")
+    }
+    #expect(transcript == nil)
+  }
+
+  @Test func unimplementedEndpointWithSeveralArgumentsThrows() {
+    let client = TranscriberClient()
+    withKnownIssue {
+      #expect(throws: UnimplementedEndpoint("TranscriberClient.load")) {
+        _ = try client.load(1, "one")
+      }
+    }
+  }
+
+  @Test func overriddenEndpointsWorkAndReportNothing() async throws {
+    var client = TranscriberClient(requestAuthorization: { .authorized })
+    client.startTask = { request in
+      AsyncThrowingStream { continuation in
+        continuation.yield("heard \(request.path)")
+        continuation.finish()
+      }
+    }
+    #expect(await client.requestAuthorization() == .authorized)
+    var heard: [String] = []
+    for try await text in try await client.startTask(Request(path: "a.wav")) {
+      heard.append(text)
+    }
+    #expect(heard == ["heard a.wav"])
+    #expect(client.label == "transcriber")
+  }
+
+  @Test func initializerTakesEveryEndpointInOrder() async throws {
+    let client = TranscriberClient(
+      requestAuthorization: { .authorized },
+      startTask: { _ in AsyncThrowingStream { $0.finish() } },
+      finishTask: {},
+      lastTranscript: { "last" },
+      load: { id, name in ["\(id)", name] },
+      label: "custom"
+    )
+    #expect(await client.requestAuthorization() == .authorized)
+    await client.finishTask()
+    #expect(client.lastTranscript() == "last")
+    #expect(try client.load(2, "two") == ["2", "two"])
+    #expect(client.label == "custom")
+  }
+
+  @Test func nonClosurePropertiesWithoutADefaultAreRequired() {
+    let client = NamedClient(name: "blob")
+    #expect(client.name == "blob")
+    withKnownIssue {
+      #expect(client.greet("you") == "Hello, you")
+    } matching: { issue in
+      messages(issue).contains("'NamedClient.greet'")
+    }
+  }
+
+  @Test func overridingOneEndpointInWithDependenciesLeavesTheOthersUnimplemented() async {
+    await withDependencies {
+      $0.transcriberClient.requestAuthorization = { .authorized }
+    } operation: {
+      @Dependency(\.transcriberClient) var client
+      #expect(await client.requestAuthorization() == .authorized)
+      await withKnownIssue {
+        await client.finishTask()
+      }
+    }
+  }
+}
+
+extension TranscriberClient: TestDependencyKey {
+  static let testValue = TranscriberClient()
+}
+
+extension DependencyValues {
+  var transcriberClient: TranscriberClient {
+    get { self[TranscriberClient.self] }
+    set { self[TranscriberClient.self] = newValue }
+  }
+}
