@@ -26,7 +26,10 @@ import IssueReporting
 /// closure (any value of the type will do: it is only returned after the failure is reported);
 /// the macro reports an error until it has one. Properties that are not closures become
 /// parameters too, keeping their default when they have one.
-@attached(member, names: named(init))
+///
+/// An endpoint whose closure type names its parameters, `var fetch: (_ id: Int) async throws ->
+/// User`, also gets a method that takes them as labels: `try await client.fetch(id: 1)`.
+@attached(member, names: named(init), arbitrary)
 public macro DependencyClient() =
   #externalMacro(module: "DependenciesMacros", type: "DependencyClientMacro")
 

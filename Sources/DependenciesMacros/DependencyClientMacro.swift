@@ -25,6 +25,7 @@ public struct DependencyClientMacro: MemberMacro {
     let clientName = structDecl.name.trimmedDescription
     var parameters: [String] = []
     var assignments: [String] = []
+    var methods: [DeclSyntax] = []
     var failed = false
 
     for member in structDecl.memberBlock.members {
@@ -59,6 +60,11 @@ public struct DependencyClientMacro: MemberMacro {
             continue
           }
           parameters.append("\(label): @escaping \(type) = \(defaultClosure)")
+          if let method = labeledMethod(
+            name: name, function: function, access: accessModifier(of: variable))
+          {
+            methods.append(method)
+          }
         } else if let initializer = binding.initializer?.value {
           parameters.append("\(label): \(type) = \(initializer.trimmedDescription)")
         } else if type.is(OptionalTypeSyntax.self)
@@ -84,7 +90,44 @@ public struct DependencyClientMacro: MemberMacro {
       \(raw: assignments.joined(separator: "\n"))
       }
       """
-    return [initializer]
+    return [initializer] + methods
+  }
+
+  private static func accessModifier(of variable: VariableDeclSyntax) -> String {
+    variable.modifiers.first {
+      [.keyword(.public), .keyword(.package)].contains($0.name.tokenKind)
+    }.map { "\($0.name.text) " } ?? ""
+  }
+
+  /// For an endpoint whose closure type names its parameters (`(_ id: Int) -> User`), a method
+  /// that takes them as argument labels (`client.fetch(id: 1)`) and calls the closure.
+  private static func labeledMethod(
+    name: String, function: FunctionTypeSyntax, access: String
+  ) -> DeclSyntax? {
+    guard function.parameters.contains(where: { $0.secondName != nil }) else { return nil }
+    var parameters: [String] = []
+    var arguments: [String] = []
+    for (offset, parameter) in function.parameters.enumerated() {
+      let label = parameter.secondName?.text ?? "_"
+      parameters.append("\(label) p\(offset): \(parameter.type.trimmedDescription)")
+      if let attributed = parameter.type.as(AttributedTypeSyntax.self),
+        attributed.trimmedDescription.hasPrefix("inout ")
+      {
+        arguments.append("&p\(offset)")
+      } else {
+        arguments.append("p\(offset)")
+      }
+    }
+    var call = "self.\(name)(\(arguments.joined(separator: ", ")))"
+    if function.effectSpecifiers?.asyncSpecifier != nil { call = "await " + call }
+    if function.effectSpecifiers?.throwsClause != nil { call = "try " + call }
+    let effects = function.effectSpecifiers.map { " \($0.trimmedDescription)" } ?? ""
+    return """
+      \(raw: access)func \(raw: name)(\(raw: parameters.joined(separator: ", ")))\(raw: effects) \
+      \(raw: function.returnClause.trimmedDescription) {
+      \(raw: call)
+      }
+      """
   }
 
   /// Whether a binding stores a value (no `get`/`set`, only observers at most).

@@ -148,3 +148,16 @@ extension DependencyValues {
     set { self[TranscriberClient.self] = newValue }
   }
 }
+
+@DependencyClient
+struct UserClient: Sendable {
+  var fetch: @Sendable (_ id: Int, _ verbose: Bool) async throws -> String
+}
+
+@Suite struct DependencyClientLabeledEndpointTests {
+  @Test func namedClosureParametersBecomeMethodLabels() async throws {
+    let client = UserClient(fetch: { id, verbose in verbose ? "user \(id)!" : "user \(id)" })
+    #expect(try await client.fetch(id: 1, verbose: true) == "user 1!")
+    #expect(try await client.fetch(2, false) == "user 2")
+  }
+}
