@@ -49,6 +49,22 @@ public struct Dependency<Value>: Sendable {
       column: column)
   }
 
+  /// Reads the dependency with `read`, naming it `name` in reported issues (for wrappers defined
+  /// by other modules of this package, such as `DependenciesTestSupport`).
+  package init(
+    name: String?,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt,
+    read: @escaping @Sendable (DependencyValues) -> Value
+  ) {
+    self.initialValues = DependencyValues._current
+    self.read = read
+    self.access = DependencyAccess(
+      explicitName: name, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
   /// The current value of the dependency.
   ///
   /// Values overridden where it is read win over the ones captured when the wrapper was created.

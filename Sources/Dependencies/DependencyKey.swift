@@ -86,3 +86,21 @@ extension DependencyKey {
     return Self.previewValue
   }
 }
+
+extension TestDependencyKey {
+  /// Whether an unimplemented `testValue` should report its use as a test failure right now.
+  ///
+  /// It is `false` while `withDependencies` or `prepareDependencies` overrides values: there a
+  /// read only happens because a field of the value is being written. A hand-written
+  /// unimplemented value can check it before reporting:
+  ///
+  /// ```swift
+  /// static var testValue: Client {
+  ///   if shouldReportUnimplemented { reportIssue("Client is unimplemented") }
+  ///   return Client(...)
+  /// }
+  /// ```
+  public static var shouldReportUnimplemented: Bool {
+    !DependencyValues.isSetting
+  }
+}

@@ -69,7 +69,10 @@ public struct DependencyValues: Sendable {
         }
         return value
       }
-      return cachedValues.value(for: Key.self, context: context, function: function)
+      return cachedValues.value(
+        for: Key.self,
+        context: storage[ObjectIdentifier(DependencyContextKey.self)] as? DependencyContext,
+        function: function)
     }
     set {
       if let preparationID = DependencyValues.preparationID {

@@ -4,5 +4,8 @@ import SwiftSyntaxMacros
 /// The compiler plug-in that provides the `Dependencies` module's macros.
 @main
 struct DependenciesMacrosPlugin: CompilerPlugin {
-  let providingMacros: [any Macro.Type] = [DependencyClientMacro.self]
+  let providingMacros: [any Macro.Type] = [
+    DependencyClientMacro.self,
+    DependencyEntryMacro.self,
+  ]
 }

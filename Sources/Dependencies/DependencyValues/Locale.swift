@@ -18,6 +18,24 @@ extension DependencyValues {
   }
 }
 
+extension DependencyValues {
+  /// The user's preferred locales, most preferred first.
+  ///
+  /// Live and preview: from the user's preferred languages. Test: fails the test when read
+  /// without an override. Set it to a fixed list: `$0.preferredLocales = [Locale(identifier:
+  /// "de_DE")]`.
+  public var preferredLocales: [Locale] {
+    get { self[PreferredLocalesKey.self] }
+    set { self[PreferredLocalesKey.self] = newValue }
+  }
+}
+
+private enum PreferredLocalesKey: DependencyKey {
+  static var liveValue: [Locale] {
+    Locale.preferredLanguages.map { Locale(identifier: $0) }
+  }
+}
+
 private enum LocaleKey: DependencyKey {
   static var liveValue: Locale { .autoupdatingCurrent }
 }

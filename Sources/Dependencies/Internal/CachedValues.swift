@@ -25,17 +25,22 @@ import IssueReporting
 
   private let lock = NSRecursiveLock()
   private var cached: [CacheKey: Entry] = [:]
+  /// Whether `prepareDependencies` ever set the context, so reads can skip looking for it.
+  private var hasPreparedContext = false
 
   init() {}
 
+  /// The default value of a key in `context`, or, when no scope set one, in the context set by
+  /// `prepareDependencies` or else the default context.
   func value<Key: TestDependencyKey>(
-    for key: Key.Type, context: DependencyContext, function: StaticString
+    for key: Key.Type, context: DependencyContext?, function: StaticString
   ) -> Key.Value {
+    lock.lock()
+    defer { lock.unlock() }
+    let context = context ?? preparedContextLocked() ?? .default
     let cacheKey = CacheKey(
       key: ObjectIdentifier(key), context: context,
       test: context == .test ? TestScope.currentID() : nil)
-    lock.lock()
-    defer { lock.unlock() }
     if let entry = cached[cacheKey], let value = entry.value as? Key.Value {
       return value
     }
@@ -68,6 +73,7 @@ import IssueReporting
       return
     }
     cached[cacheKey] = Entry(value: value, preparationID: preparationID)
+    if key == DependencyContextKey.self { hasPreparedContext = true }
   }
 
   private static func makeDefault<Key: TestDependencyKey>(
@@ -91,11 +97,27 @@ import IssueReporting
     }
   }
 
+  /// The context set by `prepareDependencies`, if any, for the running test.
+  func preparedContext() -> DependencyContext? {
+    lock.lock()
+    defer { lock.unlock() }
+    return preparedContextLocked()
+  }
+
+  private func preparedContextLocked() -> DependencyContext? {
+    guard hasPreparedContext else { return nil }
+    let cacheKey = CacheKey(
+      key: ObjectIdentifier(DependencyContextKey.self), context: .default,
+      test: DependencyContext.default == .test ? TestScope.currentID() : nil)
+    return cached[cacheKey]?.value as? DependencyContext
+  }
+
   /// Forgets every cached value.
   public func resetCache() {
     lock.lock()
     defer { lock.unlock() }
     cached = [:]
+    hasPreparedContext = false
   }
 
   /// Forgets the values cached for XCTest test cases (their ids are the observer's counter).
