@@ -59,3 +59,20 @@ public func _reportUnimplementedEndpoint(_ endpoint: String) {
     'withDependencies', with a closure that gives what the test needs.
     """)
 }
+
+/// Makes one closure property of a struct default to an unimplemented closure that reports an
+/// issue naming `Type.property` when called, and adds a method that takes the closure's named
+/// parameters as argument labels (or is named `method`).
+///
+/// ```swift
+/// struct Analytics {
+///   @DependencyEndpoint var track: (_ event: String) -> Void
+/// }
+/// Analytics().track(event: "opened")   // fails the test: the endpoint is unimplemented
+/// ```
+///
+/// `@DependencyClient` gives every endpoint of a client this default without the attribute.
+@attached(accessor, names: named(get), named(set))
+@attached(peer, names: arbitrary)
+public macro DependencyEndpoint(method: String = "") =
+  #externalMacro(module: "DependenciesMacros", type: "DependencyEndpointMacro")

@@ -25,6 +25,7 @@ public struct DependencyClientMacro: MemberMacro {
     let clientName = structDecl.name.trimmedDescription
     var parameters: [String] = []
     var assignments: [String] = []
+    var lateAssignments: [String] = []
     var methods: [DeclSyntax] = []
     var failed = false
 
@@ -60,8 +61,10 @@ public struct DependencyClientMacro: MemberMacro {
             continue
           }
           parameters.append("\(label): @escaping \(type) = \(defaultClosure)")
-          if let method = labeledMethod(
-            name: name, function: function, access: accessModifier(of: variable))
+          // `@DependencyEndpoint` adds the labelled method itself.
+          if !hasEndpointAttribute(variable),
+            let method = labeledMethod(
+              name: name, function: function, access: accessModifier(of: variable))
           {
             methods.append(method)
           }
@@ -74,7 +77,12 @@ public struct DependencyClientMacro: MemberMacro {
         } else {
           parameters.append("\(label): \(type)")
         }
-        assignments.append("self.\(name) = \(name)")
+        // An endpoint marked `@DependencyEndpoint` is computed: set it once `self` is whole.
+        if hasEndpointAttribute(variable) {
+          lateAssignments.append("self.\(name) = \(name)")
+        } else {
+          assignments.append("self.\(name) = \(name)")
+        }
       }
     }
     if failed { return [] }
@@ -87,13 +95,19 @@ public struct DependencyClientMacro: MemberMacro {
       \(raw: access)init(
       \(raw: parameters.joined(separator: ",\n"))
       ) {
-      \(raw: assignments.joined(separator: "\n"))
+      \(raw: (assignments + lateAssignments).joined(separator: "\n"))
       }
       """
     return [initializer] + methods
   }
 
-  private static func accessModifier(of variable: VariableDeclSyntax) -> String {
+  static func hasEndpointAttribute(_ variable: VariableDeclSyntax) -> Bool {
+    variable.attributes.contains {
+      $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "DependencyEndpoint"
+    }
+  }
+
+  static func accessModifier(of variable: VariableDeclSyntax) -> String {
     variable.modifiers.first {
       [.keyword(.public), .keyword(.package)].contains($0.name.tokenKind)
     }.map { "\($0.name.text) " } ?? ""
@@ -101,10 +115,11 @@ public struct DependencyClientMacro: MemberMacro {
 
   /// For an endpoint whose closure type names its parameters (`(_ id: Int) -> User`), a method
   /// that takes them as argument labels (`client.fetch(id: 1)`) and calls the closure.
-  private static func labeledMethod(
-    name: String, function: FunctionTypeSyntax, access: String
+  static func labeledMethod(
+    name: String, function: FunctionTypeSyntax, access: String, methodName: String? = nil
   ) -> DeclSyntax? {
-    guard function.parameters.contains(where: { $0.secondName != nil }) else { return nil }
+    guard methodName != nil || function.parameters.contains(where: { $0.secondName != nil })
+    else { return nil }
     var parameters: [String] = []
     var arguments: [String] = []
     for (offset, parameter) in function.parameters.enumerated() {
@@ -123,7 +138,7 @@ public struct DependencyClientMacro: MemberMacro {
     if function.effectSpecifiers?.throwsClause != nil { call = "try " + call }
     let effects = function.effectSpecifiers.map { " \($0.trimmedDescription)" } ?? ""
     return """
-      \(raw: access)func \(raw: name)(\(raw: parameters.joined(separator: ", ")))\(raw: effects) \
+      \(raw: access)func \(raw: methodName ?? name)(\(raw: parameters.joined(separator: ", ")))\(raw: effects) \
       \(raw: function.returnClause.trimmedDescription) {
       \(raw: call)
       }
@@ -144,7 +159,7 @@ public struct DependencyClientMacro: MemberMacro {
   }
 
   /// The function type of a property, looking through attributes and parentheses.
-  private static func functionType(of type: TypeSyntax) -> FunctionTypeSyntax? {
+  static func functionType(of type: TypeSyntax) -> FunctionTypeSyntax? {
     if let function = type.as(FunctionTypeSyntax.self) { return function }
     if let attributed = type.as(AttributedTypeSyntax.self) {
       return functionType(of: attributed.baseType)
@@ -158,7 +173,7 @@ public struct DependencyClientMacro: MemberMacro {
   }
 
   /// The closure an endpoint defaults to, or `nil` when there is no honest result to give.
-  private static func unimplementedClosure(
+  static func unimplementedClosure(
     function: FunctionTypeSyntax, initializer: ExprSyntax?, endpoint: String
   ) -> String? {
     let report = "Dependencies._reportUnimplementedEndpoint(\(literal(endpoint)))"

@@ -6,6 +6,7 @@ import SwiftSyntaxMacros
 struct DependenciesMacrosPlugin: CompilerPlugin {
   let providingMacros: [any Macro.Type] = [
     DependencyClientMacro.self,
+    DependencyEndpointMacro.self,
     DependencyEntryMacro.self,
   ]
 }
