@@ -161,3 +161,48 @@ struct UserClient: Sendable {
     #expect(try await client.fetch(2, false) == "user 2")
   }
 }
+
+/// Exactly `SpeechClient`'s endpoint shapes: nothing throws, so each endpoint with a result
+/// carries the default it returns after the failure is reported.
+@DependencyClient
+struct SpeechShapedClient: Sendable {
+  var requestAuthorization: @Sendable () async -> TranscriberClient.Status = { .notDetermined }
+  var startTask: @Sendable (Request) async -> AsyncThrowingStream<String, any Error> = { _ in
+    AsyncThrowingStream { $0.finish(throwing: UnimplementedEndpoint("startTask")) }
+  }
+  var finishTask: @Sendable () async -> Void
+}
+
+@Suite struct SpeechShapedClientTests {
+  @Test func unimplementedStreamEndpointReportsAndEndsItsStreamWithAnError() async {
+    let client = SpeechShapedClient()
+    await withKnownIssue {
+      let stream = await client.startTask(Request(path: "mic"))
+      await #expect(throws: UnimplementedEndpoint("startTask")) {
+        for try await _ in stream {}
+      }
+    } matching: { issue in
+      messages(issue).contains("'SpeechShapedClient.startTask'")
+    }
+  }
+
+  @Test func storyOverridesOnlyWhatItUses() async {
+    await withDependencies {
+      $0.speechShaped.requestAuthorization = { .authorized }
+    } operation: {
+      @Dependency(\.speechShaped) var client
+      #expect(await client.requestAuthorization() == .authorized)
+    }
+  }
+}
+
+extension SpeechShapedClient: TestDependencyKey {
+  static let testValue = SpeechShapedClient()
+}
+
+extension DependencyValues {
+  var speechShaped: SpeechShapedClient {
+    get { self[SpeechShapedClient.self] }
+    set { self[SpeechShapedClient.self] = newValue }
+  }
+}
