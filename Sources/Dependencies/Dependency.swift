@@ -68,20 +68,15 @@ public struct Dependency<Value>: Sendable {
   /// The current value of the dependency.
   ///
   /// Values overridden where it is read win over the ones captured when the wrapper was created.
-  /// While the value is read — and, the first time, its default created — the merged values are
-  /// the current ones, so a default that reads other dependencies sees the same overrides.
+  /// If the value's default has to be created, it is created with these merged values as the
+  /// current ones, so a default that reads other dependencies sees the same overrides.
   public var wrappedValue: Value {
     let current = DependencyValues._current
-    if initialValues.storage.isEmpty, initialValues.cachedValues === current.cachedValues {
-      return DependencyValues.$currentAccess.withValue(access) {
-        read(current)
-      }
-    }
-    let values = initialValues.merging(current)
+    let values =
+      initialValues.storage.isEmpty && initialValues.cachedValues === current.cachedValues
+      ? current : initialValues.merging(current)
     return DependencyValues.$currentAccess.withValue(access) {
-      DependencyValues.$_current.withValue(values) {
-        read(values)
-      }
+      read(values)
     }
   }
 }

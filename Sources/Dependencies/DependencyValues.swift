@@ -72,7 +72,8 @@ public struct DependencyValues: Sendable {
       return cachedValues.value(
         for: Key.self,
         context: storage[ObjectIdentifier(DependencyContextKey.self)] as? DependencyContext,
-        function: function)
+        function: function,
+        creatingWith: self)
     }
     set {
       if let preparationID = DependencyValues.preparationID {

@@ -31,9 +31,11 @@ import IssueReporting
   init() {}
 
   /// The default value of a key in `context`, or, when no scope set one, in the context set by
-  /// `prepareDependencies` or else the default context.
+  /// `prepareDependencies` or else the default context. A default that is not cached yet is
+  /// created with `values` as the current dependency values.
   func value<Key: TestDependencyKey>(
-    for key: Key.Type, context: DependencyContext?, function: StaticString
+    for key: Key.Type, context: DependencyContext?, function: StaticString,
+    creatingWith values: DependencyValues
   ) -> Key.Value {
     lock.lock()
     defer { lock.unlock() }
@@ -44,8 +46,12 @@ import IssueReporting
     if let entry = cached[cacheKey], let value = entry.value as? Key.Value {
       return value
     }
-    let value = DependencyValues.$currentName.withValue(function) {
-      Self.makeDefault(Key.self, context: context)
+    // A default is created with the values it is read through as the current ones, so when it
+    // reads other dependencies it sees the reader's overrides.
+    let value = DependencyValues.$_current.withValue(values) {
+      DependencyValues.$currentName.withValue(function) {
+        Self.makeDefault(Key.self, context: context)
+      }
     }
     // A default read only because a field of it is being written is not kept: the scope
     // stores the written value, and a later plain read must still create (and report) its own.
