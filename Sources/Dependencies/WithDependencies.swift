@@ -207,7 +207,7 @@ final class DependencyObjects: @unchecked Sendable {
 
   /// Remembers the current dependencies for `result` if it is an object, and returns it.
   func remember<R>(_ result: R) -> R {
-    guard R.self is AnyClass || type(of: result as Any) is AnyClass else { return result }
+    guard R.self is AnyClass else { return result }
     let object = result as AnyObject
     let values = DependencyValues._current
     lock.lock()
