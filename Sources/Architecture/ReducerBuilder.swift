@@ -15,8 +15,8 @@
 /// ```
 ///
 /// Every reducer keeps its concrete type, so a composed body is a nest of small generic structs
-/// the optimizer can flatten. To list a reducer of existential type (`any Reducer<State, Action>`),
-/// wrap it: `Reduce(reducer)`.
+/// the optimizer can flatten. A reducer of existential type (`any Reducer<State, Action>`) can be
+/// listed too; it is wrapped in a ``Reduce``.
 @resultBuilder
 public enum ReducerBuilder<State, Action> {
   /// A `for` loop: runs each reducer in turn.
@@ -51,6 +51,18 @@ public enum ReducerBuilder<State, Action> {
   @inlinable
   public static func buildExpression<R: Reducer<State, Action>>(_ expression: R) -> R {
     expression
+  }
+
+  /// A reducer of existential type listed in the body, wrapped in a ``Reduce``.
+  ///
+  /// Disfavored, so that a concrete reducer keeps its type (wrapping every reducer in a closure
+  /// would add a stack frame per level of a deep composition).
+  @_disfavoredOverload
+  @inlinable
+  public static func buildExpression(_ expression: any Reducer<State, Action>) -> Reduce<
+    State, Action
+  > {
+    Reduce(expression)
   }
 
   /// The whole body.

@@ -105,7 +105,7 @@ struct TestStoreFailureTests {
     }
   }
 
-  @Test func sendingBeforeHandlingReceivedActionsFails() async {
+  @Test func sendingBeforeHandlingReceivedActionsFailsAndKeepsTheQueue() async {
     let store = makeStore()
     await store.send(.startEffect)
     await withKnownIssue {
@@ -114,6 +114,21 @@ struct TestStoreFailureTests {
       $0.description.contains("Must handle 1 received action before sending an action")
         && $0.description.contains(".response(42)")
     }
+    // The unhandled action is still there to receive (its state change already counted as the
+    // starting point of the failed send), and nothing else fails.
+    await store.receive(.response(42))
+  }
+
+  @Test func finishFailsWithUnassertedReceivedActions() async {
+    let store = makeStore()
+    await store.send(.startEffect)
+    await withKnownIssue {
+      await store.finish()
+    } matching: {
+      $0.description.contains("1 unexpected action")
+        && $0.description.contains(".response(42)")
+    }
+    await store.skipReceivedActions()
   }
 
   @Test func receiveWithNoEffectRunningFailsAtOnce() async {
