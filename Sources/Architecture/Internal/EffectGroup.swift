@@ -36,6 +36,11 @@ final class EffectGroup: Sendable {
   /// Descendants are added only while an effect runs, that is before the effect's task ends, so
   /// once every listed task has ended no more can be added.
   func start(_ own: [Task<Void, Never>]) {
+    // List the own tasks before the waiter can run, or it could find nothing to wait for.
+    members.withValue {
+      $0.tasks.insert(contentsOf: own, at: 0)
+      $0.ownCount = own.count
+    }
     let waiter = Task {
       await withTaskCancellationHandler {
         var index = 0
@@ -47,11 +52,7 @@ final class EffectGroup: Sendable {
         cancelAll()
       }
     }
-    members.withValue {
-      $0.tasks.insert(contentsOf: own, at: 0)
-      $0.ownCount = own.count
-      $0.waiter = waiter
-    }
+    members.withValue { $0.waiter = waiter }
   }
 
   /// Whether the group was cancelled, or every one of the send's own effects was.
