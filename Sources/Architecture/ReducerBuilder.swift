@@ -60,7 +60,9 @@ public enum ReducerBuilder<State, Action> {
   /// would add a stack frame per level of a deep composition).
   @_disfavoredOverload
   @inlinable
-  public static func buildExpression(_ expression: any Reducer<State, Action>) -> Reduce<
+  public static func buildExpression(
+    _ expression: any Reducer<State, Action>
+  ) -> Reduce<
     State, Action
   > {
     Reduce(expression)
@@ -135,7 +137,9 @@ public enum ReducerBuilder<State, Action> {
   /// A whole body of existential type, wrapped in a ``Reduce``.
   @_disfavoredOverload
   @inlinable
-  public static func buildFinalResult(_ reducer: any Reducer<State, Action>) -> Reduce<
+  public static func buildFinalResult(
+    _ reducer: any Reducer<State, Action>
+  ) -> Reduce<
     State, Action
   > {
     Reduce(reducer)

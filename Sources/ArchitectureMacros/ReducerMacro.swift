@@ -22,8 +22,9 @@ extension ReducerMacro: ExtensionMacro {
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
     guard declaration.is(StructDeclSyntax.self) else { return [] }
-    if declaration.inheritedTypeNames.contains(where: { $0.names("Reducer", module: "Architecture") })
-    {
+    if declaration.inheritedTypeNames.contains(where: {
+      $0.names("Reducer", module: "Architecture")
+    }) {
       return []
     }
     let decl: DeclSyntax = "extension \(type.trimmed): Architecture.Reducer {}"

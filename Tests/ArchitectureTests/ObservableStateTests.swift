@@ -62,10 +62,14 @@ struct ObservableStateTests {
     var state = Screen()
     let childCount = LockIsolated(0)
     let child = LockIsolated(0)
-    withObservationTracking { _ = state.counter.count } onChange: {
+    withObservationTracking {
+      _ = state.counter.count
+    } onChange: {
       childCount.withValue { $0 += 1 }
     }
-    withObservationTracking { _ = state.counter } onChange: {
+    withObservationTracking {
+      _ = state.counter
+    } onChange: {
       child.withValue { $0 += 1 }
     }
     state.counter.count += 1
@@ -76,7 +80,9 @@ struct ObservableStateTests {
   @Test func replacingAChildTellsTheParentsObservers() {
     var state = Screen()
     let child = LockIsolated(0)
-    withObservationTracking { _ = state.counter } onChange: {
+    withObservationTracking {
+      _ = state.counter
+    } onChange: {
       child.withValue { $0 += 1 }
     }
     state.counter = Counter(count: 42)
@@ -90,13 +96,19 @@ struct ObservableStateTests {
     let optionalCount = LockIsolated(0)
     let destination = LockIsolated(0)
     let presented = state.optional
-    withObservationTracking { _ = state.optional } onChange: {
+    withObservationTracking {
+      _ = state.optional
+    } onChange: {
       optional.withValue { $0 += 1 }
     }
-    withObservationTracking { _ = presented?.count } onChange: {
+    withObservationTracking {
+      _ = presented?.count
+    } onChange: {
       optionalCount.withValue { $0 += 1 }
     }
-    withObservationTracking { _ = state.destination } onChange: {
+    withObservationTracking {
+      _ = state.destination
+    } onChange: {
       destination.withValue { $0 += 1 }
     }
     state.optional?.count += 1
@@ -116,7 +128,9 @@ struct ObservableStateTests {
       }
     }
     let count = LockIsolated(0)
-    withObservationTracking { _ = store.state.count } onChange: {
+    withObservationTracking {
+      _ = store.state.count
+    } onChange: {
       count.withValue { $0 += 1 }
     }
     store.send(0 + 1)
@@ -132,7 +146,9 @@ struct ObservableStateTests {
       }
     }
     let count = LockIsolated(0)
-    withObservationTracking { _ = store.count } onChange: {
+    withObservationTracking {
+      _ = store.count
+    } onChange: {
       count.withValue { $0 += 1 }
     }
     store.send(())

@@ -1,6 +1,6 @@
 import Architecture
-import Foundation
 import Clocks
+import Foundation
 import Testing
 
 @MainActor
