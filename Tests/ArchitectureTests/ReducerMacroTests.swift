@@ -107,3 +107,24 @@ struct ReducerMacroTests {
     #expect(type(of: Empty().body) == EmptyReducer<Empty.State, Empty.Action>.self)
   }
 }
+
+/// A reducer whose `State` and `Action` come from its body's type alone.
+@Reducer
+private struct Toggle {
+  var body: some Reducer<Int, Bool> {
+    Reduce { state, action in
+      state += action ? 1 : -1
+      return .none
+    }
+  }
+}
+
+@MainActor
+struct ReducerBodyInferenceTests {
+  @Test func stateAndActionAreInferredFromTheBody() async {
+    let store = TestStore(initialState: 0) {
+      Toggle()
+    }
+    await store.send(true) { $0 = 1 }
+  }
+}
