@@ -203,6 +203,19 @@ public struct TestStoreTask: Hashable, Sendable {
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// Waits for the effects to finish, with the timeout in nanoseconds (TCA's older spelling).
+  public func finish(
+    timeout nanoseconds: UInt64,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await finish(
+      timeout: .nanoseconds(Int64(clamping: nanoseconds)),
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
   /// Whether the task was cancelled, or every effect the action started was.
   public var isCancelled: Bool {
     group?.isCancelled ?? false
@@ -490,6 +503,20 @@ extension TestStore {
       at: location)
     core.registry.cancelAll()
     _ = await wait(timeout: timeout) { core.registry.isEmpty }
+  }
+
+  /// Waits for every running effect to finish, with the timeout in nanoseconds (TCA's older
+  /// spelling).
+  public func finish(
+    timeout nanoseconds: UInt64,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await finish(
+      timeout: .nanoseconds(Int64(clamping: nanoseconds)),
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Marks every action received so far as asserted, without checking them.

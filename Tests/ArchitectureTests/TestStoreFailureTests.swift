@@ -262,4 +262,18 @@ struct TestStoreFailureTests {
       $0.description.contains("The 'assert' closure threw an error")
     }
   }
+
+  @Test func finishWithANanosecondTimeoutReportsARunningEffect() async {
+    let store = makeStore()
+    await withKnownIssue {
+      await store.send(.startSlowEffect).finish(timeout: 10_000_000)
+    } matching: {
+      $0.description.contains("still running after 0.01 seconds")
+    }
+    await withKnownIssue {
+      await store.finish(timeout: 10_000_000)
+    } matching: {
+      $0.description.contains("Expected effects to finish")
+    }
+  }
 }
