@@ -7,7 +7,9 @@ import SwiftSyntaxMacros
 /// and write.
 ///
 /// A write tells observers of the property, unless the old and new values are the same
-/// observable state (a child mutated in place, whose own observers are told instead).
+/// observable state (a child mutated in place, whose own observers are told instead). Before an
+/// in-place modification the child gets a new identity, so that replacing it during the
+/// modification with a copy of another value (`self = other`) still counts as a replacement.
 public enum ObservationStateTrackedMacro {}
 
 extension ObservationStateTrackedMacro: AccessorMacro {
@@ -43,6 +45,7 @@ extension ObservationStateTrackedMacro: AccessorMacro {
       """,
       """
       _modify {
+        Architecture._$willModify(&_\(raw: name))
         let oldID = Architecture._$observableStateIdentity(of: _\(raw: name))
         defer {
           _$observationRegistrar.didChange(

@@ -11,6 +11,10 @@ private struct Counter: Equatable {
   mutating func reset() {
     self = Self()
   }
+
+  mutating func replace(with other: Self) {
+    self = other
+  }
 }
 
 @ObservableState
@@ -163,5 +167,24 @@ struct ObservableStateTests {
     b.count = 2
     #expect(a != b)
     #expect(a.count == 1)
+  }
+}
+
+@MainActor
+struct ObservableStateCopyTests {
+  @Test func replacingAChildWithACopyOfItsSiblingTellsObservers() {
+    let original = Counter(count: 1)
+    var copy = original
+    copy.count = 2
+    var state = Screen(counter: original, sibling: copy)
+    let fired = LockIsolated(false)
+    withObservationTracking {
+      _ = state.counter.count
+    } onChange: {
+      fired.setValue(true)
+    }
+    state.counter.replace(with: state.sibling)
+    #expect(fired.value)
+    #expect(state.counter.count == 2)
   }
 }

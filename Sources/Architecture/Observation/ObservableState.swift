@@ -8,6 +8,6 @@ public protocol ObservableState: Observable {
   /// from a child replaced by another value.
   var _$id: ObservableStateID { get }
 
-  /// Called before the value is modified in place; kept for source compatibility with TCA.
+  /// Called before the value is modified in place through its parent: gives it a new identity.
   mutating func _$willModify()
 }

@@ -58,7 +58,8 @@ public func _$observableStateID<Value>(of value: Value) -> ObservableStateID {
   (value as? any ObservableState)?._$id ?? ObservableStateID()
 }
 
-/// Forwards ``ObservableState/_$willModify()`` to an enum case's payload.
+/// Forwards ``ObservableState/_$willModify()`` to a value that is not observable state: does
+/// nothing.
 @inlinable
 public func _$willModify<Value>(_ value: inout Value) {}
 
@@ -66,4 +67,10 @@ public func _$willModify<Value>(_ value: inout Value) {}
 @inlinable
 public func _$willModify<Value: ObservableState>(_ value: inout Value) {
   value._$willModify()
+}
+
+/// Forwards ``ObservableState/_$willModify()`` to an optional observable value.
+@inlinable
+public func _$willModify<Value: ObservableState>(_ value: inout Value?) {
+  value?._$willModify()
 }

@@ -35,8 +35,11 @@ public struct ObservationStateRegistrar: Sendable {
     registrar.withMutation(of: subject, keyPath: keyPath) {}
   }
 
-  /// Kept for source compatibility with TCA; identity is kept across in-place changes.
-  public mutating func _$willModify() {}
+  /// Gives the state a new identity before it is modified in place through its parent, so
+  /// that copies made before the modification no longer count as the same value.
+  public mutating func _$willModify() {
+    id = ObservableStateID()
+  }
 }
 
 extension ObservationStateRegistrar: Equatable, Hashable, Codable {
