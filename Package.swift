@@ -83,12 +83,24 @@ let package = Package(
     .target(
       name: "Architecture",
       dependencies: [
+        "ArchitectureMacros",
         "Dependencies",
         .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .macro(
+      name: "ArchitectureMacros",
+      dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ]
     ),
     .testTarget(
