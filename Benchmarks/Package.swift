@@ -5,6 +5,7 @@ import PackageDescription
 // compiles them. Run them in release mode:
 //
 //   swift run -c release --package-path Benchmarks ArchitectureBenchmarks
+//   swift run -c release --package-path Benchmarks DependencyBenchmarks
 let package = Package(
   name: "Benchmarks",
   platforms: [.macOS(.v13)],
@@ -19,6 +20,12 @@ let package = Package(
       ],
       // Export symbols so `Thread.callStackSymbols` can name the frames it counts.
       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
+    ),
+    .executableTarget(
+      name: "DependencyBenchmarks",
+      dependencies: [
+        .product(name: "Dependencies", package: "transcribe")
+      ]
     ),
     .executableTarget(
       name: "SessionBenchmarks",
