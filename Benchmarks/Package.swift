@@ -27,6 +27,15 @@ let package = Package(
         .product(name: "Dependencies", package: "transcribe")
       ]
     ),
+    .executableTarget(
+      name: "SessionBenchmarks",
+      dependencies: [
+        .product(name: "Architecture", package: "transcribe"),
+        .product(name: "Dependencies", package: "transcribe"),
+        .product(name: "SpeechClient", package: "transcribe"),
+        .product(name: "SpeechRecognitionFeature", package: "transcribe"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -169,6 +169,11 @@ public final class AudioFile: SampleSource {
     return min(1, Double(framesRead) / Double(info.frames))
   }
 
+  /// The length of the whole file in seconds.
+  public var totalDuration: TimeInterval? {
+    Double(info.frames) / Double(info.samplerate)
+  }
+
   /// Reads the next chunk of 2048 samples (fewer at the end).
   ///
   /// - Throws: `SpeechClient.Failure.fileUnreadable` once the readable audio of a truncated or

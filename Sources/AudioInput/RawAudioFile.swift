@@ -82,6 +82,11 @@ public final class RawAudioFile: SampleSource {
     return size == 0 ? 1 : min(1, Double(bytesRead) / Double(size))
   }
 
+  /// The length of the whole file in seconds; `nil` for a stream.
+  public var totalDuration: TimeInterval? {
+    size.map { Double($0 / 2) / Double(SampleFormat.sampleRate) }
+  }
+
   /// Reads the next chunk of 2048 samples (fewer at the end); `nil` at the end or once stopped.
   ///
   /// - Throws: `SpeechClient.Failure.fileUnreadable` when reading fails.

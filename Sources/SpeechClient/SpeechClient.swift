@@ -10,16 +10,17 @@ import IssueReporting
 /// ```swift
 /// @Dependency(\.speechClient) var speechClient
 ///
-/// let status = await speechClient.requestAuthorization()
-/// guard status == .authorized else { return }
+/// let authorization = await speechClient.requestAuthorization()
+/// guard authorization.status == .authorized else { return }
 /// for try await result in await speechClient.startTask(SpeechRecognitionRequest()) {
 ///   print(result.bestTranscription.formattedString)
 /// }
 /// ```
 public struct SpeechClient: Sendable {
   /// Checks that recognition can run: the audio server and capture source are reachable and
-  /// the model is present. See ``AuthorizationStatus``.
-  public var requestAuthorization: @Sendable () async -> AuthorizationStatus
+  /// the model is present. The answer carries the reason when it is not
+  /// ``AuthorizationStatus/authorized`` (see ``Authorization``).
+  public var requestAuthorization: @Sendable () async -> Authorization
   /// Starts recognizing; results arrive on the stream until it finishes or fails with a
   /// ``Failure``.
   public var startTask:
@@ -28,19 +29,25 @@ public struct SpeechClient: Sendable {
     >
   /// Stops listening, delivers the last words as a final result, and finishes the stream.
   public var finishTask: @Sendable () async -> Void
+  /// The capture sources recognition can listen to (`transcribe --list-devices`).
+  ///
+  /// - Throws: a ``Failure`` when the audio server cannot be reached.
+  public var captureDevices: @Sendable () async throws -> [CaptureDevice]
 
   /// Creates a client from its endpoints.
   public init(
-    requestAuthorization: @escaping @Sendable () async -> AuthorizationStatus,
+    requestAuthorization: @escaping @Sendable () async -> Authorization,
     startTask:
       @escaping @Sendable (SpeechRecognitionRequest) async -> AsyncThrowingStream<
         SpeechRecognitionResult, any Error
       >,
-    finishTask: @escaping @Sendable () async -> Void
+    finishTask: @escaping @Sendable () async -> Void,
+    captureDevices: @escaping @Sendable () async throws -> [CaptureDevice] = { [] }
   ) {
     self.requestAuthorization = requestAuthorization
     self.startTask = startTask
     self.finishTask = finishTask
+    self.captureDevices = captureDevices
   }
 
   /// Whether speech recognition may run, mirroring `SFSpeechRecognizerAuthorizationStatus`.
@@ -57,54 +64,39 @@ public struct SpeechClient: Sendable {
     case authorized
   }
 
-  /// The ways recognition can fail.
-  public enum Failure: Error, Equatable, Sendable {
-    /// No audio server answered (not running, or not reachable at the configured address).
-    case audioServerUnreachable(String)
-    /// The capture source does not exist.
-    case captureSourceMissing(String)
-    /// The audio device stopped delivering audio (server died or hung).
-    case audioDeviceFailed(String)
-    /// The model files are missing.
-    case modelMissing(String)
-    /// The model files could not be loaded.
-    case modelCorrupt(String)
-    /// An audio file could not be opened or read.
-    case fileUnreadable(path: String, reason: String)
-    /// The decoder failed.
-    case decoderFailure(String)
-    /// A model file the request names is not there (a path given by the user, rather than the
-    /// installed default model, which is ``modelMissing(_:)``).
-    case modelFileNotFound(ModelFile, path: String)
-    /// The JSGF grammar cannot be parsed; `reason` is the parser's, with the line.
-    case grammarInvalid(path: String, reason: String)
-    /// A word of the key phrase or the grammar is not in the pronunciation dictionary.
-    case wordNotInDictionary(word: String, dictionary: String)
-    /// The pronunciation dictionary has entries the decoder cannot use (e.g. not a dictionary).
-    case dictionaryInvalid(path: String, reason: String)
-    /// The named capture source does not exist; `available` lists the server's sources.
-    case captureSourceNotFound(name: String, available: [String])
+  /// The answer to ``requestAuthorization``: the status, and why it is not authorized.
+  ///
+  /// The static members read like the status itself, so a test can write
+  /// `$0.speechClient.requestAuthorization = { .denied }`.
+  public struct Authorization: Equatable, Sendable {
+    /// Whether recognition may run.
+    public var status: AuthorizationStatus
+    /// Why it may not: the failure a task would end with, naming the server, source or file.
+    public var reason: Failure?
 
-    /// The files a model is made of, as a request names them.
-    public enum ModelFile: String, Equatable, Sendable {
-      /// The acoustic model directory (`--hmm`).
-      case acousticModel = "acoustic model"
-      /// The statistical language model (`--lm`).
-      case languageModel = "language model"
-      /// The pronunciation dictionary (`--dict`).
-      case dictionary
-      /// The JSGF grammar (`--grammar`).
-      case grammar
+    /// Creates an answer.
+    public init(status: AuthorizationStatus, reason: Failure? = nil) {
+      self.status = status
+      self.reason = reason
     }
 
-    /// Whether the failure is about the audio device rather than the model or a file.
-    public var isAudioDeviceProblem: Bool {
-      switch self {
-      case .audioServerUnreachable, .captureSourceMissing, .captureSourceNotFound,
-        .audioDeviceFailed:
-        true
-      default: false
-      }
+    /// Recognition may run.
+    public static let authorized = Self(status: .authorized)
+    /// Access was refused, for no reason given.
+    public static let denied = Self(status: .denied)
+    /// Recognition cannot run here, for no reason given.
+    public static let restricted = Self(status: .restricted)
+    /// Whether recognition may run could not be checked.
+    public static let notDetermined = Self(status: .notDetermined)
+
+    /// Access was refused, for this reason.
+    public static func denied(_ reason: Failure) -> Self {
+      Self(status: .denied, reason: reason)
+    }
+
+    /// Recognition cannot run here, for this reason.
+    public static func restricted(_ reason: Failure) -> Self {
+      Self(status: .restricted, reason: reason)
     }
   }
 }
@@ -120,7 +112,8 @@ extension SpeechClient: TestDependencyKey {
         "SpeechClient.requestAuthorization", placeholder: .notDetermined),
       startTask: unimplemented(
         "SpeechClient.startTask", placeholder: AsyncThrowingStream { $0.finish() }),
-      finishTask: unimplemented("SpeechClient.finishTask")
+      finishTask: unimplemented("SpeechClient.finishTask"),
+      captureDevices: unimplemented("SpeechClient.captureDevices", placeholder: [])
     )
   }
 }

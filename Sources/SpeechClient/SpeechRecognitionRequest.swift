@@ -53,3 +53,15 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case keyphrase(String, dictionary: URL? = nil, acousticModel: URL? = nil)
   }
 }
+
+extension SpeechRecognitionRequest.AudioSource {
+  /// Whether the audio is captured as it happens (a microphone), so a recording limit counts
+  /// clock time, rather than read from an input (a file or standard input), where it counts
+  /// audio time.
+  public var isLive: Bool {
+    switch self {
+    case .microphone, .device: true
+    case .file, .rawFile, .standardInput: false
+    }
+  }
+}

@@ -7,7 +7,6 @@ import SpeechClient
 /// ```swift
 /// var configuration = LiveSpeechConfiguration()
 /// configuration.isVerbose = true
-/// configuration.progress = { fraction in renderer.showProgress(fraction) }
 /// let client = SpeechClient.live(configuration)
 /// ```
 public struct LiveSpeechConfiguration: Sendable {
@@ -26,10 +25,6 @@ public struct LiveSpeechConfiguration: Sendable {
   public var audioTimeout: Duration
   /// How much audio the server sends at a time while recording; smaller is lower latency.
   public var fragmentDuration: Duration
-  /// Called on the decoding thread with how much of an input file has been decoded, 0…1,
-  /// whenever it grew by at least a percent, and with 1 at the end. Never called for the
-  /// microphone.
-  public var progress: (@Sendable (Double) -> Void)?
   /// Called on the decoding thread with something the user should know that does not stop the
   /// task, e.g. audio recorded below 16 kHz.
   public var warning: (@Sendable (LiveSpeechWarning) -> Void)?
@@ -46,7 +41,6 @@ public struct LiveSpeechConfiguration: Sendable {
     connectTimeout: Duration = .seconds(2),
     audioTimeout: Duration = .seconds(3),
     fragmentDuration: Duration = .milliseconds(50),
-    progress: (@Sendable (Double) -> Void)? = nil,
     warning: (@Sendable (LiveSpeechWarning) -> Void)? = nil,
     authorizationRequest: SpeechRecognitionRequest = SpeechRecognitionRequest()
   ) {
@@ -55,7 +49,6 @@ public struct LiveSpeechConfiguration: Sendable {
     self.connectTimeout = connectTimeout
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
-    self.progress = progress
     self.warning = warning
     self.authorizationRequest = authorizationRequest
   }

@@ -26,6 +26,8 @@ enum ExitStatus: Int32, CaseIterable {
   case stopTimedOut = 9
   /// A grammar, key phrase or dictionary given on the command line cannot be used.
   case modelInvalid = 10
+  /// The transcript could not be written (standard output closed or full).
+  case outputFailed = 11
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -45,6 +47,7 @@ enum ExitStatus: Int32, CaseIterable {
       8    the decoder failed
       9    stopping timed out
       10   a grammar, key phrase or dictionary given on the command line cannot be used
+      11   the transcript could not be written (standard output closed or full)
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """
@@ -139,13 +142,25 @@ extension SpeechClient.Failure.ModelFile {
 
 extension SpeechRecognition.State {
   /// How a finished session ends the process, and the line to print for it, if any.
-  var outcome: (status: ExitStatus, message: String?) {
-    if let failure {
+  var exit: (status: ExitStatus, message: String?) {
+    switch outcome {
+    case nil, .finished, .cancelled:
+      return (.success, nil)
+    case .failed(let failure):
       return (failure.exitStatus, failure.message)
-    }
-    if let alert {
+    case .notAuthorized(let authorization):
+      // The client says what exactly is missing when it knows.
+      if let reason = authorization.reason {
+        return (reason.exitStatus, reason.message)
+      }
+      let alert = alert ?? .notDetermined
       return (.notAuthorized, "\(alert.title): \(alert.message)")
+    case .stopTimedOut:
+      return (
+        .stopTimedOut,
+        "the recognizer did not deliver its last words within 10 seconds of the stop; what was "
+          + "heard so far is above. Check that the audio server is responsive, then try again."
+      )
     }
-    return (.success, nil)
   }
 }
