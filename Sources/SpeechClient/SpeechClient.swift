@@ -16,39 +16,24 @@ import IssueReporting
 ///   print(result.bestTranscription.formattedString)
 /// }
 /// ```
+@DependencyClient
 public struct SpeechClient: Sendable {
   /// Checks that recognition can run: the audio server and capture source are reachable and
   /// the model is present. The answer carries the reason when it is not
   /// ``AuthorizationStatus/authorized`` (see ``Authorization``).
-  public var requestAuthorization: @Sendable () async -> Authorization
+  public var requestAuthorization: @Sendable () async -> Authorization = { .notDetermined }
   /// Starts recognizing; results arrive on the stream until it finishes or fails with a
   /// ``Failure``.
   public var startTask:
     @Sendable (SpeechRecognitionRequest) async -> AsyncThrowingStream<
       SpeechRecognitionResult, any Error
-    >
+    > = { _ in AsyncThrowingStream { $0.finish() } }
   /// Stops listening, delivers the last words as a final result, and finishes the stream.
   public var finishTask: @Sendable () async -> Void
   /// The capture sources recognition can listen to (`transcribe --list-devices`).
   ///
   /// - Throws: a ``Failure`` when the audio server cannot be reached.
   public var captureDevices: @Sendable () async throws -> [CaptureDevice]
-
-  /// Creates a client from its endpoints.
-  public init(
-    requestAuthorization: @escaping @Sendable () async -> Authorization,
-    startTask:
-      @escaping @Sendable (SpeechRecognitionRequest) async -> AsyncThrowingStream<
-        SpeechRecognitionResult, any Error
-      >,
-    finishTask: @escaping @Sendable () async -> Void,
-    captureDevices: @escaping @Sendable () async throws -> [CaptureDevice] = { [] }
-  ) {
-    self.requestAuthorization = requestAuthorization
-    self.startTask = startTask
-    self.finishTask = finishTask
-    self.captureDevices = captureDevices
-  }
 
   /// Whether speech recognition may run, mirroring `SFSpeechRecognizerAuthorizationStatus`.
   ///
@@ -105,17 +90,9 @@ extension SpeechClient: TestDependencyKey {
   /// The lorem client (see ``lorem(words:)``): no audio server, no model.
   public static var previewValue: SpeechClient { .lorem() }
 
-  /// Every endpoint fails the test when called without an override, naming itself.
-  public static var testValue: SpeechClient {
-    SpeechClient(
-      requestAuthorization: unimplemented(
-        "SpeechClient.requestAuthorization", placeholder: .notDetermined),
-      startTask: unimplemented(
-        "SpeechClient.startTask", placeholder: AsyncThrowingStream { $0.finish() }),
-      finishTask: unimplemented("SpeechClient.finishTask"),
-      captureDevices: unimplemented("SpeechClient.captureDevices", placeholder: [])
-    )
-  }
+  /// Every endpoint fails the test when called without an override, naming itself
+  /// (`SpeechClient.startTask`); see `@DependencyClient`.
+  public static let testValue = SpeechClient()
 }
 
 extension DependencyValues {

@@ -23,8 +23,10 @@ import SpeechClient
 /// }
 /// store.send(.recordButtonTapped)
 /// ```
-public struct SpeechRecognition: Reducer, Sendable {
+@Reducer
+public struct SpeechRecognition: Sendable {
   /// The feature's state.
+  @ObservableState
   public struct State: Equatable, Sendable {
     /// What to recognize: the audio source and model.
     public var request: SpeechRecognitionRequest
@@ -133,7 +135,6 @@ public struct SpeechRecognition: Reducer, Sendable {
   }
 
   /// The feature's actions.
-  @CasePathable
   public enum Action: Equatable, Sendable {
     /// The record button was tapped: start, or stop if recording.
     case recordButtonTapped
