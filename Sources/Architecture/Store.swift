@@ -127,7 +127,25 @@ extension Store where State: Sendable {
   /// }
   /// ```
   public var states: AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream()
+    states(bufferingPolicy: .unbounded)
+  }
+
+  /// The store's states as an asynchronous sequence that keeps at most what `bufferingPolicy`
+  /// allows for a slow observer.
+  ///
+  /// An observer that only needs the latest state (a renderer whose state holds everything it
+  /// draws) passes `.bufferingNewest(1)`: memory stays bounded however far behind it falls, and
+  /// the last state it reads is always the store's current one.
+  ///
+  /// ```swift
+  /// for await state in store.states(bufferingPolicy: .bufferingNewest(1)) {
+  ///   render(state)
+  /// }
+  /// ```
+  public func states(
+    bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy
+  ) -> AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
     continuation.yield(core.state)
     let id = core.addObserver(
       { continuation.yield($0) },

@@ -38,11 +38,27 @@ public struct RecognitionProgress: Equatable, Sendable, Codable {
   /// The length of the whole input, in seconds, for sources that end (files); `nil` for live
   /// capture.
   public var totalAudioDuration: TimeInterval?
+  /// The rate the input was recorded at, in Hz, when the recognizer knows it (files, standard
+  /// input). Below ``recommendedSampleRate`` the audio lacks frequencies the model uses, so a
+  /// host should say that accuracy suffers.
+  public var recordedSampleRate: Int?
+
+  /// The lowest recording rate the model is made for: 16 kHz.
+  public static let recommendedSampleRate = 16_000
 
   /// Creates a progress report.
-  public init(audioDuration: TimeInterval, totalAudioDuration: TimeInterval? = nil) {
+  public init(
+    audioDuration: TimeInterval, totalAudioDuration: TimeInterval? = nil,
+    recordedSampleRate: Int? = nil
+  ) {
     self.audioDuration = audioDuration
     self.totalAudioDuration = totalAudioDuration
+    self.recordedSampleRate = recordedSampleRate
+  }
+
+  /// Whether the input was recorded below ``recommendedSampleRate``.
+  public var isBelowRecommendedSampleRate: Bool {
+    recordedSampleRate.map { $0 < Self.recommendedSampleRate } ?? false
   }
 
   /// The part done, 0…1, when the length is known.

@@ -25,9 +25,6 @@ public struct LiveSpeechConfiguration: Sendable {
   public var audioTimeout: Duration
   /// How much audio the server sends at a time while recording; smaller is lower latency.
   public var fragmentDuration: Duration
-  /// Called on the decoding thread with something the user should know that does not stop the
-  /// task, e.g. audio recorded below 16 kHz.
-  public var warning: (@Sendable (LiveSpeechWarning) -> Void)?
   /// The request `requestAuthorization` checks: its source (is the server reachable, does the
   /// capture source exist) and its model (are the files there). Set it to what the host will
   /// start, e.g. a file source, so a missing audio server does not restrict file transcription.
@@ -41,7 +38,6 @@ public struct LiveSpeechConfiguration: Sendable {
     connectTimeout: Duration = .seconds(2),
     audioTimeout: Duration = .seconds(3),
     fragmentDuration: Duration = .milliseconds(50),
-    warning: (@Sendable (LiveSpeechWarning) -> Void)? = nil,
     authorizationRequest: SpeechRecognitionRequest = SpeechRecognitionRequest()
   ) {
     self.server = server
@@ -49,7 +45,6 @@ public struct LiveSpeechConfiguration: Sendable {
     self.connectTimeout = connectTimeout
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
-    self.warning = warning
     self.authorizationRequest = authorizationRequest
   }
 

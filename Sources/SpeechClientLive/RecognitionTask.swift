@@ -83,12 +83,14 @@ final class RecognitionTask: Sendable {
       // once, and the microphone's audio waits in the server's buffer during the load.
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
       isOpeningSource = false
-      if let rate = input.recordedSampleRate, rate < SampleFormat.sampleRate {
-        configuration.warning?(.lowSampleRate(rate))
+      var position = AudioPosition(
+        total: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
+      if position.isBelowRecommendedSampleRate {
+        // Say so before the model loads and the first words come, so the host can warn at once.
+        continuation.yield(transcript.result(isFinal: false, progress: position.report()))
       }
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
-      var position = AudioPosition(total: input.totalDuration)
       while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
           try loaded.process(samples)
@@ -130,11 +132,17 @@ private struct AudioPosition {
   static let reportInterval: TimeInterval = 0.25
 
   let total: TimeInterval?
+  let recordedSampleRate: Int?
   private var samples = 0
   private var reportedSamples = 0
 
-  init(total: TimeInterval?) {
+  init(total: TimeInterval?, recordedSampleRate: Int?) {
     self.total = total
+    self.recordedSampleRate = recordedSampleRate
+  }
+
+  var isBelowRecommendedSampleRate: Bool {
+    recordedSampleRate.map { $0 < RecognitionProgress.recommendedSampleRate } ?? false
   }
 
   mutating func advance(by count: Int) {
@@ -152,6 +160,7 @@ private struct AudioPosition {
     reportedSamples = samples
     let decoded = Double(samples) / Double(DecoderConfiguration.sampleRate)
     return RecognitionProgress(
-      audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) })
+      audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) },
+      recordedSampleRate: recordedSampleRate)
   }
 }

@@ -8,11 +8,6 @@ import Synchronization
 enum LiveSupport {
   /// The live client for one request.
   static func client(for request: SpeechRecognitionRequest, verbose: Bool) -> SpeechClient {
-    var configuration = LiveSpeechConfiguration(
-      isVerbose: verbose, authorizationRequest: request)
-    configuration.warning = { warning in
-      Terminal.writeError("transcribe: warning: \(warning.message)\n")
-    }
-    return .live(configuration)
+    .live(LiveSpeechConfiguration(isVerbose: verbose, authorizationRequest: request))
   }
 }

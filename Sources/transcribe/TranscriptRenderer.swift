@@ -38,6 +38,7 @@ struct TranscriptRenderer {
   private var wroteHeader = false
   private var wroteFinal = false
   private var saidStopping = false
+  private var warnedAboutSampleRate = false
 
   init(
     format: OutputFormat, stdoutIsTerminal: Bool, stderrIsTerminal: Bool = false,
@@ -62,6 +63,16 @@ struct TranscriptRenderer {
     guard let result = state.result else {
       if stopping { output += announceStopping() }
       return output
+    }
+    if !warnedAboutSampleRate, let progress = result.progress,
+      progress.isBelowRecommendedSampleRate, let rate = progress.recordedSampleRate
+    {
+      warnedAboutSampleRate = true
+      if isTerminal, !liveRow.isEmpty {
+        output.append(.stdout(Self.clearLine))
+        liveRow = ""
+      }
+      output.append(.stderr(Self.lowSampleRateWarning(rate)))
     }
     let transcription = result.bestTranscription
     let utterances = transcription.finishedUtterances
@@ -111,6 +122,12 @@ struct TranscriptRenderer {
       }
     }
     return output
+  }
+
+  /// The one line that says a recording's rate costs accuracy, and what to do about it.
+  static func lowSampleRateWarning(_ rate: Int) -> String {
+    "transcribe: warning: the audio is sampled at \(rate) Hz; accuracy suffers below 16 kHz "
+      + "(record at 16 kHz or more if you can)\n"
   }
 
   /// What to write when the session ends: a newline after a live row, so the prompt starts on

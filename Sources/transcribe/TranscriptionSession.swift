@@ -41,7 +41,9 @@ final class TranscriptionSession {
   /// A signal stops recording (the feature flushes the last words); a Ctrl-C while stopping
   /// ends the process at once with status 130.
   func run(signals: SignalHandler) async -> ExitStatus {
-    let states = store.states
+    // Each state holds the whole transcript so far (finished utterances are shared, not
+    // copied), so a renderer that falls behind needs only the newest one.
+    let states = store.states(bufferingPolicy: .bufferingNewest(1))
     if let header { write([.stdout(header)]) }
     if Terminal.stderrIsTerminal { Terminal.writeError(startMessage + "\n") }
 

@@ -43,24 +43,20 @@ extension LiveTests {
       #expect(outcome.text == "go forward ten meters")
     }
 
-    @Test func audioRecordedBelow16kHzIsDecodedWithOneWarning() async throws {
+    @Test func audioRecordedBelow16kHzIsDecodedAndSaysItsRateFromTheFirstResult() async throws {
       let directory = try TemporaryDirectory()
       let low = directory.file("goforward-8k.wav")
       let normal = directory.file("goforward-16k.wav")
       try soxConvertGoForward(to: low, format: ["-r", "8000"])
       try soxConvertGoForward(to: normal)
-      for (file, expected) in [(low, [LiveSpeechWarning.lowSampleRate(8000)]), (normal, [])] {
-        let warnings = LockIsolated<[LiveSpeechWarning]>([])
-        let outcome = await transcribe(
-          .file(file),
-          configuration: LiveSpeechConfiguration(warning: { warning in
-            warnings.withValue { $0.append(warning) }
-          }))
+      for (file, rate) in [(low, 8000), (normal, 16000)] {
+        let outcome = await transcribe(.file(file))
         #expect(outcome.error == nil)
         #expect(outcome.last?.isFinal == true)
-        #expect(warnings.value == expected, "\(file.lastPathComponent)")
+        let progress = try #require(outcome.results.first?.progress, "\(file.lastPathComponent)")
+        #expect(progress.recordedSampleRate == rate)
+        #expect(progress.isBelowRecommendedSampleRate == (rate < 16000))
       }
-      #expect(LiveSpeechWarning.lowSampleRate(8000).message.contains("below 16 kHz"))
     }
 
     @Test func truncatedFileDeliversItsWordsThenFailsAsTruncated() async throws {

@@ -50,6 +50,27 @@ import Testing
     #expect(text(renderer.finish()) == "")
   }
 
+  @Test func lowSampleRateIsWarnedOnceOnStandardErrorWithoutTouchingTheTranscript() {
+    var renderer = TranscriptRenderer(format: .text, stdoutIsTerminal: false)
+    let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/tmp/8k.wav")))
+    let progress = RecognitionProgress(
+      audioDuration: 0, totalAudioDuration: 3, recordedSampleRate: 8000)
+    let first = renderer.render(state([], request: file, progress: progress))
+    #expect(errorText(first).components(separatedBy: "\n").count == 2)
+    #expect(errorText(first).contains("8000 Hz; accuracy suffers below 16 kHz"))
+    #expect(text(first) == "")
+    let later = renderer.render(
+      state([segment("go", 0, ends: true)], request: file, progress: progress))
+    #expect(!errorText(later).contains("warning"))
+    #expect(text(later) == "go\n")
+
+    var normal = TranscriptRenderer(format: .text, stdoutIsTerminal: false)
+    let rate16k = RecognitionProgress(
+      audioDuration: 0, totalAudioDuration: 3, recordedSampleRate: 16000)
+    #expect(
+      !errorText(normal.render(state([], request: file, progress: rate16k))).contains("warning"))
+  }
+
   @Test func skippedStatesLoseNoUtterance() {
     var renderer = TranscriptRenderer(format: .text, stdoutIsTerminal: false)
     // Two utterances finished between the states the renderer saw.
