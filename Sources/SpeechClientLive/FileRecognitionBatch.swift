@@ -1,0 +1,117 @@
+import AudioInput
+import ConcurrencyExtras
+import Foundation
+import PocketSphinx
+import SpeechClient
+
+/// Audio files decoded ahead, in parallel, on the shared decoder pool, and delivered in order.
+///
+/// Creating a batch starts a reader thread that opens the files one after another, cuts each at
+/// pauses into pieces (``UtteranceSegmenter``) and queues the pieces on the decoder pool of
+/// ``LiveSpeechConfiguration/jobs`` workers, which decode them at the same time: the pieces of
+/// one long file, and the files of a batch, use every core. Each file's results come in order
+/// with times from the start of that file. A client whose configuration holds the batch answers
+/// `startTask` for one of its files with that file's results, decoded or not yet.
+///
+/// The reader stays at most a few pieces ahead of the decoders, so memory does not grow with
+/// the length of the files.
+///
+/// ```swift
+/// let requests = paths.map { SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: $0))) }
+/// var configuration = LiveSpeechConfiguration(jobs: 2)
+/// configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
+/// let client = SpeechClient.live(configuration)
+/// for request in requests {
+///   for try await result in await client.startTask(request) where result.isFinal {
+///     print(result.bestTranscription.formattedString)
+///   }
+/// }
+/// ```
+public final class FileRecognitionBatch: Sendable {
+  private let recognitions: [FileRecognition]
+  private let claimed = LockIsolated(Set<Int>())
+
+  /// Starts decoding `requests`, whose sources must be files (others are left out).
+  public init(_ requests: [SpeechRecognitionRequest], configuration: LiveSpeechConfiguration) {
+    let recognitions = requests.filter(\.source.isFileSource).map(FileRecognition.init)
+    self.recognitions = recognitions
+    var configuration = configuration
+    configuration.fileBatch = nil
+    let settings = configuration
+    DedicatedThread.start(name: "transcribe.reader") {
+      Self.read(recognitions, configuration: settings)
+    }
+  }
+
+  /// The first file of the batch not claimed yet whose request is `request`.
+  func claim(_ request: SpeechRecognitionRequest) -> FileRecognition? {
+    claimed.withValue { claimed in
+      guard
+        let index = recognitions.indices.first(where: {
+          !claimed.contains($0) && recognitions[$0].request == request
+        })
+      else { return nil }
+      claimed.insert(index)
+      return recognitions[index]
+    }
+  }
+
+  /// Reads every file in order, queueing its pieces on the pool.
+  private static func read(
+    _ recognitions: [FileRecognition], configuration: LiveSpeechConfiguration
+  ) {
+    let jobs = max(1, configuration.jobs)
+    // Pieces read but not decoded yet: enough to keep every worker busy, and no more.
+    let ahead = DispatchSemaphore(value: 2 * jobs + 2)
+    for recognition in recognitions {
+      let decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
+      let pool = SharedDecoderPools.pool(for: decoderConfiguration, size: jobs)
+      let submit = { (segment: UtteranceSegmenter.Segment, progress: Double?) in
+        ahead.wait()
+        let index = recognition.addSegment(progress: progress)
+        pool.submit { decoder in
+          defer { ahead.signal() }
+          guard !recognition.isStopped else {
+            recognition.segmentDecoded(index, .success([]))
+            return
+          }
+          let result = decoder.flatMap { decoder in
+            Result { () throws(SpeechClient.Failure) in
+              try decoder.decodeSegment(segment.samples, startingAt: segment.startTime)
+            }
+          }
+          recognition.segmentDecoded(index, result)
+        }
+      }
+      do {
+        try decoderConfiguration.validate()
+        let input = try recognition.request.source.open(
+          configuration: configuration, stopSignal: StopSignal())
+        var segmenter = UtteranceSegmenter(
+          minimumPause: configuration.endOfUtteranceSilence,
+          maximumDuration: configuration.maximumUtteranceDuration)
+        while !recognition.isStopped, let samples = try input.read() {
+          for segment in segmenter.append(samples) {
+            submit(segment, input.progress)
+          }
+        }
+        if !recognition.isStopped, let last = segmenter.finish() {
+          submit(last, input.progress)
+        }
+        recognition.readingEnded(with: nil)
+      } catch {
+        recognition.readingEnded(with: error)
+      }
+    }
+  }
+}
+
+extension SpeechRecognitionRequest.AudioSource {
+  /// Whether the source is a file, which the decoder pool decodes, rather than a capture source.
+  var isFileSource: Bool {
+    switch self {
+    case .file, .rawFile: true
+    case .microphone, .device: false
+    }
+  }
+}
