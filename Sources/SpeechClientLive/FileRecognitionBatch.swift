@@ -83,25 +83,27 @@ public final class FileRecognitionBatch: Sendable {
           recognition.segmentDecoded(index, result)
         }
       }
+      var segmenter = UtteranceSegmenter(
+        minimumPause: configuration.endOfUtteranceSilence,
+        maximumDuration: configuration.maximumUtteranceDuration)
+      var failure: SpeechClient.Failure?
       do {
         try decoderConfiguration.validate()
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
-        var segmenter = UtteranceSegmenter(
-          minimumPause: configuration.endOfUtteranceSilence,
-          maximumDuration: configuration.maximumUtteranceDuration)
         while !recognition.isStopped, let samples = try input.read() {
           for segment in segmenter.append(samples) {
             submit(segment, input.progress)
           }
         }
-        if !recognition.isStopped, let last = segmenter.finish() {
-          submit(last, input.progress)
-        }
-        recognition.readingEnded(with: nil)
       } catch {
-        recognition.readingEnded(with: error)
+        failure = error
       }
+      // A file that fails part-way (truncated, damaged) still gets the words read before.
+      if !recognition.isStopped, let last = segmenter.finish() {
+        submit(last, failure == nil ? 1 : nil)
+      }
+      recognition.readingEnded(with: failure)
     }
   }
 }
