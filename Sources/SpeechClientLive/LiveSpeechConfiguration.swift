@@ -42,6 +42,9 @@ public struct LiveSpeechConfiguration: Sendable {
   public var endOfUtteranceSilence: TimeInterval = DecoderConfiguration.defaultEndOfUtteranceSilence
   /// Utterances longer than this, in seconds of audio, are ended there.
   public var maximumUtteranceDuration: TimeInterval = 30
+  /// How many n-best hypotheses are searched for each word's alternatives at the end of an
+  /// utterance (0 turns them off, and saves that search when nobody reads them).
+  public var alternativeCount = 5
   /// Files being decoded ahead; `startTask` for one of them delivers its results (see
   /// ``FileRecognitionBatch``). Without it, each file task decodes its own file on the pool.
   public var fileBatch: FileRecognitionBatch?
@@ -73,6 +76,7 @@ public struct LiveSpeechConfiguration: Sendable {
     configuration.endOfUtteranceSilence = endOfUtteranceSilence
     configuration.maximumUtteranceDuration = maximumUtteranceDuration
     configuration.reportsPartialResults = request.shouldReportPartialResults
+    configuration.alternativeCount = alternativeCount
     return configuration
   }
 
