@@ -6,10 +6,32 @@ import SpeechClientLive
 /// What the command needs from the live module beyond the `SpeechClient` interface: configuring
 /// the live client, the precise reason recognition is not authorized, and the device list.
 enum LiveSupport {
+  /// `--jobs`, `--silence` and `--max-utterance`, and the command's files, decoding ahead.
+  @MainActor private static var decoding = LiveSpeechConfiguration()
+
+  /// Sets the decoding options for every client of this run, and starts decoding `files` (in
+  /// parallel, on the decoder pool) so each file's session finds its results ready or coming.
+  @MainActor static func configureDecoding(
+    jobs: Int?, silence: Double?, maxUtterance: Double?, verbose: Bool,
+    files: [SpeechRecognitionRequest]
+  ) {
+    var configuration = LiveSpeechConfiguration(isVerbose: verbose)
+    if let jobs { configuration.jobs = jobs }
+    if let silence { configuration.endOfUtteranceSilence = silence }
+    if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
+    if !files.isEmpty {
+      configuration.fileBatch = FileRecognitionBatch(files, configuration: configuration)
+    }
+    decoding = configuration
+  }
+
   /// The live client for one request: `--verbose`, and progress on standard error for files.
-  static func client(for request: SpeechRecognitionRequest, verbose: Bool) -> SpeechClient {
-    var configuration = LiveSpeechConfiguration(
-      isVerbose: verbose, authorizationRequest: request)
+  @MainActor static func client(
+    for request: SpeechRecognitionRequest, verbose: Bool
+  ) -> SpeechClient {
+    var configuration = decoding
+    configuration.isVerbose = verbose
+    configuration.authorizationRequest = request
     if request.source.isFile, showsProgress {
       configuration.progress = ProgressLine().update
     }
