@@ -9,13 +9,16 @@ enum LiveSupport {
   /// `--jobs`, `--silence` and `--max-utterance`, and the command's files, decoding ahead.
   @MainActor private static var decoding = LiveSpeechConfiguration()
 
-  /// Sets the decoding options for every client of this run, and starts decoding `files` (in
+  /// Sets the decoding options for every client of this run (`alternatives`: whether words'
+  /// alternatives are wanted), and starts decoding `files` (in
   /// parallel, on the decoder pool) so each file's session finds its results ready or coming.
   @MainActor static func configureDecoding(
-    jobs: Int?, silence: Double?, maxUtterance: Double?, verbose: Bool,
+    jobs: Int?, silence: Double?, maxUtterance: Double?, alternatives: Bool, verbose: Bool,
     files: [SpeechRecognitionRequest]
   ) {
     var configuration = LiveSpeechConfiguration(isVerbose: verbose)
+    // Only JSON output shows each word's alternatives; the n-best search is skipped otherwise.
+    if !alternatives { configuration.alternativeCount = 0 }
     if let jobs { configuration.jobs = jobs }
     if let silence { configuration.endOfUtteranceSilence = silence }
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }

@@ -159,7 +159,11 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       model = .default
     }
-    return SpeechRecognitionRequest(source: source, model: model)
+    // A file's partial words are only ever shown on a terminal; elsewhere they are work for
+    // nothing (a partial hypothesis every 128 ms of speech).
+    return SpeechRecognitionRequest(
+      source: source, model: model,
+      shouldReportPartialResults: !source.isFile || Terminal.stdoutIsTerminal)
   }
 
   func run() async throws {
@@ -180,7 +184,8 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     await LiveSupport.configureDecoding(
-      jobs: jobs, silence: silence, maxUtterance: maxUtterance, verbose: verbose,
+      jobs: jobs, silence: silence, maxUtterance: maxUtterance,
+      alternatives: format == .json, verbose: verbose,
       files: preview ? [] : sources.map { request(source: $0.0) }.filter(\.source.isFile))
 
     var status = ExitStatus.success
