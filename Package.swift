@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -7,6 +8,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Dependencies", targets: ["Dependencies"]),
+    .library(name: "DependenciesTestSupport", targets: ["DependenciesTestSupport"]),
     .library(name: "Architecture", targets: ["Architecture"]),
     .library(name: "SpeechClient", targets: ["SpeechClient"]),
     .library(name: "AudioInput", targets: ["AudioInput"]),
@@ -23,21 +25,40 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
   ],
   targets: [
     // MARK: Dependencies
     .target(
       name: "Dependencies",
       dependencies: [
+        "DependenciesMacros",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    .macro(
+      name: "DependenciesMacros",
+      dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
+    // Swift Testing traits (`.dependencies`, `.dependency(_:_:)`): a separate product so code
+    // that is not a test never links Testing.
+    .target(
+      name: "DependenciesTestSupport",
+      dependencies: ["Dependencies"]
+    ),
     .testTarget(
       name: "DependenciesTests",
       dependencies: [
         "Dependencies",
+        "DependenciesTestSupport",
         "DependenciesTestSupportInterface",
         "DependenciesTestSupportLive",
         .product(name: "Clocks", package: "swift-clocks"),
@@ -62,12 +83,24 @@ let package = Package(
     .target(
       name: "Architecture",
       dependencies: [
+        "ArchitectureMacros",
         "Dependencies",
         .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .macro(
+      name: "ArchitectureMacros",
+      dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ]
     ),
     .testTarget(

@@ -5,6 +5,7 @@ import PackageDescription
 // compiles them. Run them in release mode:
 //
 //   swift run -c release --package-path Benchmarks ArchitectureBenchmarks
+//   swift run -c release --package-path Benchmarks DependencyBenchmarks
 let package = Package(
   name: "Benchmarks",
   platforms: [.macOS(.v13)],
@@ -19,7 +20,22 @@ let package = Package(
       ],
       // Export symbols so `Thread.callStackSymbols` can name the frames it counts.
       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
-    )
+    ),
+    .executableTarget(
+      name: "DependencyBenchmarks",
+      dependencies: [
+        .product(name: "Dependencies", package: "transcribe")
+      ]
+    ),
+    .executableTarget(
+      name: "SessionBenchmarks",
+      dependencies: [
+        .product(name: "Architecture", package: "transcribe"),
+        .product(name: "Dependencies", package: "transcribe"),
+        .product(name: "SpeechClient", package: "transcribe"),
+        .product(name: "SpeechRecognitionFeature", package: "transcribe"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CustomDump
 import IssueReporting
 
 /// Work that a reducer asks the store to do after it changed state, which may send more actions.
@@ -41,6 +42,10 @@ public struct Effect<Action> {
     case cancel(_CancelID)
   }
 }
+
+/// An effect can be handed between tasks, as in TCA. Its asynchronous work is `@Sendable`; an
+/// action carried by ``send(_:)`` is only ever read on the main actor by the store that runs it.
+extension Effect: @unchecked Sendable {}
 
 /// The effect type of a reducer, for helpers that build effects: `EffectOf<Feature>`.
 public typealias EffectOf<R: Reducer> = Effect<R.Action>
@@ -216,9 +221,10 @@ func reportUnhandledEffectError(
 ) {
   reportIssue(
     """
-    An 'Effect.run' created at \(fileID):\(line) threw an unhandled error:
+    An 'Effect.run' created at \(fileID):\(line) threw an unhandled error of type \
+    '\(type(of: error))':
 
-      \(String(reflecting: error))
+    \(String(customDumping: error).indentedForIssue)
 
     Errors thrown from an effect are not fed back into the store. To fix this, handle the error \
     in the effect's 'catch:' closure (for example by sending a failure action), or catch it with \

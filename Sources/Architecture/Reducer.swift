@@ -73,8 +73,11 @@ extension Reducer where Body == Never {
 
 extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
   /// Runs the reducer's ``body-swift.property``.
+  ///
+  /// Written in terms of the body's types, so that a reducer whose body is
+  /// `some Reducer<Int, Bool>` gets its `State` and `Action` from it.
   @inlinable
-  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+  public func reduce(into state: inout Body.State, action: Body.Action) -> Effect<Body.Action> {
     self.body.reduce(into: &state, action: action)
   }
 }

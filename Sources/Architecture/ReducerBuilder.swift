@@ -15,8 +15,8 @@
 /// ```
 ///
 /// Every reducer keeps its concrete type, so a composed body is a nest of small generic structs
-/// the optimizer can flatten. To list a reducer of existential type (`any Reducer<State, Action>`),
-/// wrap it: `Reduce(reducer)`.
+/// the optimizer can flatten. A reducer of existential type (`any Reducer<State, Action>`) can be
+/// listed too; it is wrapped in a ``Reduce``.
 @resultBuilder
 public enum ReducerBuilder<State, Action> {
   /// A `for` loop: runs each reducer in turn.
@@ -49,8 +49,23 @@ public enum ReducerBuilder<State, Action> {
 
   /// A reducer listed in the body.
   @inlinable
-  public static func buildExpression<R: Reducer<State, Action>>(_ expression: R) -> R {
+  public static func buildExpression<R: Reducer>(_ expression: R) -> R
+  where R.State == State, R.Action == Action {
     expression
+  }
+
+  /// A reducer of existential type listed in the body, wrapped in a ``Reduce``.
+  ///
+  /// Disfavored, so that a concrete reducer keeps its type (wrapping every reducer in a closure
+  /// would add a stack frame per level of a deep composition).
+  @_disfavoredOverload
+  @inlinable
+  public static func buildExpression(
+    _ expression: any Reducer<State, Action>
+  ) -> Reduce<
+    State, Action
+  > {
+    Reduce(expression)
   }
 
   /// The whole body.
@@ -79,6 +94,55 @@ public enum ReducerBuilder<State, Action> {
   @inlinable
   public static func buildPartialBlock<R: Reducer<State, Action>>(first: R) -> R {
     first
+  }
+
+  /// The first reducer of a block, of existential type: wrapped in a ``Reduce``.
+  ///
+  /// A listed `any Reducer` is opened by the generic `buildExpression` and arrives here
+  /// still existential. Disfavored, like every existential overload, so that concrete reducers
+  /// keep their types.
+  @_disfavoredOverload
+  @inlinable
+  public static func buildPartialBlock(first: any Reducer<State, Action>) -> Reduce<State, Action> {
+    Reduce(first)
+  }
+
+  /// The reducers so far followed by one of existential type, wrapped in a ``Reduce``.
+  @_disfavoredOverload
+  @inlinable
+  public static func buildPartialBlock<R0: Reducer<State, Action>>(
+    accumulated: R0, next: any Reducer<State, Action>
+  ) -> _Sequence<R0, Reduce<State, Action>> {
+    _Sequence(accumulated, Reduce(next))
+  }
+
+  /// Existential reducers so far followed by the next one.
+  @_disfavoredOverload
+  @inlinable
+  public static func buildPartialBlock<R1: Reducer<State, Action>>(
+    accumulated: any Reducer<State, Action>, next: R1
+  ) -> _Sequence<Reduce<State, Action>, R1> {
+    _Sequence(Reduce(accumulated), next)
+  }
+
+  /// Existential reducers so far followed by another existential reducer.
+  @_disfavoredOverload
+  @inlinable
+  public static func buildPartialBlock(
+    accumulated: any Reducer<State, Action>, next: any Reducer<State, Action>
+  ) -> _Sequence<Reduce<State, Action>, Reduce<State, Action>> {
+    _Sequence(Reduce(accumulated), Reduce(next))
+  }
+
+  /// A whole body of existential type, wrapped in a ``Reduce``.
+  @_disfavoredOverload
+  @inlinable
+  public static func buildFinalResult(
+    _ reducer: any Reducer<State, Action>
+  ) -> Reduce<
+    State, Action
+  > {
+    Reduce(reducer)
   }
 
   /// The reducers so far followed by the next one.

@@ -1,4 +1,5 @@
 import CasePaths
+import Observation
 
 /// A runtime for a feature: it holds the current state, runs the reducer for each action you
 /// send, and runs the effects the reducer returns.
@@ -27,7 +28,11 @@ import CasePaths
 /// reduced is queued behind it, and actions that effects send are processed in the order they are
 /// sent. Effects live as long as the store: when the store, and every store scoped from it, has
 /// gone away, its running effects are cancelled.
+///
+/// When the state is ``ObservableState()``, reading it inside `withObservationTracking` tracks
+/// what was read, and its properties can be read straight off the store (`store.count`).
 @MainActor
+@dynamicMemberLookup
 public final class Store<State, Action> {
   private let core: any Core<State, Action>
 
@@ -57,8 +62,12 @@ public final class Store<State, Action> {
   }
 
   /// The current state.
+  ///
+  /// Inside `withObservationTracking`, reading it (and the ``ObservableState()`` properties read
+  /// from it) registers for changes.
   public var state: State {
-    core.state
+    core.observation?.access()
+    return core.state
   }
 
   /// Reads a value from the current state.
@@ -76,7 +85,7 @@ public final class Store<State, Action> {
   ///   for them to finish.
   @discardableResult
   public func send(_ action: Action) -> StoreTask {
-    StoreTask(rawValue: core.send(action))
+    StoreTask(group: core.send(action))
   }
 
   /// A store that sees only part of this store's state and sends actions embedded into this
@@ -118,7 +127,25 @@ extension Store where State: Sendable {
   /// }
   /// ```
   public var states: AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream()
+    states(bufferingPolicy: .unbounded)
+  }
+
+  /// The store's states as an asynchronous sequence that keeps at most what `bufferingPolicy`
+  /// allows for a slow observer.
+  ///
+  /// An observer that only needs the latest state (a renderer whose state holds everything it
+  /// draws) passes `.bufferingNewest(1)`: memory stays bounded however far behind it falls, and
+  /// the last state it reads is always the store's current one.
+  ///
+  /// ```swift
+  /// for await state in store.states(bufferingPolicy: .bufferingNewest(1)) {
+  ///   render(state)
+  /// }
+  /// ```
+  public func states(
+    bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy
+  ) -> AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
     continuation.yield(core.state)
     let id = core.addObserver(
       { continuation.yield($0) },
@@ -132,6 +159,15 @@ extension Store where State: Sendable {
     return stream
   }
 }
+
+extension Store where State: ObservableState {
+  /// Reads a property of the state straight off the store: `store.count`.
+  public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+    state[keyPath: keyPath]
+  }
+}
+
+extension Store: Observable {}
 
 /// The store type for a reducer: `StoreOf<Counter>` is `Store<Counter.State, Counter.Action>`.
 public typealias StoreOf<R: Reducer> = Store<R.State, R.Action>

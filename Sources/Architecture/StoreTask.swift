@@ -9,9 +9,19 @@
 /// ```
 public struct StoreTask: Hashable, Sendable {
   let rawValue: Task<Void, Never>?
+  private let group: EffectGroup?
 
-  init(rawValue: Task<Void, Never>?) {
-    self.rawValue = rawValue
+  init(group: EffectGroup?) {
+    self.rawValue = group?.task
+    self.group = group
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue == rhs.rawValue
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(rawValue)
   }
 
   /// Cancels the effects this task stands for.
@@ -24,9 +34,9 @@ public struct StoreTask: Hashable, Sendable {
     await rawValue?.value
   }
 
-  /// Whether the task was cancelled. A send that started no asynchronous effect is never
-  /// cancelled.
+  /// Whether the task was cancelled, or every effect the action started was (for example by
+  /// `.cancel(id:)`). A send that started no asynchronous effect is never cancelled.
   public var isCancelled: Bool {
-    rawValue?.isCancelled ?? false
+    group?.isCancelled ?? false
   }
 }

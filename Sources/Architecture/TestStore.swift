@@ -149,6 +149,21 @@ public enum Exhaustivity: Equatable, Sendable {
 public struct TestStoreTask: Hashable, Sendable {
   let rawValue: Task<Void, Never>?
   let timeout: Duration
+  private let group: EffectGroup?
+
+  init(group: EffectGroup?, timeout: Duration) {
+    self.rawValue = group?.task
+    self.timeout = timeout
+    self.group = group
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue == rhs.rawValue && lhs.timeout == rhs.timeout
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(rawValue)
+  }
 
   /// Cancels the effects and waits for them to end.
   public func cancel() async {
@@ -188,9 +203,22 @@ public struct TestStoreTask: Hashable, Sendable {
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
-  /// Whether the task was cancelled.
+  /// Waits for the effects to finish, with the timeout in nanoseconds (TCA's older spelling).
+  public func finish(
+    timeout nanoseconds: UInt64,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await finish(
+      timeout: .nanoseconds(Int64(clamping: nanoseconds)),
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Whether the task was cancelled, or every effect the action started was.
   public var isCancelled: Bool {
-    rawValue?.isCancelled ?? false
+    group?.isCancelled ?? false
   }
 }
 
@@ -219,7 +247,11 @@ extension TestStore {
   ) async -> TestStoreTask {
     let location = SourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    if exhaustivity == .on, !recorder.received.isEmpty {
+    // The state this action starts from: after the received actions, which the test may not have
+    // asserted yet (they stay queued for a later `receive`).
+    var previous = state
+    if exhaustivity == .on, let last = recorder.received.last {
+      previous = last.state
       report(
         """
         Must handle \(recorder.received.count) received \
@@ -232,10 +264,11 @@ extension TestStore {
         'skipReceivedActions()' to ignore them.
         """,
         at: location)
+    } else {
+      skipReceived(showSkipped: exhaustivity == .off(showSkippedAssertions: true))
+      previous = state
     }
-    skipReceived(showSkipped: exhaustivity == .off(showSkippedAssertions: true))
 
-    let previous = state
     recorder.sentState = nil
     let task = core.send(TestAction(action: action, origin: .send(location)))
     let actual = recorder.sentState ?? core.state
@@ -243,7 +276,50 @@ extension TestStore {
       previous: previous, actual: actual, update: updateStateToExpectedResult, at: location)
     state = actual
     await settle()
-    return TestStoreTask(rawValue: task, timeout: timeout)
+    return TestStoreTask(group: task, timeout: timeout)
+  }
+
+  /// Sends the action of a case that carries no value, named by its case key path.
+  ///
+  /// ```swift
+  /// await store.send(\.incrementButtonTapped) {
+  ///   $0.count = 1
+  /// }
+  /// ```
+  @discardableResult
+  public func send(
+    _ action: CaseKeyPath<Action, Void>,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      action(()), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Sends the action of a case with a value, named by its case key path.
+  ///
+  /// ```swift
+  /// await store.send(\.child.textChanged, "hello") {
+  ///   $0.child.text = "hello"
+  /// }
+  /// ```
+  @discardableResult
+  public func send<Value>(
+    _ action: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      action(value), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Asserts that an effect sent a given action, and how it changed state.
@@ -368,7 +444,7 @@ extension TestStore {
       fileID: fileID, filePath: filePath, line: line, column: column)
     var expected = state
     do {
-      try updateStateToExpectedResult(&expected)
+      try withStoreDependencies { try updateStateToExpectedResult(&expected) }
     } catch {
       report("The 'assert' closure threw an error: \(error)", at: location)
       return
@@ -407,6 +483,9 @@ extension TestStore {
       fileID: fileID, filePath: filePath, line: line, column: column)
     let timeout = timeout ?? self.timeout
     await settle()
+    if exhaustivity == .on {
+      reportUnreceivedActions(at: location)
+    }
     let finished = await wait(timeout: timeout) { core.registry.isEmpty }
     guard !finished else { return }
     let running = core.registry.running
@@ -424,6 +503,20 @@ extension TestStore {
       at: location)
     core.registry.cancelAll()
     _ = await wait(timeout: timeout) { core.registry.isEmpty }
+  }
+
+  /// Waits for every running effect to finish, with the timeout in nanoseconds (TCA's older
+  /// spelling).
+  public func finish(
+    timeout nanoseconds: UInt64,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await finish(
+      timeout: .nanoseconds(Int64(clamping: nanoseconds)),
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Marks every action received so far as asserted, without checking them.
@@ -451,8 +544,10 @@ extension TestStore {
     skipReceived(showSkipped: exhaustivity == .off(showSkippedAssertions: true))
   }
 
-  /// Cancels every running effect and marks them as asserted, so the test can end with effects
-  /// that would otherwise outlive it.
+  /// Stops tracking every running effect, so the test can end while they still run.
+  ///
+  /// The effects are not cancelled: they keep running and sending actions, which a later
+  /// `receive` can still assert. They are cancelled when the test store goes away.
   ///
   /// - Parameter strict: Whether to fail the test when no effect is running.
   public func skipInFlightEffects(
@@ -481,8 +576,36 @@ extension TestStore {
           + running.map { dump($0.entry.origin.action) }.joined(separator: "\n").indented,
         at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
-    core.registry.cancelAll()
-    _ = await wait(timeout: timeout) { core.registry.isEmpty }
+    core.registry.skipAll()
+  }
+
+  /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
+  ///
+  /// ```swift
+  /// await store.withExhaustivity(.off) {
+  ///   await store.send(.refresh)
+  ///   await store.receive(\.loaded) { $0.items = items }
+  /// }
+  /// ```
+  public func withExhaustivity<R>(
+    _ exhaustivity: Exhaustivity,
+    operation: () async throws -> R
+  ) async rethrows -> R {
+    let previous = self.exhaustivity
+    self.exhaustivity = exhaustivity
+    defer { self.exhaustivity = previous }
+    return try await operation()
+  }
+
+  /// Runs synchronous `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
+  public func withExhaustivity<R>(
+    _ exhaustivity: Exhaustivity,
+    operation: () throws -> R
+  ) rethrows -> R {
+    let previous = self.exhaustivity
+    self.exhaustivity = exhaustivity
+    defer { self.exhaustivity = previous }
+    return try operation()
   }
 }
 
@@ -501,8 +624,8 @@ extension TestStore {
     let isExhaustive = exhaustivity == .on
     await settle()
     _ = await wait(timeout: timeout) {
-      // Once no effect is running, nothing more can arrive.
-      core.registry.isEmpty || recorder.received.contains { isMatching($0.action) }
+      // Once no effect is running (skipped ones included), nothing more can arrive.
+      core.registry.isIdle || recorder.received.contains { isMatching($0.action) }
         || (isExhaustive && !recorder.received.isEmpty)
     }
     let arrived =
@@ -580,7 +703,7 @@ extension TestStore {
       var expected = previous
       if let update {
         do {
-          try update(&expected)
+          try withStoreDependencies { try update(&expected) }
         } catch {
           report("The 'assert' closure threw an error: \(error)", at: location)
           return
@@ -620,7 +743,7 @@ extension TestStore {
       var expected = actual
       if let update {
         do {
-          try update(&expected)
+          try withStoreDependencies { try update(&expected) }
         } catch {
           report("The 'assert' closure threw an error: \(error)", at: location)
           return
@@ -639,7 +762,7 @@ extension TestStore {
           at: location)
       } else if showSkippedAssertions {
         var exhaustive = previous
-        try? update?(&exhaustive)
+        try? withStoreDependencies { try update?(&exhaustive) }
         if exhaustive != actual {
           reportSkipped(
             """
@@ -694,6 +817,12 @@ extension TestStore {
       }
     }
     return true
+  }
+
+  /// Runs an assertion closure with the dependencies the reducer sees, so it can compute
+  /// expected values from them (`$0.id = uuid()`).
+  private func withStoreDependencies<R>(_ body: () throws -> R) rethrows -> R {
+    try DependencyValues.$_current.withValue(core.dependencies, operation: body)
   }
 
   private func report(_ message: String, at location: SourceLocation) {

@@ -48,13 +48,22 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
     } catch {
       throw error.failure
     }
-    let defaultSource = try connection.defaultSourceName(deadline: deadline)
+    return try connection.captureSources(deadline: deadline)
+  }
+}
+
+extension PulseConnection {
+  /// The server's capture sources, in its order, the default one marked.
+  func captureSources(
+    deadline: ContinuousClock.Instant
+  ) throws(SpeechClient.Failure) -> [AudioDevice] {
+    let defaultSource = try defaultSourceName(deadline: deadline)
     // The callback copies each source out at once: its strings live only during the callback.
     let sources = ValueBox<[AudioDevice]>([])
     let userData = Unmanaged.passUnretained(sources).toOpaque()
     guard
       let operation = pa_context_get_source_info_list(
-        connection.context,
+        context,
         { _, info, endOfList, userData in
           guard endOfList == 0, let info = info?.pointee, let userData else { return }
           let name = info.name.map { String(cString: $0) } ?? ""
@@ -68,13 +77,11 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
         },
         userData)
     else {
-      throw .audioServerUnreachable(
-        "\(connection.serverDescription): listing sources failed: \(connection.errorText)")
+      throw .audioServerUnreachable("\(serverDescription): listing sources failed: \(errorText)")
     }
-    try connection.wait(for: operation, deadline: deadline) {
+    try wait(for: operation, deadline: deadline) {
       SpeechClient.Failure.audioServerUnreachable(
-        "\(connection.serverDescription) did not list its sources within "
-          + "\(PulseConnection.seconds(timeout))")
+        "\(serverDescription) did not list its sources in time")
     }
     return withExtendedLifetime(sources) {
       sources.value.map { device in
@@ -84,12 +91,19 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
       }
     }
   }
-}
 
-extension PulseConnection {
+  /// The failure for a capture source that does not exist: its name and the server's sources
+  /// (monitors of outputs last), or just its name if they cannot be listed in time.
+  func sourceNotFound(_ name: String, deadline: ContinuousClock.Instant) -> SpeechClient.Failure {
+    let sources = (try? captureSources(deadline: deadline)) ?? []
+    let ordered = sources.filter { !$0.isMonitor } + sources.filter(\.isMonitor)
+    return .captureSourceNotFound(name: name, available: ordered.map(\.name))
+  }
+
   /// The name of the server's default source, or `nil` if it has none.
-  func defaultSourceName(deadline: ContinuousClock.Instant) throws(SpeechClient.Failure) -> String?
-  {
+  func defaultSourceName(
+    deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
+  ) throws(SpeechClient.Failure) -> String? {
     let box = ValueBox<String?>(nil)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard
@@ -104,7 +118,7 @@ extension PulseConnection {
     else {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
-    try wait(for: operation, deadline: deadline) {
+    try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
       SpeechClient.Failure.audioServerUnreachable(
         "\(serverDescription) did not describe itself in time")
     }
@@ -113,7 +127,7 @@ extension PulseConnection {
 
   /// Whether the server has a source with this name.
   func hasSource(
-    named name: String, deadline: ContinuousClock.Instant
+    named name: String, deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
   ) throws(SpeechClient.Failure) -> Bool {
     let box = ValueBox(false)
     let userData = Unmanaged.passUnretained(box).toOpaque()
@@ -128,7 +142,7 @@ extension PulseConnection {
     else {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
-    try wait(for: operation, deadline: deadline) {
+    try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
       SpeechClient.Failure.audioServerUnreachable(
         "\(serverDescription) did not describe its sources in time")
     }

@@ -11,6 +11,10 @@ import SpeechClient
 /// than it holds, or whose data stops decoding, is reported as truncated after the readable
 /// audio has been delivered.
 ///
+/// Regular files are read directly. A FIFO, a pipe or standard input may stall forever; those
+/// are read through libsndfile's virtual I/O with polling reads, so raising the stop signal ends even a read that waits
+/// for a writer who went quiet (or never came).
+///
 /// ```swift
 /// let file = try AudioFile(url: URL(fileURLWithPath: "talk.flac"))
 /// while let samples = try file.read() { decode(samples) }
@@ -20,11 +24,17 @@ public final class AudioFile: SampleSource {
   static let chunkSize = 2048
   /// Frames read from the file at a time, at its own rate.
   private static let blockFrames = 4096
+  /// How standard input is named in messages.
+  public static let standardInputName = "standard input"
 
-  private let url: URL
+  /// The path, or ``standardInputName``, for messages.
+  private let name: String
   private let file: OpaquePointer
   private let info: SF_INFO
   private let resampler: Resampler?
+  /// The stream libsndfile reads through virtual I/O; `nil` for a regular file.
+  private let stream: StreamInput?
+  private let stopSignal: StopSignal?
   private var framesRead: Int64 = 0
   private var pending: [Int16] = []
   private var isAtEnd = false
@@ -33,16 +43,84 @@ public final class AudioFile: SampleSource {
 
   /// Opens the file.
   ///
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` when the file is missing, not audio, or has
-  ///   no audio in it.
-  public init(url: URL) throws(SpeechClient.Failure) {
-    var info = SF_INFO()
-    guard let file = sf_open(url.path, Int32(SFM_READ), &info) else {
-      throw .fileUnreadable(path: url.path, reason: String(cString: sf_strerror(nil)))
+  /// - Parameters:
+  ///   - url: a regular file, or a FIFO or device that delivers an audio file's bytes.
+  ///   - stopSignal: raising it ends a read that waits for a stalled FIFO.
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` when the file is missing, a directory, not
+  ///   audio, or has no audio in it.
+  public convenience init(url: URL, stopSignal: StopSignal? = nil) throws(SpeechClient.Failure) {
+    let path = url.path
+    var status = stat()
+    if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+      if status.st_mode & S_IFMT == S_IFDIR {
+        throw .fileUnreadable(path: path, reason: "it is a directory")
+      }
+      // Non-blocking, so opening a FIFO that no writer opened yet returns at once.
+      let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
+      }
+      try self.init(stream: descriptor, name: path, stopSignal: stopSignal)
+      return
     }
-    guard info.channels > 0, info.samplerate > 0, info.frames > 0 else {
-      sf_close(file)
-      throw .fileUnreadable(path: url.path, reason: "the file holds no audio")
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+      throw .fileUnreadable(path: path, reason: String(cString: sf_strerror(nil)))
+    }
+    try self.init(file: file, info: info, name: path, stream: nil, stopSignal: stopSignal)
+  }
+
+  /// Opens standard input: a pipe (`sox … -t wav - | transcribe --input -`) or a redirected
+  /// file.
+  ///
+  /// - Throws: `SpeechClient.Failure.fileUnreadable` naming ``standardInputName`` when it holds
+  ///   no audio libsndfile reads.
+  public convenience init(standardInput stopSignal: StopSignal?) throws(SpeechClient.Failure) {
+    let name = Self.standardInputName
+    let descriptor = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+    guard descriptor >= 0 else {
+      throw .fileUnreadable(path: name, reason: String(cString: strerror(errno)))
+    }
+    var status = stat()
+    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+      var info = SF_INFO()
+      guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
+        close(descriptor)
+        throw .fileUnreadable(path: name, reason: String(cString: sf_strerror(nil)))
+      }
+      try self.init(file: file, info: info, name: name, stream: nil, stopSignal: stopSignal)
+      return
+    }
+    try self.init(stream: descriptor, name: name, stopSignal: stopSignal)
+  }
+
+  /// Opens a stream that may stall through libsndfile's virtual I/O; the stream closes
+  /// `descriptor`.
+  private convenience init(
+    stream descriptor: Int32, name: String, stopSignal: StopSignal?
+  ) throws(SpeechClient.Failure) {
+    let stream = StreamInput(descriptor: descriptor, stopSignal: stopSignal)
+    var info = SF_INFO()
+    var virtualIO = StreamInput.virtualIO
+    // libsndfile copies the callbacks; `stream` is kept alive by the file's `stream` property.
+    guard
+      let file = sf_open_virtual(
+        &virtualIO, Int32(SFM_READ), &info, Unmanaged.passUnretained(stream).toOpaque())
+    else {
+      throw .fileUnreadable(
+        path: name, reason: stream.failure ?? String(cString: sf_strerror(nil)))
+    }
+    try self.init(file: file, info: info, name: name, stream: stream, stopSignal: stopSignal)
+  }
+
+  private init(
+    file: OpaquePointer, info: SF_INFO, name: String, stream: StreamInput?,
+    stopSignal: StopSignal?
+  ) throws(SpeechClient.Failure) {
+    // A stream's length is unknown (libsndfile may say 0 or "as long as it gets").
+    guard info.channels > 0, info.samplerate > 0, info.frames > 0 || stream != nil else {
+      Self.release(file)
+      throw .fileUnreadable(path: name, reason: "the file holds no audio")
     }
     let resampler: Resampler?
     if Int(info.samplerate) == SampleFormat.sampleRate {
@@ -52,29 +130,48 @@ public final class AudioFile: SampleSource {
         resampler = try Resampler(
           ratio: Double(SampleFormat.sampleRate) / Double(info.samplerate))
       } catch {
-        sf_close(file)
-        throw .fileUnreadable(path: url.path, reason: error.reason)
+        Self.release(file)
+        throw .fileUnreadable(path: name, reason: error.reason)
       }
     }
-    self.url = url
+    self.name = name
     self.file = file
     self.info = info
     self.resampler = resampler
-    if let (declared, actual) = Self.dataLengthMismatch(in: file) {
+    self.stream = stream
+    self.stopSignal = stopSignal
+    if stream == nil, let (declared, actual) = Self.dataLengthMismatch(in: file) {
       self.failureAtEnd = .fileUnreadable(
-        path: url.path,
+        path: name,
         reason: "the file is truncated: its header declares \(declared) bytes of audio, "
           + "it holds \(actual)")
     }
   }
 
   deinit {
+    Self.release(file)
+  }
+
+  private static func release(_ file: OpaquePointer) {
     sf_close(file)
   }
 
+  /// A stream delivers, after a stop, what it had already taken in (the words heard so far);
+  /// a regular file simply ends.
+  public var drainsWhenStopped: Bool { stream != nil }
+
+  /// The file's own sample rate, in Hz.
+  public var recordedSampleRate: Int? { Int(info.samplerate) }
+
   /// How much of the file has been read, by frames at its own rate.
   public var progress: Double? {
-    min(1, Double(framesRead) / Double(info.frames))
+    guard stream == nil else { return nil }
+    return min(1, Double(framesRead) / Double(info.frames))
+  }
+
+  /// The length of the whole file in seconds.
+  public var totalDuration: TimeInterval? {
+    Double(info.frames) / Double(info.samplerate)
   }
 
   /// Reads the next chunk of 2048 samples (fewer at the end).
@@ -86,7 +183,8 @@ public final class AudioFile: SampleSource {
       try fill()
     }
     guard !pending.isEmpty else {
-      if let failureAtEnd { throw failureAtEnd }
+      // An end cut short by a stop is no failure.
+      if let failureAtEnd, stopSignal?.isStopped != true { throw failureAtEnd }
       return nil
     }
     let count = min(Self.chunkSize, pending.count)
@@ -98,16 +196,10 @@ public final class AudioFile: SampleSource {
   private func fill() throws(SpeechClient.Failure) {
     let channels = Int(info.channels)
     let blockFrames = Self.blockFrames
-    if resampler == nil, channels == 1 {
-      var block = [Int16](repeating: 0, count: blockFrames)
-      let count = block.withUnsafeMutableBufferPointer {
-        Int(sf_readf_short(file, $0.baseAddress, sf_count_t(blockFrames)))
-      }
-      framesRead += Int64(count)
-      pending += block[..<count]
-      checkEnd(count: count)
-      return
-    }
+    // Always read floats: libsndfile converts every encoding to them exactly, whereas reading
+    // shorts from a float or double file yields zeros for anything below full scale (unless
+    // SFC_SET_SCALE_FLOAT_INT_READ, which normalizes to the file's peak by scanning the whole
+    // file first — impossible on a pipe, and it changes the level).
     var block = [Float](repeating: 0, count: blockFrames * channels)
     let count = block.withUnsafeMutableBufferPointer {
       Int(sf_readf_float(file, $0.baseAddress, sf_count_t(blockFrames)))
@@ -125,22 +217,30 @@ public final class AudioFile: SampleSource {
       do {
         samples = try resampler.process(mono, isLast: isLast)
       } catch {
-        throw .fileUnreadable(path: url.path, reason: error.reason)
+        throw .fileUnreadable(path: name, reason: error.reason)
       }
     } else {
       samples = mono
     }
-    pending += samples.map { Int16(clamping: Int(($0 * 32768).rounded())) }
+    pending += samples.map(Self.sample)
     checkEnd(count: count)
+  }
+
+  /// A float sample (±1 is full scale) as a 16-bit one; louder is clipped, NaN is silence.
+  static func sample(_ value: Float) -> Int16 {
+    guard value.isFinite else { return 0 }
+    return Int16(clamping: Int((min(max(value, -1), 1) * 32768).rounded()))
   }
 
   /// A short read is the end of the file, or of what could be decoded of it.
   private func checkEnd(count: Int) {
     guard count < Self.blockFrames else { return }
     isAtEnd = true
-    if sf_error(file) != 0 {
+    if let reason = stream?.failure {
+      failureAtEnd = .fileUnreadable(path: name, reason: "reading failed: \(reason)")
+    } else if sf_error(file) != 0 {
       failureAtEnd = .fileUnreadable(
-        path: url.path,
+        path: name,
         reason: "the file is truncated or damaged: \(String(cString: sf_strerror(file)))")
     }
   }

@@ -8,10 +8,13 @@ public enum CaptureSourceCheck: Equatable, Sendable {
   case accessDenied(SpeechClient.Failure)
   /// No server answered in time, or it has no such source (or no default source).
   case unavailable(SpeechClient.Failure)
+  /// The stop signal was raised before the server answered.
+  case stopped
 
   /// Asks the server whether `device` (or, for `nil`, its default source) exists.
   ///
-  /// Blocks for at most ``PulseAudioSettings/connectTimeout``: call it from a thread of its own.
+  /// Blocks for at most ``PulseAudioSettings/connectTimeout``, or until `stopSignal` is raised:
+  /// call it from a thread of its own.
   ///
   /// ```swift
   /// if case .unavailable(let failure) = CaptureSourceCheck.check(device: nil, PulseAudioSettings())
@@ -19,11 +22,21 @@ public enum CaptureSourceCheck: Equatable, Sendable {
   ///   print(failure)
   /// }
   /// ```
-  public static func check(device: String?, _ settings: PulseAudioSettings) -> CaptureSourceCheck {
+  public static func check(
+    device: String?, _ settings: PulseAudioSettings, stopSignal: StopSignal? = nil
+  ) -> CaptureSourceCheck {
+    let check = uninterrupted(device: device, settings, stopSignal: stopSignal)
+    return stopSignal?.isStopped == true ? .stopped : check
+  }
+
+  private static func uninterrupted(
+    device: String?, _ settings: PulseAudioSettings, stopSignal: StopSignal?
+  ) -> CaptureSourceCheck {
     let deadline = ContinuousClock.now + settings.connectTimeout
     let connection: PulseConnection
     do {
-      connection = try PulseConnection(server: settings.server, timeout: settings.connectTimeout)
+      connection = try PulseConnection(
+        server: settings.server, timeout: settings.connectTimeout, stopSignal: stopSignal)
     } catch {
       return error.isAccessDenied ? .accessDenied(error.failure) : .unavailable(error.failure)
     }
@@ -32,14 +45,15 @@ public enum CaptureSourceCheck: Equatable, Sendable {
       if let device {
         name = device
       } else {
-        name = try connection.defaultSourceName(deadline: deadline)
+        name = try connection.defaultSourceName(deadline: deadline, stopSignal: stopSignal)
       }
       guard let name else {
         return .unavailable(
           .captureSourceMissing("\(connection.serverDescription) has no capture source"))
       }
-      guard try connection.hasSource(named: name, deadline: deadline) else {
-        return .unavailable(.captureSourceMissing("capture source \(name) does not exist"))
+      guard try connection.hasSource(named: name, deadline: deadline, stopSignal: stopSignal)
+      else {
+        return .unavailable(connection.sourceNotFound(name, deadline: deadline))
       }
     } catch {
       return .unavailable(error)

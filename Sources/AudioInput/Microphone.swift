@@ -19,6 +19,8 @@ public final class Microphone: SampleSource {
   private let connection: PulseConnection
   private let stream: OpaquePointer
   private let sourceDescription: String
+  /// The source's name, or `nil` for the server's default source.
+  private let device: String?
   private let audioTimeout: Duration
   private let stopSignal: StopSignal
   private var leftoverByte: UInt8?
@@ -68,6 +70,7 @@ public final class Microphone: SampleSource {
     self.connection = connection
     self.stream = stream
     self.sourceDescription = sourceDescription
+    self.device = device
     self.audioTimeout = settings.audioTimeout
     self.stopSignal = stopSignal
 
@@ -89,6 +92,9 @@ public final class Microphone: SampleSource {
     pa_stream_disconnect(stream)
     pa_stream_unref(stream)
   }
+
+  /// Unknown: the server converts whatever the source records to the 16 kHz asked for.
+  public var recordedSampleRate: Int? { nil }
 
   /// A microphone has no end.
   public var progress: Double? { nil }
@@ -192,7 +198,10 @@ public final class Microphone: SampleSource {
   private func streamFailure() -> SpeechClient.Failure {
     let code = connection.errorCode
     if code == Int32(PA_ERR_NOENTITY.rawValue) {
-      return .captureSourceMissing("\(sourceDescription) does not exist")
+      guard let device else {
+        return .captureSourceMissing("\(connection.serverDescription) has no default source")
+      }
+      return connection.sourceNotFound(device, deadline: ContinuousClock.now + .seconds(1))
     }
     if pa_context_get_state(connection.context) != PA_CONTEXT_READY {
       return .audioDeviceFailed(

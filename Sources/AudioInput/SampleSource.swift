@@ -1,3 +1,4 @@
+import Foundation
 import SpeechClient
 
 /// A source of 16 kHz mono signed 16-bit samples, read on its task's own thread.
@@ -20,6 +21,13 @@ public protocol SampleSource: AnyObject {
   /// How much of the input has been read, 0…1, or `nil` for a source without an end.
   var progress: Double? { get }
 
+  /// The length of the whole input in seconds, or `nil` for a source without an end.
+  var totalDuration: TimeInterval? { get }
+
+  /// The sample rate the audio was recorded at, in Hz, before conversion to 16 kHz, or `nil`
+  /// when unknown. Below 16 kHz the audio lacks frequencies speech models rely on.
+  var recordedSampleRate: Int? { get }
+
   /// Whether reads after a stop still deliver what was captured before it (a microphone),
   /// rather than the task ending at once (a file: the rest is simply not decoded).
   var drainsWhenStopped: Bool { get }
@@ -28,6 +36,9 @@ public protocol SampleSource: AnyObject {
 extension SampleSource {
   /// Sources end at once when stopped, unless they say otherwise.
   public var drainsWhenStopped: Bool { false }
+
+  /// Sources have no known end unless they say otherwise.
+  public var totalDuration: TimeInterval? { nil }
 }
 
 /// The one format every ``SampleSource`` delivers.

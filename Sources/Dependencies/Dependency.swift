@@ -16,14 +16,11 @@
 public struct Dependency<Value>: Sendable {
   let initialValues: DependencyValues
   let read: @Sendable (DependencyValues) -> Value
-  let keyPath: (any AnyKeyPath & Sendable)?
-  let name: String?
-  let fileID: StaticString
-  let filePath: StaticString
-  let line: UInt
-  let column: UInt
+  let access: DependencyAccess
 
   /// Reads the dependency at a key path of ``DependencyValues``.
+  ///
+  /// The file, line and column say where the wrapper is declared; reported issues point there.
   public init(
     _ keyPath: KeyPath<DependencyValues, Value> & Sendable,
     fileID: StaticString = #fileID,
@@ -33,12 +30,8 @@ public struct Dependency<Value>: Sendable {
   ) {
     self.initialValues = DependencyValues._current
     self.read = { $0[keyPath: keyPath] }
-    self.keyPath = keyPath
-    self.name = nil
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
+    self.access = DependencyAccess(
+      explicitName: nil, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Reads the dependency registered under a key type, such as a client that is its own key.
@@ -50,21 +43,38 @@ public struct Dependency<Value>: Sendable {
     column: UInt = #column
   ) where Key.Value == Value {
     self.initialValues = DependencyValues._current
-    self.read = { $0[Key.self] }
-    self.keyPath = nil
-    self.name = "\(Key.self).self"
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
+    self.read = { $0[Key.self, function: "subscript(key:)"] }
+    self.access = DependencyAccess(
+      explicitName: "\(Key.self).self", fileID: fileID, filePath: filePath, line: line,
+      column: column)
+  }
+
+  /// Reads the dependency with `read`, naming it `name` in reported issues (for wrappers defined
+  /// by other modules of this package, such as `DependenciesTestSupport`).
+  package init(
+    name: String?,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt,
+    read: @escaping @Sendable (DependencyValues) -> Value
+  ) {
+    self.initialValues = DependencyValues._current
+    self.read = read
+    self.access = DependencyAccess(
+      explicitName: name, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// The current value of the dependency.
+  ///
+  /// Values overridden where it is read win over the ones captured when the wrapper was created.
+  /// If the value's default has to be created, it is created with these merged values as the
+  /// current ones, so a default that reads other dependencies sees the same overrides.
   public var wrappedValue: Value {
-    let values = initialValues.merging(DependencyValues._current)
-    let access = DependencyAccess(
-      keyPath: keyPath, name: name, fileID: fileID, filePath: filePath, line: line,
-      column: column)
+    let current = DependencyValues._current
+    let values =
+      initialValues.storage.isEmpty && initialValues.cachedValues === current.cachedValues
+      ? current : initialValues.merging(current)
     return DependencyValues.$currentAccess.withValue(access) {
       read(values)
     }

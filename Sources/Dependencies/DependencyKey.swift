@@ -58,12 +58,16 @@ extension TestDependencyKey {
 /// ```
 ///
 /// If a key gives no `testValue`, reading it in a test fails the test with a message that names
-/// the dependency and says how to override it, then falls back to the live value.
+/// the dependency and says how to override it, then falls back to the preview value (by default
+/// the live value). Writing one of its fields in `withDependencies` reports nothing.
 public protocol DependencyKey<Value>: TestDependencyKey {
   /// The value used in the ``DependencyContext/live`` context.
   static var liveValue: Value { get }
 
-  // Redeclared so the defaults below are picked for `DependencyKey`s.
+  // The associated type and the requirements are repeated here so that Swift infers `Value`
+  // from `liveValue` alone (it does not look through the refined protocol's requirements), and
+  // so the defaults below are picked for `DependencyKey`s.
+  associatedtype Value = Self
   static var testValue: Value { get }
   static var previewValue: Value { get }
 }
@@ -73,9 +77,30 @@ extension DependencyKey {
   public static var previewValue: Value { Self.liveValue }
 
   /// By default reading a live dependency in a test fails the test with a message that names the
-  /// dependency and how to fix it, and then returns ``liveValue``.
+  /// dependency and how to fix it, and then returns ``previewValue``. The read that a write
+  /// implies (`$0.client.endpoint = …` in `withDependencies`) reports nothing.
   public static var testValue: Value {
-    reportMissingTestValue(Self.self)
-    return Self.liveValue
+    if !DependencyValues.isSetting {
+      reportMissingTestValue(Self.self)
+    }
+    return Self.previewValue
+  }
+}
+
+extension TestDependencyKey {
+  /// Whether an unimplemented `testValue` should report its use as a test failure right now.
+  ///
+  /// It is `false` while `withDependencies` or `prepareDependencies` overrides values: there a
+  /// read only happens because a field of the value is being written. A hand-written
+  /// unimplemented value can check it before reporting:
+  ///
+  /// ```swift
+  /// static var testValue: Client {
+  ///   if shouldReportUnimplemented { reportIssue("Client is unimplemented") }
+  ///   return Client(...)
+  /// }
+  /// ```
+  public static var shouldReportUnimplemented: Bool {
+    !DependencyValues.isSetting
   }
 }

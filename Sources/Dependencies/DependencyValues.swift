@@ -19,7 +19,8 @@ import IssueReporting
 /// ```
 ///
 /// Read it with ``Dependency`` and override it for a scope with
-/// `withDependencies(_:operation:)`.
+/// `withDependencies(_:operation:)`. Assigning a fresh `DependencyValues()` in
+/// `withDependencies` (`$0 = DependencyValues()`) starts the scope from fresh default values.
 public struct DependencyValues: Sendable {
   /// The dependency values of the current task; set by `withDependencies`.
   @TaskLocal public static var _current = DependencyValues()
@@ -28,9 +29,24 @@ public struct DependencyValues: Sendable {
   /// missing test value can be reported at the wrapper's location.
   @TaskLocal static var currentAccess: DependencyAccess?
 
+  /// The name of the `DependencyValues` property whose default is being created (its `#function`).
+  @TaskLocal static var currentName: StaticString?
+
+  /// Whether dependencies are being overridden, in the update closure of `withDependencies` or
+  /// `prepareDependencies`. The read that a write such as `$0.client.endpoint = …` implies must not
+  /// report a missing test value.
+  @TaskLocal static var isSetting = false
+
+  /// Identifies the running `prepareDependencies` call: its writes go to the cached defaults.
+  @TaskLocal static var preparationID: UUID?
+
   var storage: [ObjectIdentifier: any Sendable] = [:]
 
-  /// Creates dependency values with nothing overridden.
+  /// The default values created for these values. `DependencyValues()` starts a fresh cache, and
+  /// copies share it.
+  @_spi(Internals) public var cachedValues = CachedValues()
+
+  /// Creates dependency values with nothing overridden and fresh default values.
   ///
   /// Every read gives the default value of its key in the default context. To read the values in
   /// force in the current scope, use `DependencyValues._current` or ``Dependency``.
@@ -40,7 +56,12 @@ public struct DependencyValues: Sendable {
   ///
   /// Reading gives the value overridden in this collection, or else the key's default for the
   /// current context: its `liveValue`, `previewValue` or `testValue`. Writing overrides the value.
-  public subscript<Key: TestDependencyKey>(key: Key.Type) -> Key.Value {
+  /// `function` names the dependency in reported issues; its default, `#function`, is the name
+  /// of the `DependencyValues` property that calls the subscript.
+  public subscript<Key: TestDependencyKey>(
+    key: Key.Type,
+    function function: StaticString = #function
+  ) -> Key.Value {
     get {
       if let value = storage[ObjectIdentifier(key)] {
         guard let value = value as? Key.Value else {
@@ -48,10 +69,20 @@ public struct DependencyValues: Sendable {
         }
         return value
       }
-      return CachedValues.shared.value(for: Key.self, context: context)
+      return cachedValues.value(
+        for: Key.self,
+        context: storage[ObjectIdentifier(DependencyContextKey.self)] as? DependencyContext,
+        function: function,
+        creatingWith: self)
     }
     set {
-      storage[ObjectIdentifier(key)] = newValue
+      if let preparationID = DependencyValues.preparationID {
+        cachedValues.prepare(
+          Key.self, value: newValue, context: context, preparationID: preparationID,
+          function: function)
+      } else {
+        storage[ObjectIdentifier(key)] = newValue
+      }
     }
   }
 
@@ -63,87 +94,39 @@ public struct DependencyValues: Sendable {
   /// Returns these values with every value overridden in `other` taking precedence.
   public func merging(_ other: DependencyValues) -> DependencyValues {
     var result = self
-    result.storage.merge(other.storage) { _, new in new }
+    result.merge(other)
     return result
   }
 
   /// Overrides these values with every value overridden in `other`.
   public mutating func merge(_ other: DependencyValues) {
-    storage.merge(other.storage) { _, new in new }
+    guard !other.storage.isEmpty else { return }
+    if storage.isEmpty {
+      storage = other.storage
+    } else {
+      storage.merge(other.storage) { _, new in new }
+    }
   }
 }
 
-/// Who is reading a dependency: the `@Dependency` wrapper's key path and location.
+/// Who is reading a dependency: the `@Dependency` wrapper's location and, for a key type, its
+/// name. The key-path name comes from the `DependencyValues` property (`#function`).
 struct DependencyAccess: Sendable {
-  var keyPath: (any AnyKeyPath & Sendable)?
   var explicitName: String?
   var fileID: StaticString
   var filePath: StaticString
   var line: UInt
   var column: UInt
-
-  init(
-    keyPath: (any AnyKeyPath & Sendable)?, name: String?, fileID: StaticString,
-    filePath: StaticString, line: UInt, column: UInt
-  ) {
-    self.keyPath = keyPath
-    self.explicitName = name
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
-  }
-
-  /// How the dependency is written in `@Dependency(...)`, e.g. `\.speechClient`. Worked out only
-  /// when a message needs it.
-  var name: String {
-    if let explicitName { return explicitName }
-    guard let keyPath else { return "?" }
-    return DependencyValues.name(of: keyPath, filePath: filePath, line: line)
-  }
 }
 
 extension DependencyValues {
-  /// The name a key path is written with in code, e.g. `\.speechClient`.
-  ///
-  /// Key path descriptions name stored properties, but on Linux a computed property (every
-  /// dependency is one) prints as `<computed 0x… (Type)>`. Then the name is read from the
-  /// `@Dependency(...)` at the wrapper's source line, which is on disk when tests run.
-  static func name(of keyPath: AnyKeyPath, filePath: StaticString, line: UInt) -> String {
-    var description = "\(keyPath)"
-    if description.hasPrefix("\\DependencyValues.") {
-      description = "\\." + description.dropFirst("\\DependencyValues.".count)
+  /// How a dependency is written in `@Dependency(...)`, e.g. `\.speechClient`, from the name of
+  /// the `DependencyValues` property that read it and the reading wrapper.
+  static func dependencyName(function: StaticString?) -> String? {
+    if let function {
+      let name = "\(function)"
+      if !name.isEmpty, !name.contains("(") { return "\\.\(name)" }
     }
-    if !description.contains("<computed"), !description.contains(" ") {
-      return description
-    }
-    return sourceName(filePath: filePath, line: line) ?? description
-  }
-
-  /// The argument of `@Dependency(...)` on a source line, e.g. `\.speechClient`.
-  static func sourceName(filePath: StaticString, line: UInt) -> String? {
-    guard
-      line > 0,
-      let contents = try? String(contentsOfFile: "\(filePath)", encoding: .utf8)
-    else { return nil }
-    var lines = contents.split(separator: "\n", omittingEmptySubsequences: false)
-    guard Int(line) <= lines.count else { return nil }
-    lines = Array(lines[(Int(line) - 1)...].prefix(3))
-    let text = lines.joined(separator: " ")
-    guard let start = text.range(of: "@Dependency(") else { return nil }
-    var depth = 1
-    var end = start.upperBound
-    while end < text.endIndex {
-      switch text[end] {
-      case "(": depth += 1
-      case ")": depth -= 1
-      default: break
-      }
-      if depth == 0 { break }
-      end = text.index(after: end)
-    }
-    guard depth == 0 else { return nil }
-    let argument = text[start.upperBound..<end].trimmingCharacters(in: .whitespaces)
-    return argument.isEmpty ? nil : argument
+    return currentAccess?.explicitName
   }
 }

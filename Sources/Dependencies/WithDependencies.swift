@@ -1,3 +1,5 @@
+import Foundation
+
 /// Overrides dependencies for the duration of an operation.
 ///
 /// Every dependency read inside `operation` — directly, by objects created there, and by tasks
@@ -17,9 +19,11 @@ public func withDependencies<R>(
   operation: () throws -> R
 ) rethrows -> R {
   var values = DependencyValues._current
-  try updateValuesForOperation(&values)
+  try DependencyValues.$isSetting.withValue(true) {
+    try updateValuesForOperation(&values)
+  }
   return try DependencyValues.$_current.withValue(values) {
-    try operation()
+    try DependencyObjects.shared.remember(operation())
   }
 }
 
@@ -31,14 +35,20 @@ public func withDependencies<R>(
   operation: () async throws -> R
 ) async rethrows -> R {
   var values = DependencyValues._current
-  try await updateValuesForOperation(&values)
+  try await DependencyValues.$isSetting.withValue(true) {
+    try await updateValuesForOperation(&values)
+  }
   return try await DependencyValues.$_current.withValue(values) {
-    try await operation()
+    try await DependencyObjects.shared.remember(operation())
   }
 }
 
-/// Runs an operation with the dependencies that `model` captured when it was created, plus
-/// further overrides — so a child model made by a parent inherits the parent's dependencies.
+/// Runs an operation with the dependencies that `model` was created with — so a child model made
+/// by a parent inherits the parent's dependencies.
+///
+/// The parent's dependencies are those its `@Dependency` properties captured, or, for an object
+/// without any, the ones in force when it was returned from `withDependencies`. Values overridden
+/// in the current scope win over the parent's.
 ///
 /// ```swift
 /// final class ParentModel {
@@ -56,18 +66,20 @@ public func withDependencies<Model, R>(
   try withDependencies(from: model, { _ in }, operation: operation)
 }
 
-/// Runs an operation with the dependencies that `model` captured, plus the overrides made in
-/// `updateValuesForOperation`.
+/// Runs an operation with the dependencies that `model` was created with, the overrides of the
+/// current scope on top, and then the overrides made in `updateValuesForOperation`.
 @discardableResult
 public func withDependencies<Model, R>(
   from model: Model,
   _ updateValuesForOperation: (inout DependencyValues) throws -> Void,
   operation: () throws -> R
 ) rethrows -> R {
-  var values = DependencyValues._current.merging(capturedDependencies(of: model))
-  try updateValuesForOperation(&values)
+  var values = capturedDependencies(of: model).merging(DependencyValues._current)
+  try DependencyValues.$isSetting.withValue(true) {
+    try updateValuesForOperation(&values)
+  }
   return try DependencyValues.$_current.withValue(values) {
-    try operation()
+    try DependencyObjects.shared.remember(operation())
   }
 }
 
@@ -89,10 +101,12 @@ public func withDependencies<Model, R>(
   _ updateValuesForOperation: (inout DependencyValues) async throws -> Void,
   operation: () async throws -> R
 ) async rethrows -> R {
-  var values = DependencyValues._current.merging(capturedDependencies(of: model))
-  try await updateValuesForOperation(&values)
+  var values = capturedDependencies(of: model).merging(DependencyValues._current)
+  try await DependencyValues.$isSetting.withValue(true) {
+    try await updateValuesForOperation(&values)
+  }
   return try await DependencyValues.$_current.withValue(values) {
-    try await operation()
+    try await DependencyObjects.shared.remember(operation())
   }
 }
 
@@ -146,13 +160,19 @@ extension DependencyValues {
   }
 }
 
-/// The dependency values captured by the `@Dependency` properties of a model (and of the models
-/// it holds one level down), merged.
+/// The dependency values a model was created with: those captured by its `@Dependency`
+/// properties (and those of the values it holds one level down), or, if it has none, those in
+/// force when it was returned from `withDependencies`. A model with neither gives the current
+/// values.
 func capturedDependencies(of model: Any) -> DependencyValues {
-  var values = DependencyValues()
+  var values: DependencyValues?
   func visit(_ subject: Any, depth: Int) {
     if let carrier = subject as? any _DependencyCarrier {
-      values.merge(carrier._capturedDependencies)
+      if values == nil {
+        values = carrier._capturedDependencies
+      } else {
+        values?.merge(carrier._capturedDependencies)
+      }
       return
     }
     guard depth < 2 else { return }
@@ -161,5 +181,51 @@ func capturedDependencies(of model: Any) -> DependencyValues {
     }
   }
   visit(model, depth: 0)
-  return values
+  if let values { return values }
+  if type(of: model) is AnyClass,
+    let values = DependencyObjects.shared.values(of: model as AnyObject)
+  {
+    return values
+  }
+  return DependencyValues._current
+}
+
+/// The dependencies each object was created with, for objects returned from `withDependencies`.
+///
+/// Entries hold the object weakly and are dropped once it is gone.
+final class DependencyObjects: @unchecked Sendable {
+  static let shared = DependencyObjects()
+
+  private struct Entry {
+    weak var object: AnyObject?
+    var values: DependencyValues
+  }
+
+  private let lock = NSLock()
+  private var entries: [ObjectIdentifier: Entry] = [:]
+  private var insertionsSincePrune = 0
+
+  /// Remembers the current dependencies for `result` if it is an object, and returns it.
+  func remember<R>(_ result: R) -> R {
+    guard R.self is AnyClass else { return result }
+    let object = result as AnyObject
+    let values = DependencyValues._current
+    lock.lock()
+    defer { lock.unlock() }
+    entries[ObjectIdentifier(object)] = Entry(object: object, values: values)
+    insertionsSincePrune += 1
+    if insertionsSincePrune >= 64 {
+      insertionsSincePrune = 0
+      entries = entries.filter { $0.value.object != nil }
+    }
+    return result
+  }
+
+  /// The dependencies `object` was created with, if it was returned from `withDependencies`.
+  func values(of object: AnyObject) -> DependencyValues? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard let entry = entries[ObjectIdentifier(object)], entry.object === object else { return nil }
+    return entry.values
+  }
 }

@@ -38,17 +38,27 @@ public final class Decoder {
   ///   `SpeechClient.Failure.modelCorrupt` when pocketsphinx cannot load it.
   public init(configuration: DecoderConfiguration) throws(SpeechClient.Failure) {
     try configuration.validate()
-    PocketSphinxLog.setVerbose(configuration.isVerbose)
 
     guard let config = Self.parse(configuration.arguments) else {
       throw .decoderFailure("pocketsphinx rejected the options \(configuration.arguments)")
     }
     // ps_init retains the configuration; ours is released either way.
     defer { cmd_ln_free_r(config) }
-    guard let decoder = ps_init(config) else {
+    var isGrammar = false
+    if case .grammar = configuration.search { isGrammar = true }
+    let (loaded, errors) = PocketSphinxLog.capturingErrors(
+      isVerbose: configuration.isVerbose, silencingStandardOutput: isGrammar
+    ) { ps_init(config) }
+    if let failure = Self.failure(in: errors, configuration) {
+      if let loaded { ps_free(loaded) }
+      throw failure
+    }
+    guard let decoder = loaded else {
+      let detail = errors.first.map { ": \($0.message)" } ?? ""
       throw .modelCorrupt(
         "pocketsphinx could not load the model (acoustic model \(configuration.acousticModel.path), "
-          + "dictionary \(configuration.dictionary.path), \(configuration.search.description))")
+          + "dictionary \(configuration.dictionary.path), \(configuration.search.description))"
+          + detail)
     }
     let sampleRate = cmd_ln_float_r(config, "-samprate")
     guard Int(sampleRate) == DecoderConfiguration.sampleRate else {
@@ -255,6 +265,25 @@ public final class Decoder {
     }
   }
 
+  /// The failure that the errors pocketsphinx logged while loading point to: a word missing
+  /// from the dictionary, a grammar that does not parse, or dictionary entries it could not use.
+  static func failure(
+    in errors: [LoggedError], _ configuration: DecoderConfiguration
+  ) -> SpeechClient.Failure? {
+    for error in errors {
+      if error.message.contains("is missing in the dictionary"), let word = error.firstQuoted {
+        return .wordNotInDictionary(word: word, dictionary: configuration.dictionary.path)
+      }
+      if error.source.hasPrefix("jsgf"), case let .grammar(url) = configuration.search {
+        return .grammarInvalid(path: url.path, reason: error.message)
+      }
+      if error.source.hasPrefix("dict") {
+        return .dictionaryInvalid(path: configuration.dictionary.path, reason: error.message)
+      }
+    }
+    return nil
+  }
+
   private static func parse(_ arguments: [String]) -> OpaquePointer? {
     var argv = arguments.map { strdup($0) }
     defer { argv.forEach { free($0) } }
@@ -274,15 +303,5 @@ public final class Decoder {
   /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`.
   static func isFiller(_ word: String) -> Bool {
     word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++")
-  }
-}
-
-extension DecoderConfiguration.Search: CustomStringConvertible {
-  public var description: String {
-    switch self {
-    case let .languageModel(url): "language model \(url.path)"
-    case let .grammar(url): "grammar \(url.path)"
-    case let .keyphrase(phrase): "key phrase \"\(phrase)\""
-    }
   }
 }

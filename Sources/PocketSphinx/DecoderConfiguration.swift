@@ -75,10 +75,12 @@ public struct DecoderConfiguration: Equatable, Sendable {
       acousticModel = hmm ?? acousticModel
       dictionary = dict ?? dictionary
       search = .languageModel(lm ?? Self.defaultLanguageModel)
-    case let .grammar(grammar, dict):
+    case let .grammar(grammar, dict, hmm):
+      acousticModel = hmm ?? acousticModel
       dictionary = dict ?? dictionary
       search = .grammar(grammar)
-    case let .keyphrase(phrase, dict):
+    case let .keyphrase(phrase, dict, hmm):
+      acousticModel = hmm ?? acousticModel
       dictionary = dict ?? dictionary
       search = .keyphrase(phrase)
     }
@@ -88,15 +90,25 @@ public struct DecoderConfiguration: Equatable, Sendable {
 
   /// Checks that every model file exists and is readable.
   ///
-  /// - Throws: `SpeechClient.Failure.modelMissing` naming the first missing file.
+  /// - Throws: `SpeechClient.Failure.modelMissing` when a file of the installed default model is
+  ///   missing, `SpeechClient.Failure.modelFileNotFound` when a file the request named is,
+  ///   `SpeechClient.Failure.modelCorrupt` when a named file is of the wrong kind or unreadable,
+  ///   `SpeechClient.Failure.decoderFailure` for an empty key phrase.
   public func validate() throws(SpeechClient.Failure) {
-    try Self.requireReadable(acousticModel, "acoustic model", isDirectory: true)
     try Self.requireReadable(
-      acousticModel.appendingPathComponent("mdef"), "acoustic model definition")
-    try Self.requireReadable(dictionary, "dictionary")
+      acousticModel, .acousticModel, isDefault: acousticModel == Self.defaultAcousticModel,
+      isDirectory: true)
+    try Self.requireReadable(
+      acousticModel.appendingPathComponent("mdef"), .acousticModel,
+      isDefault: acousticModel == Self.defaultAcousticModel)
+    try Self.requireReadable(
+      dictionary, .dictionary, isDefault: dictionary == Self.defaultDictionary)
     switch search {
-    case let .languageModel(url): try Self.requireReadable(url, "language model")
-    case let .grammar(url): try Self.requireReadable(url, "grammar")
+    case let .languageModel(url):
+      try Self.requireReadable(
+        url, .languageModel, isDefault: url == Self.defaultLanguageModel)
+    case let .grammar(url):
+      try Self.requireReadable(url, .grammar, isDefault: false)
     case let .keyphrase(phrase):
       if phrase.split(whereSeparator: \.isWhitespace).isEmpty {
         throw .decoderFailure("the key phrase is empty")
@@ -121,18 +133,33 @@ public struct DecoderConfiguration: Equatable, Sendable {
   }
 
   private static func requireReadable(
-    _ url: URL, _ what: String, isDirectory: Bool = false
+    _ url: URL, _ kind: SpeechClient.Failure.ModelFile, isDefault: Bool, isDirectory: Bool = false
   ) throws(SpeechClient.Failure) {
+    let what = kind.rawValue
     var directory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) else {
-      throw .modelMissing("\(what) not found: \(url.path)")
+      if isDefault { throw .modelMissing("\(what) not found: \(url.path)") }
+      throw .modelFileNotFound(kind, path: url.path)
     }
-    guard directory.boolValue == isDirectory else {
-      throw .modelMissing(
-        "\(what) is \(isDirectory ? "not a directory" : "a directory"): \(url.path)")
+    let problem: String
+    if directory.boolValue != isDirectory {
+      problem = "\(what) is \(isDirectory ? "not a directory" : "a directory"): \(url.path)"
+    } else if !FileManager.default.isReadableFile(atPath: url.path) {
+      problem = "\(what) is not readable: \(url.path)"
+    } else {
+      return
     }
-    guard FileManager.default.isReadableFile(atPath: url.path) else {
-      throw .modelMissing("\(what) is not readable: \(url.path)")
+    throw isDefault ? .modelMissing(problem) : .modelCorrupt(problem)
+  }
+}
+
+extension DecoderConfiguration.Search: CustomStringConvertible {
+  /// The search as messages name it, e.g. `grammar /home/me/cards.gram`.
+  public var description: String {
+    switch self {
+    case let .languageModel(url): "language model \(url.path)"
+    case let .grammar(url): "grammar \(url.path)"
+    case let .keyphrase(phrase): "key phrase \"\(phrase)\""
     }
   }
 }

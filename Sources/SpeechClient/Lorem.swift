@@ -7,8 +7,10 @@ extension SpeechClient {
   /// It needs no audio server and no model. Once a task starts it emits one word at a time, each
   /// after `letters × 50 ms + a random 0…200 ms` (a speaking cadence), as cumulative results
   /// whose ``Transcription/formattedString`` holds every word so far and whose segments carry
-  /// timestamps; every eighth word ends an utterance. ``finishTask`` ends the stream with an ``SpeechRecognitionResult/isFinal``
-  /// result. Timing comes from `@Dependency(\.continuousClock)` and the random delay from
+  /// timestamps; every eighth word ends an utterance. ``finishTask`` ends the utterance being
+  /// spoken and the stream with an ``SpeechRecognitionResult/isFinal`` result. Starting a task
+  /// ends the previous one's stream; a stream whose consumer goes away stops only its own task.
+  /// It lists one capture device, `lorem`. Timing comes from `@Dependency(\.continuousClock)` and the random delay from
   /// `@Dependency(\.withRandomNumberGenerator)`, so tests drive it with a `TestClock` and a seeded
   /// generator.
   public static func lorem(words: [String] = loremWords) -> SpeechClient {
@@ -24,6 +26,9 @@ extension SpeechClient {
       },
       finishTask: {
         await recognizer.finish()
+      },
+      captureDevices: {
+        [CaptureDevice(name: "lorem", description: "Lorem ipsum (preview)", isDefault: true)]
       }
     )
   }
@@ -50,9 +55,24 @@ extension SpeechClient {
 /// The state of the lorem client: one task at a time, like the live recognizer.
 private actor LoremRecognizer {
   let words: [String]
-  private var continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation?
-  private var speaking: Task<Void, Never>?
-  private var segments: [TranscriptionSegment] = []
+  private var current: Speaking?
+
+  /// The task being spoken: its number, so an older stream ending never stops a newer task.
+  private struct Speaking {
+    var id: Int
+    var continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation
+    var speaking: Task<Void, Never>
+    var transcript = TranscriptionBuilder()
+    var wordCount = 0
+    var elapsed = Duration.zero
+
+    func result(isFinal: Bool) -> SpeechRecognitionResult {
+      SpeechRecognitionResult(
+        bestTranscription: transcript.transcription, isFinal: isFinal,
+        progress: RecognitionProgress(audioDuration: elapsed.seconds))
+    }
+  }
+  private var nextID = 0
 
   init(words: [String]) {
     self.words = words
@@ -61,14 +81,13 @@ private actor LoremRecognizer {
   func start(
     clock: any Clock<Duration>, random: WithRandomNumberGenerator, reportPartials: Bool
   ) -> AsyncThrowingStream<SpeechRecognitionResult, any Error> {
-    stop()
-    segments = []
+    stop(nil)
+    nextID += 1
+    let id = nextID
     let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
-      .makeStream()
-    self.continuation = continuation
+      .makeStream(bufferingPolicy: .unbounded)
     let words = self.words
-    speaking = Task {
-      var elapsed = Duration.zero
+    let speaking = Task {
       var index = 0
       while !Task.isCancelled, !words.isEmpty {
         let word = words[index % words.count]
@@ -78,58 +97,50 @@ private actor LoremRecognizer {
         } catch {
           return
         }
-        self.heard(word, at: elapsed, duration: delay, reportPartials: reportPartials)
-        elapsed += delay
+        self.heard(word, duration: delay, reportPartials: reportPartials, task: id)
         index += 1
       }
     }
+    current = Speaking(id: id, continuation: continuation, speaking: speaking)
     continuation.onTermination = { [weak self] _ in
-      Task { await self?.stop() }
+      Task { await self?.stop(id) }
     }
     return stream
   }
 
-  private func heard(_ word: String, at start: Duration, duration: Duration, reportPartials: Bool) {
-    guard let continuation else { return }
-    // After the previous word and a space.
-    let location =
-      segments.last.map { $0.substringRange.location + $0.substringRange.length + 1 }
-      ?? 0
-    segments.append(
+  private func heard(_ word: String, duration: Duration, reportPartials: Bool, task id: Int) {
+    guard var task = current, task.id == id else { return }
+    task.transcript.partialSegments.append(
       TranscriptionSegment(
-        substring: word,
-        substringRange: .init(location: location, length: word.utf16.count),
-        timestamp: start.seconds,
-        duration: duration.seconds,
-        confidence: 1,
-        endsUtterance: (segments.count + 1) % SpeechClient.loremUtteranceLength == 0
-      ))
-    if reportPartials {
-      continuation.yield(result(isFinal: false))
+        substring: word, timestamp: task.elapsed.seconds, duration: duration.seconds,
+        confidence: 1))
+    task.elapsed += duration
+    task.wordCount += 1
+    if task.wordCount % SpeechClient.loremUtteranceLength == 0 {
+      task.transcript.appendUtterance(task.transcript.partialSegments)
+    }
+    current = task
+    if reportPartials || task.transcript.partialSegments.isEmpty {
+      task.continuation.yield(task.result(isFinal: false))
     }
   }
 
   func finish() {
-    speaking?.cancel()
-    speaking = nil
-    continuation?.yield(result(isFinal: true))
-    continuation?.finish()
-    continuation = nil
+    guard var task = current else { return }
+    current = nil
+    task.speaking.cancel()
+    // The words of the utterance being spoken end it.
+    task.transcript.appendUtterance(task.transcript.partialSegments)
+    task.continuation.yield(task.result(isFinal: true))
+    task.continuation.finish()
   }
 
-  private func stop() {
-    speaking?.cancel()
-    speaking = nil
-    continuation?.finish()
-    continuation = nil
-  }
-
-  private func result(isFinal: Bool) -> SpeechRecognitionResult {
-    SpeechRecognitionResult(
-      bestTranscription: Transcription(
-        formattedString: segments.map(\.substring).joined(separator: " "),
-        segments: segments),
-      isFinal: isFinal)
+  /// Stops task `id` (or whichever is running, for `nil`) without a final result.
+  private func stop(_ id: Int?) {
+    guard let task = current, id == nil || task.id == id else { return }
+    current = nil
+    task.speaking.cancel()
+    task.continuation.finish()
   }
 }
 

@@ -3,7 +3,9 @@ import Foundation
 /// A recognition result, shaped like Apple Speech's `SFSpeechRecognitionResult`.
 ///
 /// ``bestTranscription`` holds the whole transcript so far: every finished utterance followed by
-/// the current partial words. ``isFinal`` is true on the last result of a task.
+/// the current partial words. ``isFinal`` is true on the last result of a task. A result shares
+/// the task's finished utterances instead of copying them, so it costs the same to deliver an
+/// hour into a session as at its start.
 public struct SpeechRecognitionResult: Equatable, Sendable, Codable {
   /// The most likely transcription.
   public var bestTranscription: Transcription
@@ -11,50 +13,59 @@ public struct SpeechRecognitionResult: Equatable, Sendable, Codable {
   public var isFinal: Bool
   /// Transcriptions in order of likelihood; the first is ``bestTranscription``.
   public var transcriptions: [Transcription]
+  /// How far the recognizer has got through the audio, when it reports it.
+  ///
+  /// Apple's results carry `speechRecognitionMetadata`; this plays that part for progress: a file
+  /// reports its length, so a host can show how much is done.
+  public var progress: RecognitionProgress?
 
   /// Creates a result. `transcriptions` defaults to just the best one.
   public init(
-    bestTranscription: Transcription, isFinal: Bool, transcriptions: [Transcription]? = nil
+    bestTranscription: Transcription, isFinal: Bool, transcriptions: [Transcription]? = nil,
+    progress: RecognitionProgress? = nil
   ) {
     self.bestTranscription = bestTranscription
     self.isFinal = isFinal
     self.transcriptions = transcriptions ?? [bestTranscription]
+    self.progress = progress
   }
 }
 
-/// A transcription: the text and the words it is made of, shaped like `SFTranscription`.
-public struct Transcription: Equatable, Sendable, Codable {
-  /// The finished utterances, each the segments up to one that ``TranscriptionSegment/endsUtterance``.
-  /// In a final result, trailing words without the flag count as a last finished utterance.
-  public func utterances(isFinal: Bool) -> [[TranscriptionSegment]] {
-    var utterances: [[TranscriptionSegment]] = []
-    var current: [TranscriptionSegment] = []
-    for segment in segments {
-      current.append(segment)
-      if segment.endsUtterance {
-        utterances.append(current)
-        current = []
-      }
-    }
-    if isFinal, !current.isEmpty { utterances.append(current) }
-    return utterances
+/// How much audio a task has recognized, and of how much.
+public struct RecognitionProgress: Equatable, Sendable, Codable {
+  /// The audio decoded so far, in seconds from its start.
+  public var audioDuration: TimeInterval
+  /// The length of the whole input, in seconds, for sources that end (files); `nil` for live
+  /// capture.
+  public var totalAudioDuration: TimeInterval?
+  /// The rate the input was recorded at, in Hz, when the recognizer knows it (files, standard
+  /// input). Below ``recommendedSampleRate`` the audio lacks frequencies the model uses, so a
+  /// host should say that accuracy suffers.
+  public var recordedSampleRate: Int?
+
+  /// The lowest recording rate the model is made for: 16 kHz.
+  public static let recommendedSampleRate = 16_000
+
+  /// Creates a progress report.
+  public init(
+    audioDuration: TimeInterval, totalAudioDuration: TimeInterval? = nil,
+    recordedSampleRate: Int? = nil
+  ) {
+    self.audioDuration = audioDuration
+    self.totalAudioDuration = totalAudioDuration
+    self.recordedSampleRate = recordedSampleRate
   }
 
-  /// The words of the utterance still being spoken (after the last finished one).
-  public var partialSegments: ArraySlice<TranscriptionSegment> {
-    let lastEnd = segments.lastIndex(where: \.endsUtterance).map { $0 + 1 } ?? 0
-    return segments[lastEnd...]
+  /// Whether the input was recorded below ``recommendedSampleRate``.
+  public var isBelowRecommendedSampleRate: Bool {
+    recordedSampleRate.map { $0 < Self.recommendedSampleRate } ?? false
   }
 
-  /// The text, words separated by single spaces.
-  public var formattedString: String
-  /// The words, in order, with their timing.
-  public var segments: [TranscriptionSegment]
-
-  /// Creates a transcription.
-  public init(formattedString: String, segments: [TranscriptionSegment]) {
-    self.formattedString = formattedString
-    self.segments = segments
+  /// The part done, 0…1, when the length is known.
+  public var fractionCompleted: Double? {
+    guard let totalAudioDuration else { return nil }
+    guard totalAudioDuration > 0 else { return 1 }
+    return min(1, max(0, audioDuration / totalAudioDuration))
   }
 }
 

@@ -10,38 +10,30 @@ import IssueReporting
 /// ```swift
 /// @Dependency(\.speechClient) var speechClient
 ///
-/// let status = await speechClient.requestAuthorization()
-/// guard status == .authorized else { return }
+/// let authorization = await speechClient.requestAuthorization()
+/// guard authorization.status == .authorized else { return }
 /// for try await result in await speechClient.startTask(SpeechRecognitionRequest()) {
 ///   print(result.bestTranscription.formattedString)
 /// }
 /// ```
+@DependencyClient
 public struct SpeechClient: Sendable {
   /// Checks that recognition can run: the audio server and capture source are reachable and
-  /// the model is present. See ``AuthorizationStatus``.
-  public var requestAuthorization: @Sendable () async -> AuthorizationStatus
+  /// the model is present. The answer carries the reason when it is not
+  /// ``AuthorizationStatus/authorized`` (see ``Authorization``).
+  public var requestAuthorization: @Sendable () async -> Authorization = { .notDetermined }
   /// Starts recognizing; results arrive on the stream until it finishes or fails with a
   /// ``Failure``.
   public var startTask:
     @Sendable (SpeechRecognitionRequest) async -> AsyncThrowingStream<
       SpeechRecognitionResult, any Error
-    >
+    > = { _ in AsyncThrowingStream { $0.finish() } }
   /// Stops listening, delivers the last words as a final result, and finishes the stream.
   public var finishTask: @Sendable () async -> Void
-
-  /// Creates a client from its endpoints.
-  public init(
-    requestAuthorization: @escaping @Sendable () async -> AuthorizationStatus,
-    startTask:
-      @escaping @Sendable (SpeechRecognitionRequest) async -> AsyncThrowingStream<
-        SpeechRecognitionResult, any Error
-      >,
-    finishTask: @escaping @Sendable () async -> Void
-  ) {
-    self.requestAuthorization = requestAuthorization
-    self.startTask = startTask
-    self.finishTask = finishTask
-  }
+  /// The capture sources recognition can listen to (`transcribe --list-devices`).
+  ///
+  /// - Throws: a ``Failure`` when the audio server cannot be reached.
+  public var captureDevices: @Sendable () async throws -> [CaptureDevice]
 
   /// Whether speech recognition may run, mirroring `SFSpeechRecognizerAuthorizationStatus`.
   ///
@@ -57,29 +49,39 @@ public struct SpeechClient: Sendable {
     case authorized
   }
 
-  /// The ways recognition can fail.
-  public enum Failure: Error, Equatable, Sendable {
-    /// No audio server answered (not running, or not reachable at the configured address).
-    case audioServerUnreachable(String)
-    /// The capture source does not exist.
-    case captureSourceMissing(String)
-    /// The audio device stopped delivering audio (server died or hung).
-    case audioDeviceFailed(String)
-    /// The model files are missing.
-    case modelMissing(String)
-    /// The model files could not be loaded.
-    case modelCorrupt(String)
-    /// An audio file could not be opened or read.
-    case fileUnreadable(path: String, reason: String)
-    /// The decoder failed.
-    case decoderFailure(String)
+  /// The answer to ``requestAuthorization``: the status, and why it is not authorized.
+  ///
+  /// The static members read like the status itself, so a test can write
+  /// `$0.speechClient.requestAuthorization = { .denied }`.
+  public struct Authorization: Equatable, Sendable {
+    /// Whether recognition may run.
+    public var status: AuthorizationStatus
+    /// Why it may not: the failure a task would end with, naming the server, source or file.
+    public var reason: Failure?
 
-    /// Whether the failure is about the audio device rather than the model or a file.
-    public var isAudioDeviceProblem: Bool {
-      switch self {
-      case .audioServerUnreachable, .captureSourceMissing, .audioDeviceFailed: true
-      default: false
-      }
+    /// Creates an answer.
+    public init(status: AuthorizationStatus, reason: Failure? = nil) {
+      self.status = status
+      self.reason = reason
+    }
+
+    /// Recognition may run.
+    public static let authorized = Self(status: .authorized)
+    /// Access was refused, for no reason given.
+    public static let denied = Self(status: .denied)
+    /// Recognition cannot run here, for no reason given.
+    public static let restricted = Self(status: .restricted)
+    /// Whether recognition may run could not be checked.
+    public static let notDetermined = Self(status: .notDetermined)
+
+    /// Access was refused, for this reason.
+    public static func denied(_ reason: Failure) -> Self {
+      Self(status: .denied, reason: reason)
+    }
+
+    /// Recognition cannot run here, for this reason.
+    public static func restricted(_ reason: Failure) -> Self {
+      Self(status: .restricted, reason: reason)
     }
   }
 }
@@ -88,16 +90,9 @@ extension SpeechClient: TestDependencyKey {
   /// The lorem client (see ``lorem(words:)``): no audio server, no model.
   public static var previewValue: SpeechClient { .lorem() }
 
-  /// Every endpoint fails the test when called without an override, naming itself.
-  public static var testValue: SpeechClient {
-    SpeechClient(
-      requestAuthorization: unimplemented(
-        "SpeechClient.requestAuthorization", placeholder: .notDetermined),
-      startTask: unimplemented(
-        "SpeechClient.startTask", placeholder: AsyncThrowingStream { $0.finish() }),
-      finishTask: unimplemented("SpeechClient.finishTask")
-    )
-  }
+  /// Every endpoint fails the test when called without an override, naming itself
+  /// (`SpeechClient.startTask`); see `@DependencyClient`.
+  public static let testValue = SpeechClient()
 }
 
 extension DependencyValues {

@@ -36,6 +36,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case file(URL)
     /// Headerless 16 kHz mono signed 16-bit little-endian samples.
     case rawFile(URL)
+    /// Standard input, e.g. a pipe: an audio file's bytes, or with `raw` headerless 16 kHz mono
+    /// signed 16-bit little-endian samples.
+    case standardInput(raw: Bool)
   }
 
   /// A model choice.
@@ -44,9 +47,21 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case `default`
     /// Explicit model files; `nil` parts use the default.
     case custom(acousticModel: URL?, languageModel: URL?, dictionary: URL?)
-    /// A JSGF grammar that constrains what can be recognized.
-    case grammar(URL, dictionary: URL? = nil)
-    /// Spot a single key phrase.
-    case keyphrase(String, dictionary: URL? = nil)
+    /// A JSGF grammar that constrains what can be recognized; `nil` parts use the default.
+    case grammar(URL, dictionary: URL? = nil, acousticModel: URL? = nil)
+    /// Spot a single key phrase; `nil` parts use the default.
+    case keyphrase(String, dictionary: URL? = nil, acousticModel: URL? = nil)
+  }
+}
+
+extension SpeechRecognitionRequest.AudioSource {
+  /// Whether the audio is captured as it happens (a microphone), so a recording limit counts
+  /// clock time, rather than read from an input (a file or standard input), where it counts
+  /// audio time.
+  public var isLive: Bool {
+    switch self {
+    case .microphone, .device: true
+    case .file, .rawFile, .standardInput: false
+    }
   }
 }

@@ -26,19 +26,27 @@ extension SpeechClient {
   ///   ``SpeechClient/AuthorizationStatus/denied``; no server answers within the connect
   ///   timeout, or the capture source does not exist → `restricted`.
   /// - Otherwise (files need no server) → ``SpeechClient/AuthorizationStatus/authorized``.
+  /// - Cancelled before the server answered → ``SpeechClient/AuthorizationStatus/notDetermined``.
   ///
   /// Use it where the reason matters, e.g. to print a message that names the fix.
   public static func checkAuthorization(
     for request: SpeechRecognitionRequest,
     _ configuration: LiveSpeechConfiguration = .init()
   ) async -> AuthorizationCheck {
-    await DedicatedThread.run(name: "transcribe.authorization") {
-      check(request, configuration)
+    // Cancelling the caller (e.g. a stop while authorizing) ends a wait for a hung server.
+    let stopSignal = StopSignal()
+    return await withTaskCancellationHandler {
+      await DedicatedThread.run(name: "transcribe.authorization") {
+        check(request, configuration, stopSignal: stopSignal)
+      }
+    } onCancel: {
+      stopSignal.stop()
     }
   }
 
   private static func check(
-    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration
+    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration,
+    stopSignal: StopSignal
   ) -> AuthorizationCheck {
     do {
       try DecoderConfiguration(model: request.model).validate()
@@ -47,14 +55,17 @@ extension SpeechClient {
     }
     let device: String?
     switch request.source {
-    case .file, .rawFile: return AuthorizationCheck(status: .authorized)
+    case .file, .rawFile, .standardInput: return AuthorizationCheck(status: .authorized)
     case .microphone: device = nil
     case let .device(name): device = name
     }
-    switch CaptureSourceCheck.check(device: device, configuration.pulseAudio) {
+    switch CaptureSourceCheck.check(
+      device: device, configuration.pulseAudio, stopSignal: stopSignal)
+    {
     case .available: return AuthorizationCheck(status: .authorized)
     case let .accessDenied(failure): return AuthorizationCheck(status: .denied, reason: failure)
     case let .unavailable(failure): return AuthorizationCheck(status: .restricted, reason: failure)
+    case .stopped: return AuthorizationCheck(status: .notDetermined)
     }
   }
 }

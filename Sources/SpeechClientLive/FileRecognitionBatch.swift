@@ -18,7 +18,8 @@ import SpeechClient
 ///
 /// ```swift
 /// let requests = paths.map { SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: $0))) }
-/// var configuration = LiveSpeechConfiguration(jobs: 2)
+/// var configuration = LiveSpeechConfiguration()
+/// configuration.jobs = 2
 /// configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
 /// let client = SpeechClient.live(configuration)
 /// for request in requests {
@@ -66,9 +67,11 @@ public final class FileRecognitionBatch: Sendable {
     for recognition in recognitions {
       let decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
       let pool = SharedDecoderPools.pool(for: decoderConfiguration, size: jobs)
-      let submit = { (segment: UtteranceSegmenter.Segment, progress: Double?) in
+      let rate = Double(DecoderConfiguration.sampleRate)
+      let submit = { (segment: UtteranceSegmenter.Segment) in
         ahead.wait()
-        let index = recognition.addSegment(progress: progress)
+        let index = recognition.addSegment(
+          endingAt: Double(segment.start + segment.samples.count) / rate)
         pool.submit { decoder in
           defer { ahead.signal() }
           guard !recognition.isStopped else {
@@ -87,13 +90,17 @@ public final class FileRecognitionBatch: Sendable {
         minimumPause: configuration.endOfUtteranceSilence,
         maximumDuration: configuration.maximumUtteranceDuration)
       var failure: SpeechClient.Failure?
+      var read = 0
       do {
         try decoderConfiguration.validate()
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
+        recognition.opened(
+          totalDuration: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
         while !recognition.isStopped, let samples = try input.read() {
+          read += samples.count
           for segment in segmenter.append(samples) {
-            submit(segment, input.progress)
+            submit(segment)
           }
         }
       } catch {
@@ -101,9 +108,9 @@ public final class FileRecognitionBatch: Sendable {
       }
       // A file that fails part-way (truncated, damaged) still gets the words read before.
       if !recognition.isStopped, let last = segmenter.finish() {
-        submit(last, failure == nil ? 1 : nil)
+        submit(last)
       }
-      recognition.readingEnded(with: failure)
+      recognition.readingEnded(at: Double(read) / rate, failure: failure)
     }
   }
 }
@@ -112,8 +119,18 @@ extension SpeechRecognitionRequest.AudioSource {
   /// Whether the source is a file, which the decoder pool decodes, rather than a capture source.
   var isFileSource: Bool {
     switch self {
-    case .file, .rawFile: true
-    case .microphone, .device: false
+    case .file(let url), .rawFile(let url):
+      // A named pipe or device given as a file may stall or never end: it streams too. A path
+      // that does not exist is a file the pool reports as unreadable.
+      Self.isRegularFileOrMissing(url.path)
+    // Standard input may be a pipe that never ends: it streams, as a capture source does.
+    case .microphone, .device, .standardInput: false
     }
+  }
+
+  private static func isRegularFileOrMissing(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return true }
+    return info.st_mode & S_IFMT == S_IFREG
   }
 }

@@ -1,3 +1,4 @@
+import AudioInput
 import ConcurrencyExtras
 import Dependencies
 import Foundation
@@ -16,17 +17,20 @@ extension SpeechClient: DependencyKey {
   /// the same time.
   ///
   /// ```swift
-  /// let client = SpeechClient.live(LiveSpeechConfiguration(progress: { print($0) }))
+  /// let client = SpeechClient.live(LiveSpeechConfiguration(isVerbose: true))
   /// let request = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "talk.wav")))
-  /// for try await result in await client.startTask(request) where result.isFinal {
-  ///   print(result.bestTranscription.formattedString)
+  /// for try await result in await client.startTask(request) {
+  ///   if let fraction = result.progress?.fractionCompleted { print("\(Int(fraction * 100))%") }
+  ///   if result.isFinal { print(result.bestTranscription.formattedString) }
   /// }
   /// ```
   public static func live(_ configuration: LiveSpeechConfiguration = .init()) -> SpeechClient {
     let current = LockIsolated<(any RunningRecognition)?>(nil)
     return SpeechClient(
       requestAuthorization: {
-        await checkAuthorization(for: configuration.authorizationRequest, configuration).status
+        let check = await checkAuthorization(
+          for: configuration.authorizationRequest, configuration)
+        return SpeechClient.Authorization(status: check.status, reason: check.reason)
       },
       startTask: { request in
         let (task, stream) = start(request, configuration)
@@ -44,6 +48,13 @@ extension SpeechClient: DependencyKey {
         }
         task?.stop()
         await task?.waitUntilFinished()
+      },
+      captureDevices: {
+        try await AudioDevice.captureSources(configuration).map {
+          CaptureDevice(
+            name: $0.name, description: $0.description, isMonitor: $0.isMonitor,
+            isDefault: $0.isDefault)
+        }
       }
     )
   }
@@ -63,7 +74,6 @@ extension SpeechClient: DependencyKey {
       // Unreachable: a one-file batch of a file request has that file.
       return RecognitionTask.start(request, configuration: configuration)
     }
-    recognition.attach(progress: configuration.progress)
     return (recognition, recognition.stream)
   }
 }

@@ -8,7 +8,6 @@ import SpeechClient
 /// ```swift
 /// var configuration = LiveSpeechConfiguration()
 /// configuration.isVerbose = true
-/// configuration.progress = { fraction in renderer.showProgress(fraction) }
 /// let client = SpeechClient.live(configuration)
 /// ```
 public struct LiveSpeechConfiguration: Sendable {
@@ -27,10 +26,6 @@ public struct LiveSpeechConfiguration: Sendable {
   public var audioTimeout: Duration
   /// How much audio the server sends at a time while recording; smaller is lower latency.
   public var fragmentDuration: Duration
-  /// Called on the decoding thread with how much of an input file has been decoded, 0…1,
-  /// whenever it grew by at least a percent, and with 1 at the end. Never called for the
-  /// microphone.
-  public var progress: (@Sendable (Double) -> Void)?
   /// The request `requestAuthorization` checks: its source (is the server reachable, does the
   /// capture source exist) and its model (are the files there). Set it to what the host will
   /// start, e.g. a file source, so a missing audio server does not restrict file transcription.
@@ -57,7 +52,6 @@ public struct LiveSpeechConfiguration: Sendable {
     connectTimeout: Duration = .seconds(2),
     audioTimeout: Duration = .seconds(3),
     fragmentDuration: Duration = .milliseconds(50),
-    progress: (@Sendable (Double) -> Void)? = nil,
     authorizationRequest: SpeechRecognitionRequest = SpeechRecognitionRequest()
   ) {
     self.server = server
@@ -65,7 +59,6 @@ public struct LiveSpeechConfiguration: Sendable {
     self.connectTimeout = connectTimeout
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
-    self.progress = progress
     self.authorizationRequest = authorizationRequest
   }
 

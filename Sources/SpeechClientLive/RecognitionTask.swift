@@ -26,8 +26,11 @@ final class RecognitionTask: Sendable {
     _ request: SpeechRecognitionRequest, configuration: LiveSpeechConfiguration
   ) -> (RecognitionTask, AsyncThrowingStream<SpeechRecognitionResult, any Error>) {
     let task = RecognitionTask()
+    // Every result holds the whole transcript so far (sharing its finished utterances), so a
+    // consumer that falls far behind loses only superseded snapshots, never words.
     let (stream, continuation) = AsyncThrowingStream.makeStream(
-      of: SpeechRecognitionResult.self, throwing: (any Error).self)
+      of: SpeechRecognitionResult.self, throwing: (any Error).self,
+      bufferingPolicy: .bufferingNewest(256))
     continuation.onTermination = { termination in
       if case .cancelled = termination { task.stopSignal.stop(discardingPendingAudio: true) }
     }
@@ -71,35 +74,45 @@ final class RecognitionTask: Sendable {
     let decoderConfiguration = configuration.decoderConfiguration(for: request)
     var transcript = Transcript()
     var decoder: Decoder?
+    var isOpeningSource = true
     do {
       try decoderConfiguration.validate()
       // The source opens before the model loads, so server and file problems are reported at
       // once, and the microphone's audio waits in the server's buffer during the load.
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
+      isOpeningSource = false
+      var position = AudioPosition(
+        total: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
+      if position.isBelowRecommendedSampleRate {
+        // Say so before the model loads and the first words come, so the host can warn at once.
+        continuation.yield(transcript.result(isFinal: false, progress: position.report()))
+      }
       let loaded = try Decoder(configuration: decoderConfiguration)
       decoder = loaded
-      var progress = ProgressReporter(report: configuration.progress)
       while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
           try loaded.process(samples)
         }
+        position.advance(by: samples.count)
         for event in events {
           transcript.apply(event)
-          continuation.yield(transcript.result(isFinal: false))
+          continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
-        progress.update(input.progress)
+        if events.isEmpty, request.shouldReportPartialResults, position.isDueForReport {
+          continuation.yield(transcript.result(isFinal: false, progress: position.report()))
+        }
         if stopSignal.isStopped, !input.drainsWhenStopped { break }
       }
       if let words = try loaded.finish() { transcript.apply(.utterance(words)) }
-      progress.update(input.progress.map { _ in 1 })
-      continuation.yield(transcript.result(isFinal: true))
+      continuation.yield(transcript.result(isFinal: true, progress: position.report()))
       continuation.finish()
     } catch {
       if let decoder {
         if let words = try? decoder.finish() { transcript.apply(.utterance(words)) }
         continuation.yield(transcript.result(isFinal: true))
-      } else if stopSignal.isStopped, error.isAudioDeviceProblem {
-        // Stopped while still connecting: nothing was heard, and nothing went wrong.
+      } else if stopSignal.isStopped, isOpeningSource {
+        // Stopped while still connecting, or waiting for a stream's first bytes: nothing was
+        // heard, and nothing went wrong.
         continuation.yield(transcript.result(isFinal: true))
         continuation.finish()
         return
@@ -109,20 +122,43 @@ final class RecognitionTask: Sendable {
   }
 }
 
-/// Calls a progress callback when the fraction grew by at least a percent.
-private struct ProgressReporter {
-  let report: (@Sendable (Double) -> Void)?
-  private var lastPercent = -1
+/// How much audio a task has decoded, reported in its results: with every result, and, when the
+/// request asks for partial results, for inputs that end (files) at least every
+/// ``reportInterval`` of audio, so a host can show progress and cut a file by audio time.
+private struct AudioPosition {
+  /// Audio time between progress-only results.
+  static let reportInterval: TimeInterval = 0.25
 
-  init(report: (@Sendable (Double) -> Void)?) {
-    self.report = report
+  let total: TimeInterval?
+  let recordedSampleRate: Int?
+  private var samples = 0
+  private var reportedSamples = 0
+
+  init(total: TimeInterval?, recordedSampleRate: Int?) {
+    self.total = total
+    self.recordedSampleRate = recordedSampleRate
   }
 
-  mutating func update(_ fraction: Double?) {
-    guard let report, let fraction else { return }
-    let percent = Int(fraction * 100)
-    guard percent > lastPercent else { return }
-    lastPercent = percent
-    report(fraction)
+  var isBelowRecommendedSampleRate: Bool {
+    recordedSampleRate.map { $0 < RecognitionProgress.recommendedSampleRate } ?? false
+  }
+
+  mutating func advance(by count: Int) {
+    samples += count
+  }
+
+  /// Whether an input with an end has decoded ``reportInterval`` since the last report.
+  var isDueForReport: Bool {
+    total != nil
+      && Double(samples - reportedSamples)
+        >= Self.reportInterval * Double(DecoderConfiguration.sampleRate)
+  }
+
+  mutating func report() -> RecognitionProgress {
+    reportedSamples = samples
+    let decoded = Double(samples) / Double(DecoderConfiguration.sampleRate)
+    return RecognitionProgress(
+      audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) },
+      recordedSampleRate: recordedSampleRate)
   }
 }

@@ -12,9 +12,13 @@ extension SpeechRecognitionRequest.AudioSource {
     case let .device(name):
       try Microphone(device: name, settings: configuration.pulseAudio, stopSignal: stopSignal)
     case let .file(url):
-      try AudioFile(url: url)
+      try AudioFile(url: url, stopSignal: stopSignal)
     case let .rawFile(url):
-      try RawAudioFile(url: url)
+      try RawAudioFile(url: url, stopSignal: stopSignal)
+    case .standardInput(raw: false):
+      try AudioFile(standardInput: stopSignal)
+    case .standardInput(raw: true):
+      try RawAudioFile(standardInput: stopSignal)
     }
   }
 }

@@ -4,67 +4,32 @@ import SpeechClient
 
 /// The transcript of a task so far: the finished utterances and the current partial one.
 ///
-/// Turns ``DecoderEvent``s into the results the client delivers, whose
-/// `bestTranscription.formattedString` is every finished utterance followed by the partial words.
-struct Transcript: Equatable, Sendable {
-  private var partialWords: [RecognizedWord] = []
-  private var finishedText = Text()
-  private var finishedSegments: [TranscriptionSegment] = []
-
-  /// A string and its length in UTF-16 code units, which segment ranges are counted in
-  /// (counting it again for every word would be quadratic in the transcript's length).
-  private struct Text: Equatable, Sendable {
-    var string = ""
-    var utf16Count = 0
-
-    /// Appends a word, separated by a space, and returns its range.
-    mutating func append(_ word: String) -> TranscriptionSegment.SubstringRange {
-      if !string.isEmpty {
-        string += " "
-        utf16Count += 1
-      }
-      let length = word.utf16.count
-      defer { utf16Count += length }
-      string += word
-      return TranscriptionSegment.SubstringRange(location: utf16Count, length: length)
-    }
-  }
+/// Turns ``DecoderEvent``s into the results the client delivers. Finished utterances go once into
+/// a ``TranscriptionBuilder``'s shared storage, so a result costs the same however long the
+/// transcript is; `bestTranscription.formattedString` is every finished utterance followed by the
+/// partial words.
+struct Transcript: Sendable {
+  private var builder = TranscriptionBuilder()
 
   /// Applies an event from the decoder.
   mutating func apply(_ event: DecoderEvent) {
     switch event {
     case let .partial(words):
-      partialWords = words
+      builder.partialSegments = words.map(Self.segment)
     case let .utterance(words):
-      partialWords = []
-      for word in words {
-        finishedSegments.append(Self.segment(for: word, appendingTo: &finishedText))
-      }
-      if !words.isEmpty {
-        finishedSegments[finishedSegments.count - 1].endsUtterance = true
-      }
+      builder.appendUtterance(words.map(Self.segment))
     }
   }
 
   /// The result to deliver now.
-  func result(isFinal: Bool) -> SpeechRecognitionResult {
-    var text = finishedText
-    var segments = finishedSegments
-    for word in partialWords {
-      segments.append(Self.segment(for: word, appendingTo: &text))
-    }
-    return SpeechRecognitionResult(
-      bestTranscription: Transcription(formattedString: text.string, segments: segments),
-      isFinal: isFinal
-    )
+  func result(isFinal: Bool, progress: RecognitionProgress? = nil) -> SpeechRecognitionResult {
+    SpeechRecognitionResult(
+      bestTranscription: builder.transcription, isFinal: isFinal, progress: progress)
   }
 
-  private static func segment(
-    for word: RecognizedWord, appendingTo text: inout Text
-  ) -> TranscriptionSegment {
+  private static func segment(for word: RecognizedWord) -> TranscriptionSegment {
     TranscriptionSegment(
       substring: word.text,
-      substringRange: text.append(word.text),
       timestamp: word.timestamp,
       duration: word.duration,
       confidence: word.confidence,

@@ -1,41 +1,102 @@
 import Architecture
+import Foundation
 import SpeechClient
 
-/// The speech-recognition feature: record, transcribe, stop.
+/// The speech-recognition feature: record, transcribe, stop. It owns the whole session.
 ///
 /// The flow follows the Speech recognition demo of the Composable Architecture on iOS, on Linux:
 /// tapping record asks ``SpeechClient/requestAuthorization``; if authorized it starts a
-/// recognition task and feeds every result into the state; tapping again calls
-/// ``SpeechClient/finishTask``, after which the final words arrive and recording ends when the
-/// recognition stream does (a failure right after the final words is still seen). Denied or
+/// recognition task and feeds every result into the state. Tapping again sets ``State/isRecording``
+/// to `false` at once and calls ``SpeechClient/finishTask``; ``State/status`` stays
+/// ``Status/finishing`` while the last words arrive, until the recognition stream ends. Denied or
 /// restricted access and failures end recording with an alert.
 ///
+/// Beyond the demo, the feature owns what a host needs to run a session unattended: a recording
+/// limit (``State/duration``; live capture counts clock time, files count audio time), a deadline
+/// for the last words after a stop (``stopDeadline``), progress (``State/progress``), and an
+/// explicit ``State/outcome`` once the session is over. Time comes from
+/// `@Dependency(\.continuousClock)`.
+///
 /// ```swift
-/// let store = Store(initialState: SpeechRecognition.State()) {
+/// let store = Store(initialState: SpeechRecognition.State(duration: .seconds(5))) {
 ///   SpeechRecognition()
 /// }
 /// store.send(.recordButtonTapped)
 /// ```
-public struct SpeechRecognition: Reducer, Sendable {
+@Reducer
+public struct SpeechRecognition: Sendable {
   /// The feature's state.
+  @ObservableState
   public struct State: Equatable, Sendable {
     /// What to recognize: the audio source and model.
     public var request: SpeechRecognitionRequest
-    /// Whether audio is being recognized (from the tap until the last result or a failure).
+    /// How long to record: clock time for live capture, audio time for files; `nil` until stopped
+    /// or the input ends.
+    public var duration: Duration?
+    /// Whether the user wants audio recognized: `true` from the tap that starts, `false` as soon
+    /// as recording is stopped (the last words may still be arriving; see ``status``).
     public var isRecording = false
-    /// The whole transcript so far: finished utterances and the current partial.
-    public var transcribedText = ""
-    /// The latest result, with segments and timing.
+    /// Where the session is: authorizing, recording, finishing, or idle.
+    public var status = Status.idle
+    /// The latest result, with segments, timing and progress.
     public var result: SpeechRecognitionResult?
     /// An alert to show, if any.
     public var alert: Alert?
     /// Why recognition failed, if it did.
     public var failure: SpeechClient.Failure?
+    /// How the last session ended; `nil` while one runs or before the first.
+    public var outcome: Outcome?
 
-    /// Creates the state for a request (by default, the default microphone and model).
-    public init(request: SpeechRecognitionRequest = SpeechRecognitionRequest()) {
+    /// Creates the state for a request (by default, the default microphone and model) and an
+    /// optional recording limit.
+    public init(
+      request: SpeechRecognitionRequest = SpeechRecognitionRequest(), duration: Duration? = nil
+    ) {
       self.request = request
+      self.duration = duration
     }
+
+    /// The whole transcript so far: finished utterances and the current partial.
+    ///
+    /// Built from ``result`` when read (in time proportional to its length), so keeping the state
+    /// up to date costs the same for every result of a long session.
+    public var transcribedText: String {
+      result?.bestTranscription.formattedString ?? ""
+    }
+
+    /// How far recognition has got through the audio, when the client reports it.
+    public var progress: RecognitionProgress? {
+      result?.progress
+    }
+  }
+
+  /// Where a session is.
+  public enum Status: Equatable, Sendable {
+    /// No session runs.
+    case idle
+    /// Waiting for ``SpeechClient/requestAuthorization``.
+    case authorizing
+    /// Authorized; the recognition task is starting.
+    case starting
+    /// The task runs and results arrive.
+    case recording
+    /// Stopped: the client was asked to finish and the last words are still coming.
+    case finishing
+  }
+
+  /// How a session ended.
+  public enum Outcome: Equatable, Sendable {
+    /// The recognition stream ended: the input ended or recording was stopped, and every word
+    /// was delivered.
+    case finished
+    /// Stopped while authorization was being checked: recording never started.
+    case cancelled
+    /// Recognition may not run here; the answer says why when the client knows.
+    case notAuthorized(SpeechClient.Authorization)
+    /// Recognition failed; the words heard before are in the result.
+    case failed(SpeechClient.Failure)
+    /// After a stop, the client did not deliver its last words within ``stopDeadline``.
+    case stopTimedOut
   }
 
   /// An alert: a title and a message.
@@ -74,83 +135,151 @@ public struct SpeechRecognition: Reducer, Sendable {
   }
 
   /// The feature's actions.
-  @CasePathable
   public enum Action: Equatable, Sendable {
     /// The record button was tapped: start, or stop if recording.
     case recordButtonTapped
     /// The answer to ``SpeechClient/requestAuthorization``.
-    case authorizationResponse(SpeechClient.AuthorizationStatus)
+    case authorizationResponse(SpeechClient.Authorization)
+    /// ``SpeechClient/startTask`` returned: the task runs and can be finished.
+    case recognitionStarted
     /// A recognition result, or the failure that ended the task.
     case speech(Result<SpeechRecognitionResult, SpeechClient.Failure>)
-    /// The recognition task's stream ended without a failure: recording is over.
+    /// The recognition task's stream ended without a failure: the session is over.
     case recognitionFinished
+    /// ``State/duration`` of clock time has passed since recording started.
+    case durationElapsed
+    /// ``stopDeadline`` has passed since the stop without the stream ending.
+    case stopDeadlineElapsed
     /// The alert was dismissed.
     case alertDismissed
   }
 
-  enum CancelID { case recognition }
+  enum CancelID { case authorization, recognition, duration, stopDeadline }
 
   @Dependency(\.speechClient) var speechClient
+  @Dependency(\.continuousClock) var clock
 
-  /// Creates the reducer.
-  public init() {}
+  /// How long the client may take to deliver its last words after a stop.
+  public let stopDeadline: Duration
+
+  /// Creates the reducer; `stopDeadline` bounds the wait for the last words after a stop.
+  public init(stopDeadline: Duration = .seconds(10)) {
+    self.stopDeadline = stopDeadline
+  }
 
   /// Record, authorize, transcribe, stop.
   public var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
       case .recordButtonTapped:
-        if state.isRecording {
-          return .run { _ in
-            await speechClient.finishTask()
+        switch state.status {
+        case .idle:
+          state.isRecording = true
+          state.status = .authorizing
+          state.alert = nil
+          state.failure = nil
+          state.outcome = nil
+          return .run { send in
+            await send(.authorizationResponse(speechClient.requestAuthorization()))
           }
-        }
-        state.isRecording = true
-        state.alert = nil
-        state.failure = nil
-        return .run { send in
-          await send(.authorizationResponse(speechClient.requestAuthorization()))
+          .cancellable(id: CancelID.authorization)
+        case .authorizing:
+          // Stopped before anything started: recording never starts.
+          state.isRecording = false
+          state.status = .idle
+          state.outcome = .cancelled
+          return .cancel(id: CancelID.authorization)
+        case .starting:
+          // The client can only finish a task that has started; see `.recognitionStarted`.
+          state.isRecording = false
+          state.status = .finishing
+          return .none
+        case .recording:
+          return stop(&state)
+        case .finishing:
+          return .none
         }
 
-      case .authorizationResponse(let status):
-        switch status {
-        case .authorized:
-          guard state.isRecording else { return .none }
-          let request = state.request
-          return .run { send in
-            for try await result in await speechClient.startTask(request) {
-              await send(.speech(.success(result)))
-            }
-            await send(.recognitionFinished)
-          } catch: { error, send in
-            await send(.speech(.failure(SpeechClient.Failure(error))))
+      case .authorizationResponse(let authorization):
+        guard state.status == .authorizing else { return .none }
+        guard authorization.status == .authorized else {
+          state.isRecording = false
+          state.status = .idle
+          state.outcome = .notAuthorized(authorization)
+          switch authorization.status {
+          case .denied: state.alert = .denied
+          case .restricted: state.alert = .restricted
+          case .notDetermined, .authorized: state.alert = .notDetermined
           }
-          .cancellable(id: CancelID.recognition, cancelInFlight: true)
-        case .denied:
-          state.isRecording = false
-          state.alert = .denied
-        case .restricted:
-          state.isRecording = false
-          state.alert = .restricted
-        case .notDetermined:
-          state.isRecording = false
-          state.alert = .notDetermined
+          return .none
         }
-        return .none
+        state.status = .starting
+        let request = state.request
+        return .run { send in
+          let results = await speechClient.startTask(request)
+          await send(.recognitionStarted)
+          for try await result in results {
+            await send(.speech(.success(result)))
+          }
+          await send(.recognitionFinished)
+        } catch: { error, send in
+          await send(.speech(.failure(SpeechClient.Failure(error))))
+        }
+        .cancellable(id: CancelID.recognition, cancelInFlight: true)
+
+      case .recognitionStarted:
+        switch state.status {
+        case .starting:
+          state.status = .recording
+          guard let duration = state.duration, state.request.source.isLive else { return .none }
+          return .run { send in
+            try await clock.sleep(for: duration)
+            await send(.durationElapsed)
+          }
+          .cancellable(id: CancelID.duration, cancelInFlight: true)
+        case .finishing:
+          // Stopped while starting: finish now that there is a task.
+          return finish()
+        case .idle, .authorizing, .recording:
+          return .none
+        }
 
       case .speech(.success(let result)):
-        state.transcribedText = result.bestTranscription.formattedString
         state.result = result
-        return .none
-
-      case .recognitionFinished:
-        state.isRecording = false
+        // A file's limit is audio time, which only the results know.
+        if state.status == .recording, !state.request.source.isLive, let duration = state.duration,
+          let position = result.progress?.audioDuration, position >= duration.timeInterval
+        {
+          return stop(&state)
+        }
         return .none
 
       case .speech(.failure(let failure)):
         state.isRecording = false
+        state.status = .idle
         state.failure = failure
+        state.outcome = .failed(failure)
         state.alert = failure.isAudioDeviceProblem ? .audioDeviceProblem : .transcriptionFailed
+        return .merge(
+          .cancel(id: CancelID.recognition),
+          .cancel(id: CancelID.duration),
+          .cancel(id: CancelID.stopDeadline)
+        )
+
+      case .recognitionFinished:
+        state.isRecording = false
+        state.status = .idle
+        state.outcome = .finished
+        return .merge(.cancel(id: CancelID.duration), .cancel(id: CancelID.stopDeadline))
+
+      case .durationElapsed:
+        guard state.status == .recording else { return .none }
+        return stop(&state)
+
+      case .stopDeadlineElapsed:
+        guard state.status == .finishing else { return .none }
+        state.status = .idle
+        state.outcome = .stopTimedOut
         return .cancel(id: CancelID.recognition)
 
       case .alertDismissed:
@@ -159,16 +288,32 @@ public struct SpeechRecognition: Reducer, Sendable {
       }
     }
   }
+
+  /// Stops recording: `isRecording` turns false at once, the last words keep coming.
+  private func stop(_ state: inout State) -> Effect<Action> {
+    state.isRecording = false
+    state.status = .finishing
+    return .merge(.cancel(id: CancelID.duration), finish())
+  }
+
+  /// Asks the client to finish, and gives it ``stopDeadline`` to deliver the last words.
+  private func finish() -> Effect<Action> {
+    let deadline = stopDeadline
+    return .merge(
+      .run { _ in await speechClient.finishTask() },
+      .run { send in
+        try await clock.sleep(for: deadline)
+        await send(.stopDeadlineElapsed)
+      }
+      .cancellable(id: CancelID.stopDeadline, cancelInFlight: true)
+    )
+  }
 }
 
-extension SpeechClient.Failure {
-  /// Wraps any error as a failure; errors that are not a ``SpeechClient/Failure`` become
-  /// ``decoderFailure(_:)`` with their description.
-  public init(_ error: any Error) {
-    if let failure = error as? SpeechClient.Failure {
-      self = failure
-    } else {
-      self = .decoderFailure(String(describing: error))
-    }
+extension Duration {
+  /// The duration in seconds.
+  var timeInterval: TimeInterval {
+    let (seconds, attoseconds) = components
+    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }

@@ -24,6 +24,10 @@ enum ExitStatus: Int32, CaseIterable {
   case decoderFailure = 8
   /// Stopping took too long; the process gave up waiting for the last words.
   case stopTimedOut = 9
+  /// A grammar, key phrase or dictionary given on the command line cannot be used.
+  case modelInvalid = 10
+  /// The transcript could not be written (standard output closed or full).
+  case outputFailed = 11
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -42,6 +46,8 @@ enum ExitStatus: Int32, CaseIterable {
       7    speech recognition is not authorized (access refused, no source or model)
       8    the decoder failed
       9    stopping timed out
+      10   a grammar, key phrase or dictionary given on the command line cannot be used
+      11   the transcript could not be written (standard output closed or full)
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """
@@ -52,9 +58,10 @@ extension SpeechClient.Failure {
   var exitStatus: ExitStatus {
     switch self {
     case .audioServerUnreachable: .audioServerUnreachable
-    case .captureSourceMissing: .captureSourceMissing
+    case .captureSourceMissing, .captureSourceNotFound: .captureSourceMissing
     case .audioDeviceFailed: .audioDeviceFailed
-    case .modelMissing, .modelCorrupt: .modelUnavailable
+    case .modelMissing, .modelCorrupt, .modelFileNotFound: .modelUnavailable
+    case .grammarInvalid, .wordNotInDictionary, .dictionaryInvalid: .modelInvalid
     case .fileUnreadable: .fileUnreadable
     case .decoderFailure: .decoderFailure
     }
@@ -82,9 +89,15 @@ extension SpeechClient.Failure {
     case .audioServerUnreachable(let detail):
       "cannot reach a PulseAudio server (\(Self.trimmed(detail))). Start one (e.g. `pulseaudio --start`, or "
         + "set PULSE_SERVER), or transcribe a file with --input FILE, or try --preview."
-    case .captureSourceMissing(let name):
-      "no capture source named '\(name)'. Run `transcribe --list-devices` and pass one of "
-        + "them with --device NAME, or omit --device for the default source."
+    case .captureSourceMissing(let detail):
+      "no capture source (\(Self.trimmed(detail))). Connect a microphone, or pass a source with "
+        + "--device NAME (see `transcribe --list-devices`)."
+    case .captureSourceNotFound(let name, let available):
+      "no capture source named '\(name)'; "
+        + (available.isEmpty
+          ? "the server has none. Connect a microphone, or transcribe a file with --input FILE."
+          : "available: \(available.joined(separator: ", ")). Pass one of them with --device "
+            + "NAME (`transcribe --list-devices` describes them), or omit --device.")
     case .audioDeviceFailed(let detail):
       "the audio device stopped delivering audio (\(Self.trimmed(detail))). Check that the PulseAudio "
         + "server is running and responsive, then try again."
@@ -97,6 +110,17 @@ extension SpeechClient.Failure {
     case .fileUnreadable(let path, let reason):
       "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
         + "...), or headerless 16 kHz mono 16-bit audio with --raw."
+    case .modelFileNotFound(let kind, let path):
+      "\(kind.rawValue) not found: '\(path)'. Check the path given with \(kind.option)."
+    case .grammarInvalid(let path, let reason):
+      "the grammar '\(path)' is invalid: \(Self.trimmed(reason)). Fix it (JSGF V1.0), or leave "
+        + "out --grammar."
+    case .wordNotInDictionary(let word, let dictionary):
+      "the word '\(word)' is not in the dictionary '\(dictionary)'. Use words from the "
+        + "dictionary, or add the word to a dictionary of your own and pass it with --dict."
+    case .dictionaryInvalid(let path, let reason):
+      "the dictionary '\(path)' is invalid (\(Self.trimmed(reason))). Pass a pronunciation "
+        + "dictionary (a word and its phones on each line) with --dict, or leave out --dict."
     case .decoderFailure(let detail):
       "the speech decoder failed (\(Self.trimmed(detail))). Run again with --verbose to see pocketsphinx's "
         + "log."
@@ -104,15 +128,39 @@ extension SpeechClient.Failure {
   }
 }
 
+extension SpeechClient.Failure.ModelFile {
+  /// The option that names this file.
+  var option: String {
+    switch self {
+    case .acousticModel: "--hmm"
+    case .languageModel: "--lm"
+    case .dictionary: "--dict"
+    case .grammar: "--grammar"
+    }
+  }
+}
+
 extension SpeechRecognition.State {
   /// How a finished session ends the process, and the line to print for it, if any.
-  var outcome: (status: ExitStatus, message: String?) {
-    if let failure {
+  var exit: (status: ExitStatus, message: String?) {
+    switch outcome {
+    case nil, .finished, .cancelled:
+      return (.success, nil)
+    case .failed(let failure):
       return (failure.exitStatus, failure.message)
-    }
-    if let alert {
+    case .notAuthorized(let authorization):
+      // The client says what exactly is missing when it knows.
+      if let reason = authorization.reason {
+        return (reason.exitStatus, reason.message)
+      }
+      let alert = alert ?? .notDetermined
       return (.notAuthorized, "\(alert.title): \(alert.message)")
+    case .stopTimedOut:
+      return (
+        .stopTimedOut,
+        "the recognizer did not deliver its last words within 10 seconds of the stop; what was "
+          + "heard so far is above. Check that the audio server is responsive, then try again."
+      )
     }
-    return (.success, nil)
   }
 }

@@ -1,5 +1,6 @@
 import Architecture
 import ArgumentParser
+import Dependencies
 import Foundation
 import SpeechClient
 import SpeechClientLive
@@ -15,8 +16,13 @@ struct Transcribe: AsyncParsableCommand {
       With no options, listens to the default PulseAudio capture source until Ctrl-C (or \
       --duration) and writes what it hears. On a terminal the words being spoken rewrite one \
       line and finished utterances stay; into a pipe only finished utterances are written, one \
-      per line. Status and errors go to standard error. Ctrl-C or SIGTERM stops recording, \
-      flushes the last words and exits 0; a second Ctrl-C exits at once.
+      per line; a file's progress is shown on a terminal. Status and errors go to standard \
+      error. Ctrl-C, SIGTERM or SIGHUP stops recording (and the rest of a run of several \
+      files), flushes the last words and exits 0; a second Ctrl-C exits at once.
+
+      --duration counts clock time when listening and audio time when transcribing a file \
+      (`-i talk.wav --duration 60` transcribes its first minute). Subtitles (srt, vtt) are cut \
+      into cues of at most 7 seconds and two lines of 42 characters.
 
       EXAMPLES:
         transcribe                              listen to the default microphone
@@ -49,7 +55,8 @@ struct Transcribe: AsyncParsableCommand {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
-      "Transcribe an audio file instead of the microphone (repeat for several, in order).",
+      "Transcribe an audio file instead of the microphone (repeat for several, in order); "
+        + "- reads standard input.",
       valueName: "file"))
   var input: [String] = []
 
@@ -64,8 +71,10 @@ struct Transcribe: AsyncParsableCommand {
   var format: OutputFormat = .text
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
-      "Stop recording after this many seconds (e.g. 2.5).", valueName: "seconds"))
+      "Stop after this many seconds (e.g. 2.5): clock time when listening, audio time for files.",
+      valueName: "seconds"))
   var duration: Double?
 
   @Option(help: ArgumentHelp("The PulseAudio capture source to listen to.", valueName: "name"))
@@ -112,9 +121,27 @@ struct Transcribe: AsyncParsableCommand {
   @Flag(help: "Show pocketsphinx's own log on standard error.")
   var verbose = false
 
+  /// The longest `--duration`: a year, far beyond any session and far within `Duration`'s range.
+  static let maximumDuration: Double = 365 * 24 * 3600
+
   func validate() throws {
-    if let duration, !(duration > 0) {
-      throw ValidationError("--duration must be a positive number of seconds.")
+    if let duration {
+      guard duration > 0 else {
+        throw ValidationError("--duration must be a positive number of seconds.")
+      }
+      guard duration.isFinite, duration <= Self.maximumDuration else {
+        throw ValidationError(
+          "--duration must be a finite number of seconds, at most \(Int(Self.maximumDuration)) "
+            + "(a year).")
+      }
+    }
+    if let keyphrase, keyphrase.allSatisfy(\.isWhitespace) {
+      throw ValidationError(
+        "--keyphrase needs a phrase to listen for, e.g. --keyphrase \"hello computer\".")
+    }
+    if let device, device.allSatisfy(\.isWhitespace) {
+      throw ValidationError(
+        "--device needs a capture source name; run `transcribe --list-devices` to see them.")
     }
     if let jobs, jobs < 1 {
       throw ValidationError("--jobs must be a whole number of decoders, at least 1.")
@@ -148,9 +175,12 @@ struct Transcribe: AsyncParsableCommand {
     let dictionary = dict.map { URL(fileURLWithPath: $0) }
     let model: SpeechRecognitionRequest.Model
     if let grammar {
-      model = .grammar(URL(fileURLWithPath: grammar), dictionary: dictionary)
+      model = .grammar(
+        URL(fileURLWithPath: grammar), dictionary: dictionary,
+        acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if let keyphrase {
-      model = .keyphrase(keyphrase, dictionary: dictionary)
+      model = .keyphrase(
+        keyphrase, dictionary: dictionary, acousticModel: hmm.map { URL(fileURLWithPath: $0) })
     } else if hmm != nil || lm != nil || dict != nil {
       model = .custom(
         acousticModel: hmm.map { URL(fileURLWithPath: $0) },
@@ -159,16 +189,22 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       model = .default
     }
-    // A file's partial words are only ever shown on a terminal; elsewhere they are work for
-    // nothing (a partial hypothesis every 128 ms of speech).
-    return SpeechRecognitionRequest(
-      source: source, model: model,
-      shouldReportPartialResults: !source.isFile || Terminal.stdoutIsTerminal)
+    return SpeechRecognitionRequest(source: source, model: model)
   }
 
   func run() async throws {
+    // A closed standard output would be reused by the next file opened (an input, the audio
+    // server's socket) and the transcript written into it.
+    guard Terminal.stdoutIsOpen else {
+      Terminal.writeError(
+        "transcribe: error: \(Self.outputFailure("standard output is closed"))\n")
+      throw ExitStatus.outputFailed.exitCode
+    }
+    // A reader that went away is reported as a write error, not a silent death.
+    signal(SIGPIPE, SIG_IGN)
+
     if listDevices {
-      try await LiveSupport.printDevices()
+      try await printDevices()
       return
     }
 
@@ -177,32 +213,81 @@ struct Transcribe: AsyncParsableCommand {
       sources = [(device.map { .device($0) } ?? .microphone, nil)]
     } else {
       for path in input {
+        if path == "-" {
+          sources.append((.standardInput(raw: raw), input.count > 1 ? path : nil))
+          continue
+        }
         let url = URL(fileURLWithPath: path)
         let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
       }
     }
 
-    await LiveSupport.configureDecoding(
+    LiveSupport.configureDecoding(
       jobs: jobs, silence: silence, maxUtterance: maxUtterance,
       alternatives: format == .json, verbose: verbose,
-      files: preview ? [] : sources.map { request(source: $0.0) }.filter(\.source.isFile))
+      files: preview ? [] : sources.map { request(source: $0.0) })
 
+    let signals = await SignalHandler()
     var status = ExitStatus.success
     for (source, label) in sources {
+      // A signal stops the whole run, not just the file it arrived during.
+      guard await signals.received.isEmpty else { break }
       let session = await TranscriptionSession(
-        request: request(source: source), label: label, format: format, preview: preview,
-        duration: duration.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) },
-        verbose: verbose)
-      let outcome = await session.run()
+        request: request(source: source), duration: duration.map { .seconds($0) },
+        label: label, format: format, preview: preview, verbose: verbose)
+      let outcome = await session.run(signals: signals)
       if outcome != .success, status == .success {
         status = outcome
       }
-      let interrupted = await session.wasInterrupted
-      if outcome == .interrupted || interrupted { break }
     }
     if status != .success {
       throw status.exitCode
     }
+  }
+
+  /// Prints the capture sources for `--list-devices`, from the speech client: name, then
+  /// description; `*` marks the default. Monitors of outputs are listed last, marked as such.
+  func printDevices() async throws {
+    let devices: [CaptureDevice]
+    do {
+      devices = try await withDependencies {
+        if preview { $0.context = .preview }
+      } operation: {
+        @Dependency(\.speechClient) var speechClient
+        return try await speechClient.captureDevices()
+      }
+    } catch {
+      let failure = SpeechClient.Failure(error)
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
+      throw failure.exitStatus.exitCode
+    }
+    do {
+      try Terminal.write(Self.deviceList(devices))
+    } catch {
+      Terminal.writeError("transcribe: error: \(Self.outputFailure(error.reason))\n")
+      throw ExitStatus.outputFailed.exitCode
+    }
+    if devices.isEmpty {
+      Terminal.writeError("transcribe: the audio server has no capture sources\n")
+    }
+  }
+
+  /// The `--list-devices` table.
+  static func deviceList(_ devices: [CaptureDevice]) -> String {
+    let sorted = devices.filter { !$0.isMonitor } + devices.filter(\.isMonitor)
+    let width = sorted.map(\.name.count).max() ?? 0
+    return sorted.map { device in
+      let marker = device.isDefault ? "*" : " "
+      let padding = String(repeating: " ", count: width - device.name.count)
+      let monitor = device.isMonitor ? " (monitor of an output)" : ""
+      return "\(marker) \(device.name)\(padding)  \(device.description)\(monitor)\n"
+    }.joined()
+  }
+
+  /// The message for a transcript that cannot be written.
+  static func outputFailure(_ reason: String) -> String {
+    "cannot write the transcript (\(reason)). Write standard output to a terminal, a pipe or a "
+      + "file with free space."
   }
 }

@@ -4,39 +4,50 @@ import SpeechRecognitionFeature
 
 /// Turns the states of a `SpeechRecognition` store into output, without doing any I/O.
 ///
-/// The renderer remembers how many utterances it has written, so each finished utterance is
-/// written once, in order. On a terminal (text format only) the words of the utterance still
-/// being spoken are shown on one line that each state rewrites.
+/// The renderer remembers how many utterances it has written and reads only the new ones from
+/// each state, so a state costs the same an hour into a session as at its start. On a terminal
+/// (text format) the words still being spoken, and a file's progress, are shown on one row that
+/// each state rewrites; otherwise a file's progress gets that row on standard error when it is a
+/// terminal. That row is the renderer's alone: status lines are drawn from the state too.
 struct TranscriptRenderer {
   /// A piece of output.
   enum Output: Equatable {
     /// Text for standard output, written as is.
     case stdout(String)
+    /// Text for standard error, written as is.
+    case stderr(String)
   }
 
   let format: OutputFormat
-  /// Whether standard output is a terminal (live line) or a pipe/file (finished lines only).
+  /// Whether the live row is on standard output (a terminal, text format).
   let isTerminal: Bool
-  /// Whether another writer (file progress on standard error) owns the terminal's current row,
-  /// so each finished line first erases it. Only finished lines are written then.
-  let sharesTheRow: Bool
+  /// Whether standard error is a terminal, for status lines and a progress row.
+  let stderrIsTerminal: Bool
+  /// Whether standard output is a terminal (in any format), so a progress row on standard error
+  /// shares its screen and is erased before transcript lines.
+  let stdoutIsTerminal: Bool
   /// The file this transcript is for, added to JSON lines when several files are transcribed.
   let label: String?
-  /// The terminal's width, to keep the live line on one row.
+  /// The terminal's width, to keep the live row on one line.
   let width: Int
 
   private var writtenUtterances = 0
-  private var liveLine = ""
+  private var cueNumber = 0
+  private var liveRow = ""
+  private var progressRow = ""
   private var wroteHeader = false
   private var wroteFinal = false
+  private var saidStopping = false
+  private var warnedAboutSampleRate = false
 
   init(
-    format: OutputFormat, isTerminal: Bool, label: String? = nil, width: Int = 80,
-    sharesTheRow: Bool = false
+    format: OutputFormat, stdoutIsTerminal: Bool, stderrIsTerminal: Bool = false,
+    label: String? = nil, width: Int = 80
   ) {
     self.format = format
-    self.sharesTheRow = sharesTheRow && isTerminal && format == .text
-    self.isTerminal = isTerminal && format == .text && !sharesTheRow
+    self.isTerminal = stdoutIsTerminal && format == .text
+    self.stdoutIsTerminal = stdoutIsTerminal
+    self.stderrIsTerminal = stderrIsTerminal
     self.label = label
     self.width = max(width, 20)
   }
@@ -48,24 +59,60 @@ struct TranscriptRenderer {
       wroteHeader = true
       output.append(.stdout("WEBVTT\n\n"))
     }
-    guard let result = state.result else { return output }
-    let transcription = result.bestTranscription
-    let utterances = transcription.utterances(isFinal: result.isFinal)
-    var lines = ""
-    for (index, utterance) in utterances.enumerated().dropFirst(writtenUtterances) {
-      lines += line(for: utterance, number: index + 1)
+    let stopping = state.status == .finishing && !saidStopping
+    guard let result = state.result else {
+      if stopping { output += announceStopping() }
+      return output
     }
-    writtenUtterances = max(writtenUtterances, utterances.count)
-
-    if isTerminal {
-      let partial = result.isFinal ? "" : text(of: Array(transcription.partialSegments))
-      let newLive = fitted(partial)
-      if !lines.isEmpty || newLive != liveLine {
-        output.append(.stdout(clearLine + lines + newLive))
-        liveLine = newLive
+    if !warnedAboutSampleRate, let progress = result.progress,
+      progress.isBelowRecommendedSampleRate, let rate = progress.recordedSampleRate
+    {
+      warnedAboutSampleRate = true
+      if isTerminal, !liveRow.isEmpty {
+        output.append(.stdout(Self.clearLine))
+        liveRow = ""
       }
-    } else if !lines.isEmpty {
-      output.append(.stdout(sharesTheRow ? clearLine + lines : lines))
+      output.append(.stderr(Self.lowSampleRateWarning(rate)))
+    }
+    let transcription = result.bestTranscription
+    let utterances = transcription.finishedUtterances
+    var lines = ""
+    while writtenUtterances < utterances.count {
+      lines += self.lines(for: utterances[writtenUtterances])
+      writtenUtterances += 1
+    }
+    // A final result's trailing words are a last utterance.
+    if result.isFinal, !wroteFinal, !transcription.partialSegments.isEmpty {
+      lines += self.lines(for: transcription.partialSegments[...])
+    }
+
+    let fraction = state.request.source.isLive ? nil : result.progress?.fractionCompleted
+    if isTerminal {
+      var row = result.isFinal ? "" : text(of: transcription.partialSegments)
+      if let fraction, !result.isFinal {
+        row = "[\(Self.percent(fraction))%] " + row
+      }
+      let newRow = fitted(row)
+      if !lines.isEmpty || newRow != liveRow || stopping {
+        output.append(.stdout(Self.clearLine + lines))
+        if stopping { output += announceStopping() }
+        output.append(.stdout(newRow))
+        liveRow = newRow
+      }
+    } else {
+      let newProgress =
+        stderrIsTerminal && !result.isFinal
+        ? fraction.map { "transcribing… \(Self.percent($0))%" } ?? "" : ""
+      let sharesScreen = stdoutIsTerminal && !progressRow.isEmpty
+      if !lines.isEmpty {
+        if sharesScreen { output.append(.stderr(Self.clearLine)) }
+        output.append(.stdout(lines))
+      }
+      if stopping { output += announceStopping() }
+      if newProgress != progressRow || (sharesScreen && !lines.isEmpty) {
+        output.append(.stderr(Self.clearLine + newProgress))
+        progressRow = newProgress
+      }
     }
 
     if result.isFinal, !wroteFinal {
@@ -77,53 +124,86 @@ struct TranscriptRenderer {
     return output
   }
 
-  /// What to write when the session ends: a newline after a live line, so the prompt starts on
-  /// its own row.
+  /// The one line that says a recording's rate costs accuracy, and what to do about it.
+  static func lowSampleRateWarning(_ rate: Int) -> String {
+    "transcribe: warning: the audio is sampled at \(rate) Hz; accuracy suffers below 16 kHz "
+      + "(record at 16 kHz or more if you can)\n"
+  }
+
+  /// What to write when the session ends: a newline after a live row, so the prompt starts on
+  /// its own line, and the progress row erased.
   mutating func finish() -> [Output] {
-    guard isTerminal, !liveLine.isEmpty else { return [] }
-    liveLine = ""
-    return [.stdout("\n")]
+    var output: [Output] = []
+    if !liveRow.isEmpty {
+      liveRow = ""
+      output.append(.stdout("\n"))
+    }
+    if !progressRow.isEmpty {
+      progressRow = ""
+      output.append(.stderr(Self.clearLine))
+    }
+    return output
+  }
+
+  /// The status line for a stop, on standard error when it is a terminal.
+  private mutating func announceStopping() -> [Output] {
+    saidStopping = true
+    guard stderrIsTerminal else { return [] }
+    return [.stderr(Self.clearLine + "Stopping… (Ctrl-C quits at once)\n")]
   }
 
   // MARK: - Formats
 
-  /// The output for finished utterance `number` (counting from 1).
-  private func line(for utterance: [TranscriptionSegment], number: Int) -> String {
-    let words = text(of: utterance)
-    let (start, end) = span(of: utterance)
+  /// The output for one finished utterance.
+  private mutating func lines(for utterance: ArraySlice<TranscriptionSegment>) -> String {
+    guard !utterance.isEmpty else { return "" }
     switch format {
     case .text:
-      return words + "\n"
+      return text(of: utterance) + "\n"
     case .json:
+      let (start, end) = span(of: utterance)
       let line = JSONLine(
-        type: "utterance", file: label, text: words, transcript: nil, isFinal: false,
-        start: start, end: end, segments: utterance.map(JSONLine.Segment.init))
+        type: "utterance", file: label, text: text(of: utterance), transcript: nil,
+        isFinal: false, start: start, end: end, segments: utterance.map(JSONLine.Segment.init))
       return line.encoded() + "\n"
     case .srt:
-      return "\(number)\n\(timestamp(start, separator: ",")) --> "
-        + "\(timestamp(end, separator: ","))\n\(words)\n\n"
+      var output = ""
+      for cue in SubtitleCue.cues(for: utterance) {
+        cueNumber += 1
+        output +=
+          "\(cueNumber)\n\(timestamp(cue.start, separator: ",")) --> "
+          + "\(timestamp(cue.end, separator: ","))\n\(cue.lines.joined(separator: "\n"))\n\n"
+      }
+      return output
     case .vtt:
-      return "\(timestamp(start, separator: ".")) --> \(timestamp(end, separator: "."))\n"
-        + "\(words)\n\n"
+      var output = ""
+      for cue in SubtitleCue.cues(for: utterance) {
+        output +=
+          "\(timestamp(cue.start, separator: ".")) --> "
+          + "\(timestamp(cue.end, separator: "."))\n\(cue.lines.joined(separator: "\n"))\n\n"
+      }
+      return output
     }
   }
 
   private func jsonLine(finalOf transcription: Transcription) -> String {
-    let (start, end) = span(of: transcription.segments)
+    let segments = Array(transcription.segments)
+    let (start, end) = span(of: segments[...])
     return JSONLine(
       type: "final", file: label, text: nil, transcript: transcription.formattedString,
-      isFinal: true, start: start, end: end,
-      segments: transcription.segments.map(JSONLine.Segment.init)
+      isFinal: true, start: start, end: end, segments: segments.map(JSONLine.Segment.init)
     ).encoded() + "\n"
   }
 
   /// When the first of `segments` starts and the last ends, in seconds.
-  private func span(of segments: [TranscriptionSegment]) -> (start: Double, end: Double) {
+  private func span(
+    of segments: ArraySlice<TranscriptionSegment>
+  ) -> (start: Double, end: Double) {
     let start = segments.first?.timestamp ?? 0
     return (start, segments.last.map { $0.timestamp + $0.duration } ?? start)
   }
 
-  private func text(of segments: [TranscriptionSegment]) -> String {
+  private func text(of segments: some Sequence<TranscriptionSegment>) -> String {
     segments.map(\.substring).joined(separator: " ")
   }
 
@@ -137,17 +217,21 @@ struct TranscriptRenderer {
     return String(format: "%02d:%02d:%02d%@%03d", hours, minutes, secs, separator, millis)
   }
 
-  /// Erase the current terminal row and return to its start.
-  private var clearLine: String { "\r\u{1B}[2K" }
+  private static func percent(_ fraction: Double) -> Int {
+    Int((min(max(fraction, 0), 1) * 100).rounded(.down))
+  }
 
-  /// The live line cut to the terminal width, keeping the newest words.
+  /// Erase the current terminal row and return to its start.
+  static let clearLine = "\r\u{1B}[2K"
+
+  /// The live row cut to the terminal width, keeping the newest words.
   private func fitted(_ line: String) -> String {
     guard line.count >= width else { return line }
     return "…" + line.suffix(width - 2)
   }
 }
 
-/// One line of `--format json`.
+/// One line of `--format json`; times in seconds, rounded to milliseconds.
 struct JSONLine: Codable, Equatable {
   struct Segment: Codable, Equatable {
     var word: String
@@ -158,9 +242,9 @@ struct JSONLine: Codable, Equatable {
 
     init(_ segment: TranscriptionSegment) {
       word = segment.substring
-      start = (segment.timestamp * 1000).rounded() / 1000
-      end = ((segment.timestamp + segment.duration) * 1000).rounded() / 1000
-      confidence = (Double(segment.confidence) * 1000).rounded() / 1000
+      start = JSONLine.milliseconds(segment.timestamp)
+      end = JSONLine.milliseconds(segment.timestamp + segment.duration)
+      confidence = JSONLine.milliseconds(Double(segment.confidence))
       alternatives = segment.alternativeSubstrings
     }
   }
@@ -176,6 +260,25 @@ struct JSONLine: Codable, Equatable {
   var start: Double
   var end: Double
   var segments: [Segment]
+
+  init(
+    type: String, file: String?, text: String?, transcript: String?, isFinal: Bool,
+    start: Double, end: Double, segments: [Segment]
+  ) {
+    self.type = type
+    self.file = file
+    self.text = text
+    self.transcript = transcript
+    self.isFinal = isFinal
+    self.start = Self.milliseconds(start)
+    self.end = Self.milliseconds(end)
+    self.segments = segments
+  }
+
+  /// `value` rounded to three decimals (`9.780000000000001` → `9.78`).
+  static func milliseconds(_ value: Double) -> Double {
+    (value * 1000).rounded() / 1000
+  }
 
   func encoded() -> String {
     let encoder = JSONEncoder()

@@ -77,3 +77,36 @@ struct CancellationTests {
     await task.finish()
   }
 }
+
+@MainActor
+struct TaskCancelByIDTests {
+  enum CancelID { case stream }
+
+  struct Feature: Reducer {
+    struct State: Equatable {}
+    enum Action { case start, stopFromEffect }
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .start:
+        return .run { _ in
+          for await _ in AsyncStream<Never>(unfolding: { nil as Never? }) {}
+          let stream = AsyncStream<Int> { _ in }
+          for await _ in stream {}
+        }
+        .cancellable(id: CancelID.stream)
+      case .stopFromEffect:
+        return .run { _ in
+          Task.cancel(id: CancelID.stream)
+        }
+      }
+    }
+  }
+
+  @Test func taskCancelByIDInsideAnEffectCancelsThatID() async {
+    let store = TestStore(initialState: Feature.State()) { Feature() }
+    await store.send(.start)
+    await store.send(.stopFromEffect)
+    // Fails with "still running" if the stream was not cancelled.
+    await store.finish(timeout: .seconds(5))
+  }
+}

@@ -1,4 +1,5 @@
 import Architecture
+import ConcurrencyExtras
 import Testing
 
 @MainActor
@@ -76,7 +77,7 @@ struct EffectTests {
     #expect(store.state == ["start", "caught true"])
   }
 
-  @Test func unhandledErrorIsReportedWithTheEffectsLocation() async {
+  @Test func unhandledErrorIsReportedWithTheEffectsLocationAndItsTypeName() async {
     struct Failure: Error {}
     let store = Store(initialState: [String]()) {
       LogReducer { _, _ in
@@ -87,8 +88,9 @@ struct EffectTests {
       await store.send("start").finish()
     } matching: {
       $0.description.contains("An 'Effect.run' created at ArchitectureTests/EffectTests.swift:")
-        && $0.description.contains("threw an unhandled error")
+        && $0.description.contains("threw an unhandled error of type 'Failure'")
         && $0.description.contains("Failure()")
+        && !$0.description.contains("unknown context")
     }
   }
 
@@ -118,5 +120,38 @@ struct EffectTests {
     }
     await store.send("start").finish()
     #expect(store.state == ["start", "preview"])
+  }
+
+  @Test func actionSentFromACompletedEffectIsReportedNotProcessed() async {
+    let escaped = LockIsolated<Send<String>?>(nil)
+    let store = Store(initialState: [String]()) {
+      LogReducer { state, action in
+        state.append(action)
+        guard action == "start" else { return .none }
+        return .run { send in escaped.setValue(send) }
+      }
+    }
+    await store.send("start").finish()
+    withKnownIssue {
+      escaped.value?("late")
+    } matching: {
+      $0.description.contains("An effect sent an action after it had finished")
+        && $0.description.contains("\"late\"")
+        && $0.description.contains("\"start\"")
+    }
+    #expect(store.state == ["start"])
+  }
+
+  @Test func effectIsSendable() async {
+    let effect = Effect<Int>.send(1)
+    let moved = await Task.detached { effect }.value
+    let store = Store(initialState: [String]()) {
+      LogReducer { state, action in
+        state.append(action)
+        return action == "go" ? moved.map { "\($0)" } : .none
+      }
+    }
+    store.send("go")
+    #expect(store.state == ["go", "1"])
   }
 }

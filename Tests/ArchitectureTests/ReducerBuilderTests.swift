@@ -91,4 +91,22 @@ struct ReducerBuilderTests {
     store.send(0)
     #expect(store.state == ["erased", "concrete"])
   }
+
+  struct WithErased: Reducer {
+    typealias State = [String]
+    typealias Action = Int
+    let erased: any Reducer<[String], Int>
+    var body: some ReducerOf<Self> {
+      erased
+      ReducerBuilderTests.append("concrete")
+    }
+  }
+
+  @Test func existentialReducersCanBeListedDirectly() {
+    let store = Store(initialState: [String]()) {
+      WithErased(erased: ReducerBuilderTests.append("erased"))
+    }
+    store.send(0)
+    #expect(store.state == ["erased", "concrete"])
+  }
 }

@@ -121,6 +121,19 @@ struct StoreTests {
     #expect(await iterator.next()?.count == 3)
   }
 
+  @Test func statesBufferingNewestKeepOnlyTheLatestStateForASlowObserver() async {
+    let store = Store(initialState: Counter.State()) { Counter() }
+    let states = store.states(bufferingPolicy: .bufferingNewest(1))
+    store.send(.increment)
+    store.send(.incrementTwice)
+    store.send(.increment)
+    var iterator = states.makeAsyncIterator()
+    // The initial state and the changes in between were dropped; the newest is kept.
+    #expect(await iterator.next()?.count == 4)
+    store.send(.increment)
+    #expect(await iterator.next()?.count == 5)
+  }
+
   @Test func statesSupportManyObservers() async {
     let store = Store(initialState: Counter.State()) { Counter() }
     let first = store.states

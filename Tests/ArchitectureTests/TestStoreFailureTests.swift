@@ -105,7 +105,7 @@ struct TestStoreFailureTests {
     }
   }
 
-  @Test func sendingBeforeHandlingReceivedActionsFails() async {
+  @Test func sendingBeforeHandlingReceivedActionsFailsAndKeepsTheQueue() async {
     let store = makeStore()
     await store.send(.startEffect)
     await withKnownIssue {
@@ -114,6 +114,21 @@ struct TestStoreFailureTests {
       $0.description.contains("Must handle 1 received action before sending an action")
         && $0.description.contains(".response(42)")
     }
+    // The unhandled action is still there to receive (its state change already counted as the
+    // starting point of the failed send), and nothing else fails.
+    await store.receive(.response(42))
+  }
+
+  @Test func finishFailsWithUnassertedReceivedActions() async {
+    let store = makeStore()
+    await store.send(.startEffect)
+    await withKnownIssue {
+      await store.finish()
+    } matching: {
+      $0.description.contains("1 unexpected action")
+        && $0.description.contains(".response(42)")
+    }
+    await store.skipReceivedActions()
   }
 
   @Test func receiveWithNoEffectRunningFailsAtOnce() async {
@@ -245,6 +260,20 @@ struct TestStoreFailureTests {
       await store.send(.increment) { _ in throw Oops() }
     } matching: {
       $0.description.contains("The 'assert' closure threw an error")
+    }
+  }
+
+  @Test func finishWithANanosecondTimeoutReportsARunningEffect() async {
+    let store = makeStore()
+    await withKnownIssue {
+      await store.send(.startSlowEffect).finish(timeout: 10_000_000)
+    } matching: {
+      $0.description.contains("still running after 0.01 seconds")
+    }
+    await withKnownIssue {
+      await store.finish(timeout: 10_000_000)
+    } matching: {
+      $0.description.contains("Expected effects to finish")
     }
   }
 }

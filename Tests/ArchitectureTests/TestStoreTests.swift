@@ -1,5 +1,6 @@
 import Architecture
 import Clocks
+import Foundation
 import Testing
 
 @MainActor
@@ -186,14 +187,76 @@ struct TestStoreTests {
     await store.send(.incrementButtonTapped) { $0.count = 1 }
   }
 
-  @Test func skipInFlightEffectsCancelsThem() async {
+  @Test func skipInFlightEffectsStopsTrackingButLetsEffectsRunAndEmit() async {
+    let clock = TestClock()
     let store = TestStore(initialState: Counter.State()) {
       Counter()
     } withDependencies: {
-      $0.continuousClock = TestClock()
+      $0.continuousClock = clock
     }
     await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = true }
     await store.skipInFlightEffects()
+    // The timer was not cancelled: it still ticks, and its actions can be received.
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.timerTicked) { $0.count = 1 }
+    await store.send(.toggleTimerButtonTapped) { $0.isTimerRunning = false }
+    await store.finish()
+  }
+
+  @Test func sendByCaseKeyPath() async {
+    let store = TestStore(initialState: Counter.State()) { Counter() }
+    await store.send(\.incrementButtonTapped) { $0.count = 1 }
+    await store.send(\.factResponse, "1 is lonely") { $0.fact = "1 is lonely" }
+  }
+
+  struct Stamp: Reducer {
+    struct State: Equatable { var id: UUID? }
+    @CasePathable enum Action: Equatable { case stamp, stamped }
+    @Dependency(\.uuid) var uuid
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .stamp:
+        state.id = uuid()
+        return .run { send in await send(.stamped) }
+      case .stamped:
+        state.id = nil
+        return .none
+      }
+    }
+  }
+
+  @Test func assertionClosuresRunWithTheStoresDependencies() async {
+    let id = UUID(uuidString: "DEADBEEF-0000-0000-0000-000000000000")!
+    let store = TestStore(initialState: Stamp.State()) {
+      Stamp()
+    } withDependencies: {
+      $0.uuid = .constant(id)
+    }
+    // Outside the store `uuid` is the unimplemented test value; in the closures it is the
+    // store's.
+    @Dependency(\.uuid) var uuid
+    await store.send(.stamp) {
+      $0.id = uuid()
+    }
+    await store.receive(\.stamped) {
+      #expect(uuid() == id)
+      $0.id = nil
+    }
+  }
+
+  @Test func withExhaustivityScopesAModeChange() async {
+    let store = TestStore(initialState: Counter.State()) { Counter() }
+    await store.withExhaustivity(.off) {
+      #expect(store.exhaustivity == .off)
+      await store.send(.incrementButtonTapped)
+      await store.send(.incrementButtonTapped) { $0.count = 2 }
+    }
+    #expect(store.exhaustivity == .on)
+    await withKnownIssue {
+      await store.send(.incrementButtonTapped)
+    } matching: {
+      $0.description.contains("State was not expected to change")
+    }
   }
 
   @Test func assertChecksTheCurrentState() async {

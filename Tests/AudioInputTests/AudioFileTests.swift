@@ -19,6 +19,25 @@ struct AudioFileTests {
     #expect(fromRaw.samples == fromWAV.samples)
   }
 
+  @Test(arguments: [("wav", 32), ("wav", 64), ("caf", 32)])
+  func floatFilesGiveTheSamplesOfTheRawFile(format: String, bits: Int) throws {
+    let directory = try TemporaryDirectory()
+    let float = directory.file("goforward-float\(bits).\(format)")
+    try soxConvertGoForward(to: float, format: ["-e", "floating-point", "-b", "\(bits)"])
+    let outcome = readAll(try AudioFile(url: float))
+    #expect(outcome.failure == nil)
+    #expect(outcome.samples == (try goForwardSamples()))
+  }
+
+  @Test func floatSamplesBeyondFullScaleAreClippedAndNaNIsSilence() {
+    #expect(AudioFile.sample(0.5) == 16_384)
+    #expect(AudioFile.sample(-1) == -32_768)
+    #expect(AudioFile.sample(3) == 32_767)
+    #expect(AudioFile.sample(-7e30) == -32_768)
+    #expect(AudioFile.sample(.nan) == 0)
+    #expect(AudioFile.sample(.infinity) == 0)
+  }
+
   @Test func chunksAreAtMost2048Samples() throws {
     let file = try RawAudioFile(url: SpeechTestData.goForward)
     var sizes: [Int] = []
@@ -66,8 +85,23 @@ struct AudioFileTests {
     }
   }
 
+  @Test func directoryIsUnreadableBecauseItIsADirectory() throws {
+    let directory = try TemporaryDirectory()
+    let sources: [(URL) throws -> any SampleSource] = [
+      { try AudioFile(url: $0) }, { try RawAudioFile(url: $0) },
+    ]
+    for open in sources {
+      #expect(
+        throws: SpeechClient.Failure.fileUnreadable(
+          path: directory.url.path, reason: "it is a directory")
+      ) {
+        try open(directory.url)
+      }
+    }
+  }
+
   @Test func missingFileIsUnreadable() throws {
-    for open in [AudioFile.init(url:), RawAudioFile.init(url:)]
+    for open in [{ try AudioFile(url: $0) }, { try RawAudioFile(url: $0) }]
       as [(URL) throws -> any SampleSource]
     {
       let error = #expect(throws: SpeechClient.Failure.self) {

@@ -1,30 +1,37 @@
 import Foundation
+import LiveTestSupport
 import SpeechClient
 import Testing
 
 @testable import PocketSphinx
 
 struct DecoderConfigurationTests {
-  @Test func missingAcousticModelIsModelMissingNamingIt() {
-    let configuration = DecoderConfiguration(
-      model: .custom(
-        acousticModel: URL(fileURLWithPath: "/nonexistent/en-us"), languageModel: nil,
-        dictionary: nil))
-    let error = #expect(throws: SpeechClient.Failure.self) { try configuration.validate() }
-    guard case .modelMissing(let message) = error else {
-      Issue.record("expected modelMissing, got \(String(describing: error))")
-      return
+  @Test func missingFilesTheRequestNamesAreNotFoundNamingThem() {
+    let missing = URL(fileURLWithPath: "/nonexistent/file")
+    let cases: [(SpeechRecognitionRequest.Model, SpeechClient.Failure.ModelFile)] = [
+      (.custom(acousticModel: missing, languageModel: nil, dictionary: nil), .acousticModel),
+      (.custom(acousticModel: nil, languageModel: missing, dictionary: nil), .languageModel),
+      (.custom(acousticModel: nil, languageModel: nil, dictionary: missing), .dictionary),
+      (.grammar(missing), .grammar),
+      (.keyphrase("go", dictionary: missing), .dictionary),
+      (.grammar(URL(fileURLWithPath: "/tmp"), acousticModel: missing), .acousticModel),
+    ]
+    for (model, kind) in cases {
+      #expect(throws: SpeechClient.Failure.modelFileNotFound(kind, path: missing.path)) {
+        try DecoderConfiguration(model: model).validate()
+      }
     }
-    #expect(message.contains("/nonexistent/en-us"))
   }
 
-  @Test func missingGrammarIsModelMissing() {
+  @Test func acousticModelWithoutItsDefinitionIsNotFoundNamingTheDefinition() throws {
+    let directory = try TemporaryDirectory()
     let configuration = DecoderConfiguration(
-      model: .grammar(URL(fileURLWithPath: "/nonexistent.gram")))
-    let error = #expect(throws: SpeechClient.Failure.self) { try configuration.validate() }
-    guard case .modelMissing = error else {
-      Issue.record("expected modelMissing, got \(String(describing: error))")
-      return
+      model: .custom(acousticModel: directory.url, languageModel: nil, dictionary: nil))
+    #expect(
+      throws: SpeechClient.Failure.modelFileNotFound(
+        .acousticModel, path: directory.url.appendingPathComponent("mdef").path)
+    ) {
+      try configuration.validate()
     }
   }
 

@@ -95,8 +95,8 @@ struct DecoderPoolTests {
       size: 2)
     let outcomes = await decode([[0, 0], [0, 0], [0, 0]], on: pool)
     for outcome in outcomes {
-      guard case .failure(.modelMissing) = outcome.result else {
-        Issue.record("expected modelMissing, got \(outcome.result)")
+      guard case .failure(.modelFileNotFound(.grammar, _)) = outcome.result else {
+        Issue.record("expected modelFileNotFound, got \(outcome.result)")
         continue
       }
     }

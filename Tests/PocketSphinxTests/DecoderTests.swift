@@ -81,6 +81,79 @@ struct DecoderTests {
     #expect(try utterances(silence: 2) == 1)
   }
 
+  @Test func malformedGrammarIsInvalidWithTheParsersErrorAndLine() throws {
+    let directory = try TemporaryDirectory()
+    let grammar = directory.url.appendingPathComponent("broken.gram")
+    try Data("#JSGF V1.0;\ngrammar test;\npublic <cmd> = go { forward ;\n".utf8).write(to: grammar)
+    let error = #expect(throws: SpeechClient.Failure.self) {
+      try Decoder(configuration: DecoderConfiguration(model: .grammar(grammar)))
+    }
+    guard case .grammarInvalid(let path, let reason) = error else {
+      Issue.record("expected grammarInvalid, got \(String(describing: error))")
+      return
+    }
+    #expect(path == grammar.path)
+    #expect(reason.contains("syntax error at line 3"))
+  }
+
+  @Test func grammarWordMissingFromTheDictionaryIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let grammar = directory.url.appendingPathComponent("words.gram")
+    try Data("#JSGF V1.0;\ngrammar test;\npublic <cmd> = go flurbix;\n".utf8).write(to: grammar)
+    #expect(
+      throws: SpeechClient.Failure.wordNotInDictionary(
+        word: "flurbix", dictionary: DecoderConfiguration.defaultDictionary.path)
+    ) {
+      try Decoder(configuration: DecoderConfiguration(model: .grammar(grammar)))
+    }
+  }
+
+  @Test func keyphraseWordMissingFromTheDictionaryIsNamed() throws {
+    #expect(
+      throws: SpeechClient.Failure.wordNotInDictionary(
+        word: "flurbix", dictionary: DecoderConfiguration.defaultDictionary.path)
+    ) {
+      try Decoder(configuration: DecoderConfiguration(model: .keyphrase("go flurbix")))
+    }
+  }
+
+  @Test func junkDictionaryIsInvalidNamingTheFile() throws {
+    let directory = try TemporaryDirectory()
+    let dictionary = directory.url.appendingPathComponent("junk.dict")
+    try Data("hello world junk\nfoo bar\n".utf8).write(to: dictionary)
+    let error = #expect(throws: SpeechClient.Failure.self) {
+      try Decoder(
+        configuration: DecoderConfiguration(
+          model: .custom(acousticModel: nil, languageModel: nil, dictionary: dictionary)))
+    }
+    guard case .dictionaryInvalid(let path, let reason) = error else {
+      Issue.record("expected dictionaryInvalid, got \(String(describing: error))")
+      return
+    }
+    #expect(path == dictionary.path)
+    #expect(reason.contains("Line 1"))
+  }
+
+  @Test func acousticModelGivenWithAGrammarOrKeyphraseIsUsed() throws {
+    let grammar = SpeechTestData.directory.appendingPathComponent("cards/cards.gram")
+    let elsewhere = URL(fileURLWithPath: "/nonexistent/hmm")
+    for model in [
+      SpeechRecognitionRequest.Model.grammar(grammar, acousticModel: elsewhere),
+      .keyphrase("forward", acousticModel: elsewhere),
+    ] {
+      #expect(throws: SpeechClient.Failure.modelFileNotFound(.acousticModel, path: elsewhere.path))
+      {
+        try Decoder(configuration: DecoderConfiguration(model: model))
+      }
+    }
+    // The default model's own directory, named explicitly, decodes as before.
+    let decoder = try Decoder(
+      configuration: DecoderConfiguration(
+        model: .keyphrase("forward", acousticModel: DecoderConfiguration.defaultAcousticModel)))
+    let events = try decode(try samples(ofRaw: SpeechTestData.goForward), with: decoder)
+    #expect(utteranceWords(events).contains("forward"))
+  }
+
   @Test func fillerAndVariantWordsAreCleanedUp() {
     #expect(Decoder.baseWord("forward(2)") == "forward")
     #expect(Decoder.baseWord("(2)") == "(2)")

@@ -33,6 +33,32 @@ extension LiveTests {
       #expect(outcome.text == "go forward ten meters")
     }
 
+    @Test(arguments: [("wav", 32), ("wav", 64), ("caf", 32)])
+    func floatFilesOf16kHzMonoGiveTheWords(format: String, bits: Int) async throws {
+      let directory = try TemporaryDirectory()
+      let converted = directory.file("goforward-float\(bits).\(format)")
+      try soxConvertGoForward(to: converted, format: ["-e", "floating-point", "-b", "\(bits)"])
+      let outcome = await transcribe(.file(converted))
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+    }
+
+    @Test func audioRecordedBelow16kHzIsDecodedAndSaysItsRateFromTheFirstResult() async throws {
+      let directory = try TemporaryDirectory()
+      let low = directory.file("goforward-8k.wav")
+      let normal = directory.file("goforward-16k.wav")
+      try soxConvertGoForward(to: low, format: ["-r", "8000"])
+      try soxConvertGoForward(to: normal)
+      for (file, rate) in [(low, 8000), (normal, 16000)] {
+        let outcome = await transcribe(.file(file))
+        #expect(outcome.error == nil)
+        #expect(outcome.last?.isFinal == true)
+        let progress = try #require(outcome.results.first?.progress, "\(file.lastPathComponent)")
+        #expect(progress.recordedSampleRate == rate)
+        #expect(progress.isBelowRecommendedSampleRate == (rate < 16000))
+      }
+    }
+
     @Test func truncatedFileDeliversItsWordsThenFailsAsTruncated() async throws {
       let directory = try TemporaryDirectory()
       let whole = directory.file("whole.wav")

@@ -35,7 +35,7 @@ extension LiveTests {
 
     /// The final words of an outcome, with their times rounded to 10 ms.
     func timedWords(_ outcome: Outcome) -> [String] {
-      (outcome.last?.bestTranscription.segments ?? []).map {
+      (outcome.last.map { Array($0.bestTranscription.segments) } ?? []).map {
         "\($0.substring)@\(Int(($0.timestamp * 100).rounded()))"
       }
     }
@@ -108,15 +108,52 @@ extension LiveTests {
       #expect(outcome.results.filter(\.isFinal).count == 1)
     }
 
-    @Test func progressReachesOneAndNeverGoesBack() async throws {
-      let fractions = LockIsolated<[Double]>([])
-      var configuration = LiveSpeechConfiguration()
-      configuration.progress = { fraction in fractions.withValue { $0.append(fraction) } }
-      let outcome = await transcribe(.file(LibriVox.clips[0]), configuration: configuration)
+    @Test func progressTravelsInResultsEveryQuarterSecondOfAudioUpToTheWholeFile() async throws {
+      let outcome = await transcribe(.file(LibriVox.clips[0]))
       #expect(outcome.error == nil)
-      let seen = fractions.value
-      #expect(seen.last == 1)
-      #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
+      let positions = outcome.results.compactMap(\.progress?.audioDuration)
+      #expect(positions.count == outcome.results.count)
+      #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 <= $1 })
+      #expect(zip(positions, positions.dropFirst()).allSatisfy { $1 - $0 <= 0.25 + 1e-9 })
+      let last = try #require(outcome.last?.progress)
+      #expect(last.fractionCompleted == 1)
+      #expect(last.recordedSampleRate == 16000)
+    }
+
+    @Test func stoppingAtAnAudioTimeKeepsNoWordsMuchBeyondIt() async throws {
+      let directory = try TemporaryDirectory()
+      let long = directory.file("long.wav")
+      try runCommand("/usr/bin/sox", LibriVox.clips.map(\.path) + [long.path])
+      var configuration = LiveSpeechConfiguration()
+      configuration.jobs = 2
+      let client = SpeechClient.live(configuration)
+      let stream = await client.startTask(SpeechRecognitionRequest(source: .file(long)))
+      var results: [SpeechRecognitionResult] = []
+      // As the feature cuts a file at --duration: stop at the first result 6 s or more in.
+      for try await result in stream {
+        results.append(result)
+        if let position = result.progress?.audioDuration, position >= 6, !result.isFinal {
+          await client.finishTask()
+        }
+      }
+      let final = try #require(results.last)
+      #expect(final.isFinal)
+      #expect(results.filter(\.isFinal).count == 1)
+      let words = Array(final.bestTranscription.segments)
+      #expect(!words.isEmpty)
+      #expect(words.allSatisfy { $0.timestamp <= 6.5 })
+      #expect((final.progress?.audioDuration ?? .infinity) <= 6.5)
+    }
+
+    @Test func onlyRegularOrMissingFilesGoToThePoolAndPipesStream() throws {
+      let directory = try TemporaryDirectory()
+      let fifo = directory.file("audio.fifo")
+      #expect(mkfifo(fifo.path, 0o600) == 0)
+      #expect(SpeechRecognitionRequest.AudioSource.rawFile(TestData.goForward).isFileSource)
+      #expect(SpeechRecognitionRequest.AudioSource.file(directory.file("missing.wav")).isFileSource)
+      #expect(!SpeechRecognitionRequest.AudioSource.file(fifo).isFileSource)
+      #expect(!SpeechRecognitionRequest.AudioSource.standardInput(raw: true).isFileSource)
+      #expect(!SpeechRecognitionRequest.AudioSource.microphone.isFileSource)
     }
   }
 }

@@ -108,13 +108,11 @@ extension LiveTests {
       #expect(outcome.text?.contains("forward") == true)
     }
 
-    @Test func missingGrammarIsModelMissing() async throws {
+    @Test func missingGrammarIsNotFoundNamingIt() async throws {
       let outcome = await transcribe(
         .rawFile(TestData.goForward), model: .grammar(URL(fileURLWithPath: "/nonexistent.gram")))
-      guard case .modelMissing = outcome.failure else {
-        Issue.record("expected modelMissing, got \(String(describing: outcome.error))")
-        return
-      }
+      #expect(outcome.failure == .modelFileNotFound(.grammar, path: "/nonexistent.gram"))
+      #expect(outcome.results.isEmpty)
     }
 
     @Test func severalDecodersRunAtOnce() async throws {

@@ -74,7 +74,7 @@ extension LiveTests {
     @Test func requestAuthorizationChecksTheConfiguredRequest() async {
       // No audio server: the microphone is restricted, a file needs none.
       let nowhere = LiveSpeechConfiguration(server: NoAudioServerTests.nowhere)
-      #expect(await SpeechClient.live(nowhere).requestAuthorization() == .restricted)
+      #expect(await SpeechClient.live(nowhere).requestAuthorization().status == .restricted)
       var forFile = nowhere
       forFile.authorizationRequest = SpeechRecognitionRequest(source: .rawFile(TestData.goForward))
       #expect(await SpeechClient.live(forFile).requestAuthorization() == .authorized)

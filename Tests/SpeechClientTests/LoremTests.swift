@@ -69,6 +69,46 @@ import Testing
     }
   }
 
+  @Test func startingANewTaskNeverStopsItself() async throws {
+    try await withMainSerialExecutor {
+      let clock = TestClock()
+      let client = SpeechClient.lorem()
+      let (first, second) = await withDependencies {
+        $0.continuousClock = clock
+        $0.withRandomNumberGenerator = WithRandomNumberGenerator(
+          SeededRandomNumberGenerator(seed: 7))
+      } operation: {
+        (
+          await client.startTask(SpeechRecognitionRequest()),
+          await client.startTask(SpeechRecognitionRequest())
+        )
+      }
+      // Starting the second task ended the first stream, without a word.
+      var firstCount = 0
+      for try await _ in first { firstCount += 1 }
+      #expect(firstCount == 0)
+      // Let the first stream's end run its handler; it must leave the second task alone.
+      for _ in 0..<20 { await Task.yield() }
+
+      var results = second.makeAsyncIterator()
+      // The first word comes within 450 ms; the second needs at least 250 ms more.
+      await clock.advance(by: .milliseconds(450))
+      let heard = try await results.next()
+      #expect(heard?.bestTranscription.formattedString == "lorem")
+      await client.finishTask()
+      #expect(try await results.next()?.isFinal == true)
+      #expect(try await results.next() == nil)
+    }
+  }
+
+  @Test func previewListsOneLoremCaptureDevice() async throws {
+    let devices = try await SpeechClient.previewValue.captureDevices()
+    #expect(
+      devices == [
+        CaptureDevice(name: "lorem", description: "Lorem ipsum (preview)", isDefault: true)
+      ])
+  }
+
   @Test func previewValueIsTheLoremClientAndIsAuthorized() async {
     await withDependencies {
       $0.context = .preview

@@ -75,12 +75,12 @@ extension CommandTests {
     }
 
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
-    func missingModelNamesThePackageAndOption() async throws {
+    func missingModelNamesTheFileAndOption() async throws {
       let output = try await TranscribeProcess.run([
         "--input", SpeechTestData.goForward.path, "--hmm", "/nonexistent/model",
       ])
       #expect(output.status == 5)
-      #expect(output.stderr.contains("pocketsphinx-en-us"))
+      #expect(output.stderr.contains("'/nonexistent/model'"))
       #expect(output.stderr.contains("--hmm"))
     }
   }

@@ -25,16 +25,24 @@ struct TranscribeProcess {
   private let stdoutPipe = Pipe()
   private let stderrPipe = Pipe()
   private let stdoutData = LockedData()
+  /// Whether standard output goes to `stdoutPipe` (otherwise nothing ever closes the pipe).
+  private let collectsStdout: Bool
   private let stderrData = LockedData()
 
-  init(_ arguments: [String], environment: [String: String] = [:]) {
+  /// A process for `transcribe arguments`; `standardOutput` replaces the pipe that collects
+  /// standard output (e.g. `/dev/full`).
+  init(
+    _ arguments: [String], environment: [String: String] = [:],
+    standardOutput: FileHandle? = nil
+  ) {
+    collectsStdout = standardOutput == nil
     process.executableURL = Self.executable
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["DEPENDENCIES_CONTEXT"] = "live"
     env.merge(environment) { _, new in new }
     process.environment = env
-    process.standardOutput = stdoutPipe
+    process.standardOutput = standardOutput ?? stdoutPipe
     process.standardError = stderrPipe
     process.standardInput = FileHandle.nullDevice
     let stdoutData = stdoutData
@@ -49,6 +57,20 @@ struct TranscribeProcess {
 
   /// What has been written to standard output so far.
   var stdoutSoFar: String { stdoutData.string }
+
+  /// Waits until standard output satisfies `condition`, or `timeout` seconds pass; returns
+  /// whether it did.
+  func waitForOutput(
+    timeout: TimeInterval = 60, _ condition: (String) -> Bool
+  ) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if condition(stdoutSoFar) { return true }
+      if !process.isRunning { return condition(stdoutSoFar) }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+  }
 
   /// Waits for the process to exit, killing it after `timeout` seconds.
   func wait(timeout: TimeInterval = 60) async -> Output {
@@ -65,7 +87,9 @@ struct TranscribeProcess {
     // Drain what is left in the pipes.
     stdoutPipe.fileHandleForReading.readabilityHandler = nil
     stderrPipe.fileHandleForReading.readabilityHandler = nil
-    stdoutData.append(stdoutPipe.fileHandleForReading.readDataToEndOfFile())
+    if collectsStdout {
+      stdoutData.append(stdoutPipe.fileHandleForReading.readDataToEndOfFile())
+    }
     stderrData.append(stderrPipe.fileHandleForReading.readDataToEndOfFile())
     return Output(
       status: process.terminationStatus, stdout: stdoutData.string, stderr: stderrData.string,
@@ -74,11 +98,13 @@ struct TranscribeProcess {
 
   /// Runs to the end.
   static func run(
-    _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+    _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60,
+    standardOutput: FileHandle? = nil
   )
     async throws -> Output
   {
-    let process = TranscribeProcess(arguments, environment: environment)
+    let process = TranscribeProcess(
+      arguments, environment: environment, standardOutput: standardOutput)
     try process.start()
     return await process.wait(timeout: timeout)
   }

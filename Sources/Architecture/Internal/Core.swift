@@ -6,7 +6,10 @@ protocol Core<State, Action>: AnyObject, Sendable {
   associatedtype Action
 
   var state: State { get }
-  func send(_ action: Action) -> Task<Void, Never>?
+  /// Tells `withObservationTracking` about state replacements; `nil` when the root state is not
+  /// ``ObservableState``.
+  var observation: StoreObservation? { get }
+  func send(_ action: Action) -> EffectGroup?
   func addObserver(
     _ observer: @escaping @MainActor (State) -> Void, onFinish: @escaping @Sendable () -> Void
   )
@@ -35,7 +38,11 @@ final class ScopedCore<BaseState, BaseAction, State, Action>: Core {
     toState(base.state)
   }
 
-  func send(_ action: Action) -> Task<Void, Never>? {
+  var observation: StoreObservation? {
+    base.observation
+  }
+
+  func send(_ action: Action) -> EffectGroup? {
     base.send(fromAction(action))
   }
 

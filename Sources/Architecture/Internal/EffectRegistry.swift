@@ -5,11 +5,14 @@ import Foundation
 ///
 /// Entries are added on the main actor before their task starts and removed by the task itself
 /// when it ends, possibly on another thread, so the storage is guarded by a lock.
-final class EffectRegistry<Origin>: @unchecked Sendable {
+final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
   struct Entry {
     var task: Task<Void, Never>?
     var cancelIDs: [_CancelID]
     var origin: Origin
+    /// Whether a test stopped tracking this effect (`skipInFlightEffects`): it keeps running
+    /// and sending actions, but no longer counts as in flight.
+    var isSkipped = false
   }
 
   private let lock = NSLock()
@@ -71,15 +74,30 @@ final class EffectRegistry<Origin>: @unchecked Sendable {
     }
   }
 
-  /// The effects still running, oldest first.
+  /// The effects still running and tracked, oldest first.
   var running: [(key: Int, entry: Entry)] {
     lock.withLock {
-      entries.sorted { $0.key < $1.key }.map { (key: $0.key, entry: $0.value) }
+      entries.filter { !$0.value.isSkipped }
+        .sorted { $0.key < $1.key }.map { (key: $0.key, entry: $0.value) }
     }
   }
 
-  /// Whether no effect is running.
+  /// Whether no tracked effect is running (skipped effects may still run).
   var isEmpty: Bool {
+    lock.withLock { !entries.values.contains { !$0.isSkipped } }
+  }
+
+  /// Whether no effect at all is running, tracked or skipped, so none can send an action.
+  var isIdle: Bool {
     lock.withLock { entries.isEmpty }
+  }
+
+  /// Stops tracking every running effect, without cancelling it.
+  func skipAll() {
+    lock.withLock {
+      for key in entries.keys {
+        entries[key]?.isSkipped = true
+      }
+    }
   }
 }

@@ -46,8 +46,18 @@ extension Effect {
   @usableFromInline
   func _scopeCancelIDs(to navigationID: _NavigationID) -> Self {
     switch operation {
-    case .none, .send, .run:
+    case .none, .send:
       return self
+    case .run(let priority, let operation):
+      // So that `Task.cancel(id:)` inside the child's effect names the child's ids.
+      return Self(
+        operation: .run(priority) { send in
+          await EffectContext.$navigationPath.withValue(
+            [navigationID] + EffectContext.navigationPath
+          ) {
+            await operation(send)
+          }
+        })
     case .merge(let effects):
       return Self(operation: .merge(effects.map { $0._scopeCancelIDs(to: navigationID) }))
     case .concatenate(let effects):

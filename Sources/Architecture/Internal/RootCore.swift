@@ -1,3 +1,6 @@
+import CustomDump
+import IssueReporting
+
 /// The engine behind a store: owns the state, runs the reducer, starts and tracks effects, and
 /// tells observers about new state.
 @MainActor
@@ -8,6 +11,10 @@ final class RootCore<State, Action>: Core {
   let registry = EffectRegistry<Action>()
   /// Where effects run their nonisolated code; `nil` for the global concurrent executor.
   let taskExecutor: (any TaskExecutor)?
+  /// Tells observers of `store.state` when the state is replaced by another value; `nil` unless
+  /// the state is ``ObservableState`` (its properties tell their own observers).
+  let observation: StoreObservation?
+  private let stateIdentity: ((State) -> ObservableStateID)?
 
   private var bufferedActions: [Action] = []
   private var isSending = false
@@ -26,6 +33,8 @@ final class RootCore<State, Action>: Core {
     self.reducer = reducer
     self.dependencies = dependencies
     self.taskExecutor = taskExecutor
+    self.stateIdentity = observableStateIdentity(State.self)
+    self.observation = stateIdentity == nil ? nil : StoreObservation()
   }
 
   deinit {
@@ -40,11 +49,13 @@ final class RootCore<State, Action>: Core {
   /// An action sent while another is being reduced (by an observer or a `.send` effect) is
   /// queued and reduced after it, never re-entrantly. Returns a task covering the asynchronous
   /// effects started, or `nil` if there are none (or the action was queued).
-  func send(_ action: Action) -> Task<Void, Never>? {
+  func send(_ action: Action) -> EffectGroup? {
     bufferedActions.append(action)
     guard !isSending else { return nil }
     isSending = true
+    let oldIdentity = stateIdentity?(state)
     var tasks: [Task<Void, Never>] = []
+    var group: EffectGroup?
     var index = 0
     while index < bufferedActions.count {
       let action = bufferedActions[index]
@@ -52,20 +63,28 @@ final class RootCore<State, Action>: Core {
       let effect = DependencyValues.$_current.withValue(dependencies) {
         reducer.reduce(into: &state, action: action)
       }
-      start(effect, cancelIDs: [], origin: action, tasks: &tasks)
+      start(effect, cancelIDs: [], origin: action, group: &group, tasks: &tasks)
     }
     bufferedActions.removeAll(keepingCapacity: true)
     isSending = false
+    if let oldIdentity, let stateIdentity, oldIdentity != stateIdentity(state) {
+      observation?.stateDidChange()
+    }
     notifyObservers()
-    return Self.combine(tasks)
+    group?.start(tasks)
+    return group
   }
 
   /// Starts an effect. Synchronous parts (`.send`, `.cancel`) happen now; asynchronous parts are
   /// appended to `tasks`.
+  ///
+  /// `group` collects the tasks of this send and of the effects that its effects' actions start
+  /// (their descendants); it is created on the first asynchronous effect.
   private func start(
     _ effect: Effect<Action>,
     cancelIDs: [_CancelID],
     origin: Action,
+    group: inout EffectGroup?,
     tasks: inout [Task<Void, Never>]
   ) {
     switch effect.operation {
@@ -81,38 +100,49 @@ final class RootCore<State, Action>: Core {
 
     case .run(let priority, let operation):
       let key = registry.register(cancelIDs: cancelIDs, origin: origin)
+      let descendants = group ?? EffectGroup()
+      group = descendants
+      let completion = EffectCompletion()
       let send = Send<Action> { [weak self] action in
-        _ = self?.send(action)
+        guard !completion.isCompleted else {
+          reportActionFromCompletedEffect(action, origin: origin)
+          return
+        }
+        guard let task = self?.send(action)?.task else { return }
+        descendants.append(task)
       }
       let task = Self.spawn(
         executor: taskExecutor, priority: priority, registry: registry, key: key
       ) {
         await operation(send)
+        completion.complete()
       }
       registry.attach(task, to: key)
       tasks.append(task)
 
     case .merge(let effects):
       for effect in effects {
-        start(effect, cancelIDs: cancelIDs, origin: origin, tasks: &tasks)
+        start(effect, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &tasks)
       }
 
     case .concatenate(let effects):
       var remaining = effects[...]
       while let first = remaining.popFirst() {
         var firstTasks: [Task<Void, Never>] = []
-        start(first, cancelIDs: cancelIDs, origin: origin, tasks: &firstTasks)
+        start(first, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &firstTasks)
         guard !firstTasks.isEmpty else { continue }
         // The first effect runs asynchronously: start the rest once it has finished.
         let rest = Effect<Action>(operation: .concatenate(Array(remaining)))
         let key = registry.register(cancelIDs: cancelIDs, origin: origin)
         let registry = self.registry
+        let restGroup = group
         let task = Task { [weak self] in
           defer { registry.remove(key) }
           await Self.awaitAll(firstTasks)
           guard !Task.isCancelled, let self else { return }
           var restTasks: [Task<Void, Never>] = []
-          self.start(rest, cancelIDs: cancelIDs, origin: origin, tasks: &restTasks)
+          var group = restGroup
+          self.start(rest, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &restTasks)
           await Self.awaitAll(restTasks)
         }
         registry.attach(task, to: key)
@@ -124,7 +154,7 @@ final class RootCore<State, Action>: Core {
       if cancelInFlight {
         registry.cancel(id: id)
       }
-      start(effect, cancelIDs: cancelIDs + [id], origin: origin, tasks: &tasks)
+      start(effect, cancelIDs: cancelIDs + [id], origin: origin, group: &group, tasks: &tasks)
 
     case .cancel(let id):
       registry.cancel(id: id)
@@ -141,7 +171,9 @@ final class RootCore<State, Action>: Core {
     operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never> {
     Task(executorPreference: executor, priority: priority) {
-      await operation()
+      await EffectContext.$canceller.withValue(registry) {
+        await operation()
+      }
       registry.remove(key)
     }
   }
@@ -155,20 +187,6 @@ final class RootCore<State, Action>: Core {
     } onCancel: {
       for task in tasks {
         task.cancel()
-      }
-    }
-  }
-
-  /// One task that finishes when all of `tasks` have, and cancels them when cancelled.
-  private static func combine(_ tasks: [Task<Void, Never>]) -> Task<Void, Never>? {
-    switch tasks.count {
-    case 0:
-      return nil
-    case 1:
-      return tasks[0]
-    default:
-      return Task {
-        await awaitAll(tasks)
       }
     }
   }
@@ -194,4 +212,35 @@ final class RootCore<State, Action>: Core {
       observers[id]?(state)
     }
   }
+}
+
+/// The identity of a state value when `State` is ``ObservableState``.
+private func observableStateIdentity<State>(
+  _ type: State.Type
+) -> ((State) -> ObservableStateID)? {
+  func open<Observed: ObservableState>(_: Observed.Type) -> (State) -> ObservableStateID {
+    { ($0 as! Observed)._$id }
+  }
+  guard let observed = State.self as? any ObservableState.Type else { return nil }
+  return open(observed)
+}
+
+/// Reports an action sent through an effect's `send` after the effect had finished, for example
+/// from an unstructured task the effect started and did not wait for.
+func reportActionFromCompletedEffect<Action>(_ action: Action, origin: Any) {
+  reportIssue(
+    """
+    An effect sent an action after it had finished: …
+
+      Action:
+    \(String(customDumping: action).indentedForIssue)
+
+      The effect was started by:
+    \(String(customDumping: origin).indentedForIssue)
+
+    The action was not processed. An effect's 'send' works only while the effect runs: await the \
+    work that sends (instead of starting an unstructured 'Task' inside the effect), or return a \
+    longer-running effect.
+    """
+  )
 }

@@ -37,7 +37,7 @@ final class PulseConnection {
   init(
     server: String?, timeout: Duration, stopSignal: StopSignal? = nil
   ) throws(ConnectError) {
-    let description = server.map { "audio server \($0)" } ?? "default audio server"
+    let description = Self.describe(server: server)
     guard let mainloop = pa_mainloop_new() else {
       throw ConnectError(
         code: Int32(PA_ERR_INTERNAL.rawValue), message: "could not create a PulseAudio mainloop")
@@ -126,10 +126,11 @@ final class PulseConnection {
 
   /// Waits for an operation to complete.
   func wait<E: Error>(
-    for operation: OpaquePointer, deadline: ContinuousClock.Instant, onTimeout: () -> E
+    for operation: OpaquePointer, deadline: ContinuousClock.Instant,
+    stopSignal: StopSignal? = nil, onTimeout: () -> E
   ) throws(E) {
     defer { pa_operation_unref(operation) }
-    try runUntil(deadline: deadline, stopSignal: nil) { () throws(E) -> Bool in
+    try runUntil(deadline: deadline, stopSignal: stopSignal) { () throws(E) -> Bool in
       switch pa_operation_get_state(operation) {
       case PA_OPERATION_RUNNING:
         if pa_context_get_state(context) != PA_CONTEXT_READY { throw onTimeout() }
@@ -140,6 +141,18 @@ final class PulseConnection {
       pa_operation_cancel(operation)
       return onTimeout()
     }
+  }
+
+  /// The server as messages name it: the address given, or the one `PULSE_SERVER` names (which
+  /// libpulse uses when none is given), or the user's default server.
+  static func describe(
+    server: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    if let server { return "audio server \(server)" }
+    if let variable = environment["PULSE_SERVER"], !variable.isEmpty {
+      return "audio server \(variable) (from PULSE_SERVER)"
+    }
+    return "default audio server"
   }
 
   /// A duration as messages write it: "2 s", "0.5 s".

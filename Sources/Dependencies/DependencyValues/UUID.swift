@@ -54,9 +54,20 @@ public struct UUIDGenerator: Sendable {
 extension UUID {
   /// The UUID whose last twelve hex digits are `value`, as used by ``UUIDGenerator/incrementing``.
   public init(counting value: UInt64) {
-    let hex = String(value, radix: 16, uppercase: true)
-    let padded = String(repeating: "0", count: max(0, 12 - hex.count)) + hex
-    self.init(uuidString: "00000000-0000-0000-0000-\(padded.suffix(12))")!
+    self.init(Int(truncatingIfNeeded: value & 0xFFFF_FFFF_FFFF))
+  }
+
+  /// A UUID made from an integer, handy for predictable ids in tests: `UUID(0)` is
+  /// `00000000-0000-0000-0000-000000000000`, `UUID(10)` is `00000000-0000-0000-0000-00000000000A`.
+  ///
+  /// The integer fills the last sixteen hex digits; a negative integer sets the digit before them.
+  /// ``UUIDGenerator/incrementing`` produces `UUID(0)`, `UUID(1)`, and so on.
+  public init(_ intValue: Int) {
+    let magnitude = intValue.magnitude
+    var hex = String(magnitude, radix: 16, uppercase: true)
+    hex = String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    hex.insert("-", at: hex.index(hex.startIndex, offsetBy: 4))
+    self.init(uuidString: "00000000-0000-000\(intValue < 0 ? "1" : "0")-\(hex)")!
   }
 }
 

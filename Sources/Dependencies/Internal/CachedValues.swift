@@ -1,49 +1,129 @@
 import Foundation
 import IssueReporting
 
-/// The lazily created default values, once per key, context and test.
+/// The lazily created default values of one ``DependencyValues`` and its copies, once per key,
+/// context and test.
 ///
 /// A default may read other dependencies while it is being created (a live client that uses the
 /// clock), so the lock is re-entrant. Values created during a test are cached for that test only:
-/// each Swift Testing `@Test` and each XCTest test case starts from fresh values.
-final class CachedValues: @unchecked Sendable {
-  static let shared = CachedValues()
-
+/// each Swift Testing `@Test` and each XCTest test case starts from fresh values, and tests that
+/// run at the same time never see each other's values. `DependencyValues()` starts a new cache,
+/// which is how `withDependencies { $0 = DependencyValues() }` and the `.dependencies` test trait
+/// give a scope (or one argument of a parameterized test) fresh defaults.
+@_spi(Internals) public final class CachedValues: @unchecked Sendable {
   struct CacheKey: Hashable {
     var key: ObjectIdentifier
     var context: DependencyContext
     var test: TestScope.ID?
   }
 
-  private let lock = NSRecursiveLock()
-  private var cached: [CacheKey: any Sendable] = [:]
+  struct Entry {
+    var value: any Sendable
+    /// The `prepareDependencies` call that set the value, if one did.
+    var preparationID: UUID?
+  }
 
-  func value<Key: TestDependencyKey>(for key: Key.Type, context: DependencyContext) -> Key.Value {
+  private let lock = NSRecursiveLock()
+  private var cached: [CacheKey: Entry] = [:]
+  /// Whether `prepareDependencies` ever set the context, so reads can skip looking for it.
+  private var hasPreparedContext = false
+
+  init() {}
+
+  /// The default value of a key in `context`, or, when no scope set one, in the context set by
+  /// `prepareDependencies` or else the default context. A default that is not cached yet is
+  /// created with `values` as the current dependency values.
+  func value<Key: TestDependencyKey>(
+    for key: Key.Type, context: DependencyContext?, function: StaticString,
+    creatingWith values: DependencyValues
+  ) -> Key.Value {
     lock.lock()
     defer { lock.unlock() }
-    let testID = context == .test ? TestScope.currentID() : nil
-    let cacheKey = CacheKey(key: ObjectIdentifier(key), context: context, test: testID)
-    if let value = cached[cacheKey], let value = value as? Key.Value {
+    let context = context ?? preparedContextLocked() ?? .default
+    let cacheKey = CacheKey(
+      key: ObjectIdentifier(key), context: context,
+      test: context == .test ? TestScope.currentID() : nil)
+    if let entry = cached[cacheKey], let value = entry.value as? Key.Value {
       return value
     }
-    let value: Key.Value
+    // A default is created with the values it is read through as the current ones, so when it
+    // reads other dependencies it sees the reader's overrides.
+    let value = DependencyValues.$_current.withValue(values) {
+      DependencyValues.$currentName.withValue(function) {
+        Self.makeDefault(Key.self, context: context)
+      }
+    }
+    // A default read only because a field of it is being written is not kept: the scope
+    // stores the written value, and a later plain read must still create (and report) its own.
+    if !DependencyValues.isSetting {
+      cached[cacheKey] = Entry(value: value, preparationID: nil)
+    }
+    return value
+  }
+
+  /// Stores a value set in `prepareDependencies` as the default, unless the default was already
+  /// read (or prepared by another call).
+  func prepare<Key: TestDependencyKey>(
+    _ key: Key.Type, value: Key.Value, context: DependencyContext, preparationID: UUID,
+    function: StaticString
+  ) {
+    let cacheKey = CacheKey(
+      key: ObjectIdentifier(key), context: context,
+      test: context == .test ? TestScope.currentID() : nil)
+    lock.lock()
+    defer { lock.unlock() }
+    if let existing = cached[cacheKey], existing.preparationID != preparationID {
+      if context != .preview {
+        reportAlreadyPrepared(Key.self, function: function)
+      }
+      return
+    }
+    cached[cacheKey] = Entry(value: value, preparationID: preparationID)
+    if key == DependencyContextKey.self { hasPreparedContext = true }
+  }
+
+  private static func makeDefault<Key: TestDependencyKey>(
+    _ key: Key.Type, context: DependencyContext
+  ) -> Key.Value {
     switch context {
     case .live:
       if let liveKey = Key.self as? any DependencyKey.Type,
         let live = liveValue(of: liveKey) as? Key.Value
       {
-        value = live
-      } else {
-        reportMissingLiveValue(Key.self)
-        value = Key.previewValue
+        return live
       }
+      if !DependencyValues.isSetting {
+        reportMissingLiveValue(Key.self)
+      }
+      return Key.previewValue
     case .preview:
-      value = Key.previewValue
+      return Key.previewValue
     case .test:
-      value = Key.testValue
+      return Key.testValue
     }
-    cached[cacheKey] = value
-    return value
+  }
+
+  /// The context set by `prepareDependencies`, if any, for the running test.
+  func preparedContext() -> DependencyContext? {
+    lock.lock()
+    defer { lock.unlock() }
+    return preparedContextLocked()
+  }
+
+  private func preparedContextLocked() -> DependencyContext? {
+    guard hasPreparedContext else { return nil }
+    let cacheKey = CacheKey(
+      key: ObjectIdentifier(DependencyContextKey.self), context: .default,
+      test: DependencyContext.default == .test ? TestScope.currentID() : nil)
+    return cached[cacheKey]?.value as? DependencyContext
+  }
+
+  /// Forgets every cached value.
+  public func resetCache() {
+    lock.lock()
+    defer { lock.unlock() }
+    cached = [:]
+    hasPreparedContext = false
   }
 
   /// Forgets the values cached for XCTest test cases (their ids are the observer's counter).

@@ -2,14 +2,15 @@ import IssueReporting
 
 /// Reports that a key with only a live value was read in a test.
 func reportMissingTestValue<Key: TestDependencyKey>(_ key: Key.Type) {
-  let accessName = DependencyValues.currentAccess?.name
-  let propertyName = accessName.flatMap { $0.hasPrefix("\\.") ? String($0.dropFirst(2)) : nil }
+  let name = DependencyValues.dependencyName(function: DependencyValues.currentName)
+  let override = name.map { $0.hasPrefix("\\.") ? "'\($0.dropFirst(2))'" : "'\($0)'" }
   reportDependencyIssue(
     Key.self,
+    name: name,
     problem: "has no test implementation, but was read from a test.",
     fix: """
       Tests must not reach live dependencies. To fix it, override \
-      \(propertyName.map { "'\($0)'" } ?? "the dependency") for this test (in 'withDependencies' \
+      \(override ?? "the dependency") for this test (in 'withDependencies' \
       or a 'TestStore''s 'withDependencies' / 'dependencies'), or give \
       '\(typeName(Key.self))' a 'testValue' so every test gets a safe default.
       """)
@@ -19,6 +20,7 @@ func reportMissingTestValue<Key: TestDependencyKey>(_ key: Key.Type) {
 func reportMissingLiveValue<Key: TestDependencyKey>(_ key: Key.Type) {
   reportDependencyIssue(
     Key.self,
+    name: DependencyValues.dependencyName(function: DependencyValues.currentName),
     problem: "has no live implementation, but was read in the live context.",
     fix: """
       '\(typeName(Key.self))' conforms only to 'TestDependencyKey' here: its 'DependencyKey' \
@@ -28,16 +30,28 @@ func reportMissingLiveValue<Key: TestDependencyKey>(_ key: Key.Type) {
       """)
 }
 
+/// Reports that `prepareDependencies` tried to set a default that was already read or prepared.
+func reportAlreadyPrepared<Key: TestDependencyKey>(_ key: Key.Type, function: StaticString) {
+  reportDependencyIssue(
+    Key.self,
+    name: DependencyValues.dependencyName(function: function),
+    problem: "was already read or prepared, so 'prepareDependencies' cannot set it now.",
+    fix: """
+      Prepare each dependency once, before anything reads it (at the start of the program). \
+      To change a dependency for part of the program, use 'withDependencies' instead.
+      """)
+}
+
 /// Reports an issue about a dependency: who read it, its key and value types, and the fix, at
 /// the reading `@Dependency`'s location when there is one.
 private func reportDependencyIssue<Key: TestDependencyKey>(
-  _ key: Key.Type, problem: String, fix: String
+  _ key: Key.Type, name: String?, problem: String, fix: String
 ) {
   let access = DependencyValues.currentAccess
-  let name =
-    access.map { "@Dependency(\($0.name))" } ?? "A dependency of key '\(typeName(Key.self))'"
+  let subject =
+    name.map { "@Dependency(\($0))" } ?? "A dependency of key '\(typeName(Key.self))'"
   var message = """
-    \(name) \(problem)
+    \(subject) \(problem)
 
       Key:   \(typeName(Key.self))
       Value: \(typeName(Key.Value.self))

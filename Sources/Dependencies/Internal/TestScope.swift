@@ -62,6 +62,6 @@ enum XCTestCaseObserver {
 
   static func testCaseWillStart() {
     generation.withValue { $0 = ($0 ?? 0) + 1 }
-    CachedValues.shared.resetXCTestValues()
+    DependencyValues._current.cachedValues.resetXCTestValues()
   }
 }

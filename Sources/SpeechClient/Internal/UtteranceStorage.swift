@@ -1,0 +1,87 @@
+import Foundation
+
+/// The finished utterances of one recognition task, shared by every result the task delivers.
+///
+/// A recognizer appends utterances as they finish; each ``Transcription`` holds this storage and
+/// the number of utterances it saw, so a result costs the same however long the transcript is,
+/// and later appends never change an earlier result. Appends and reads may happen on different
+/// threads (a decoding thread appends while the host reads), so every access takes the lock.
+final class UtteranceStorage: @unchecked Sendable {
+  private let lock = NSLock()
+  private var segments: [TranscriptionSegment] = []
+  /// For each utterance, the index just after its last segment.
+  private var ends: [Int] = []
+  /// The length of the finished text (words joined by single spaces) in UTF-16 code units.
+  private var utf16Count = 0
+
+  /// What one snapshot sees: a prefix of the storage.
+  struct Prefix: Equatable, Sendable {
+    var utterances = 0
+    var segments = 0
+    var utf16Count = 0
+  }
+
+  init() {}
+
+  /// A new storage holding `prefix` of this one (for a writer whose copy diverged).
+  func copy(_ prefix: Prefix) -> UtteranceStorage {
+    let copy = UtteranceStorage()
+    lock.withLock {
+      copy.segments = Array(segments[..<prefix.segments])
+      copy.ends = Array(ends[..<prefix.utterances])
+      copy.utf16Count = prefix.utf16Count
+    }
+    return copy
+  }
+
+  /// Appends an utterance after `prefix`, giving each word its range in the finished text and
+  /// marking the last as ending the utterance. Returns the new prefix, or `nil` when the storage
+  /// has grown past `prefix` (another writer shares it) and nothing was appended.
+  func append(_ words: [TranscriptionSegment], after prefix: Prefix) -> Prefix? {
+    lock.withLock {
+      guard segments.count == prefix.segments, ends.count == prefix.utterances else { return nil }
+      for var word in words {
+        if utf16Count > 0 { utf16Count += 1 }
+        let length = word.substring.utf16.count
+        word.substringRange = .init(location: utf16Count, length: length)
+        word.endsUtterance = false
+        utf16Count += length
+        segments.append(word)
+      }
+      if !words.isEmpty { segments[segments.count - 1].endsUtterance = true }
+      ends.append(segments.count)
+      return Prefix(utterances: ends.count, segments: segments.count, utf16Count: utf16Count)
+    }
+  }
+
+  /// The segment at `index`.
+  func segment(at index: Int) -> TranscriptionSegment {
+    lock.withLock { segments[index] }
+  }
+
+  /// The words of utterance `index`.
+  func utterance(at index: Int) -> ArraySlice<TranscriptionSegment> {
+    lock.withLock {
+      let start = index == 0 ? 0 : ends[index - 1]
+      return segments[start..<ends[index]]
+    }
+  }
+
+  /// The segments in `range`, copied out.
+  func segments(_ range: Range<Int>) -> [TranscriptionSegment] {
+    lock.withLock { Array(segments[range]) }
+  }
+
+  /// The finished text of `prefix`: its words joined by single spaces.
+  func text(of prefix: Prefix) -> String {
+    lock.withLock {
+      var text = ""
+      text.reserveCapacity(prefix.utf16Count)
+      for index in 0..<prefix.segments {
+        if index > 0 { text += " " }
+        text += segments[index].substring
+      }
+      return text
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import SpeechClient
+import Testing
+
+@Suite struct TranscriptionTests {
+  func words(_ text: String, from start: Double = 0) -> [TranscriptionSegment] {
+    text.split(separator: " ").enumerated().map { index, word in
+      TranscriptionSegment(
+        substring: String(word), timestamp: start + Double(index), duration: 1, confidence: 1)
+    }
+  }
+
+  @Test func formattedStringIsTheFinishedUtterancesThenThePartialWords() {
+    var builder = TranscriptionBuilder()
+    #expect(builder.transcription.formattedString == "")
+    builder.partialSegments = words("go")
+    #expect(builder.transcription.formattedString == "go")
+    builder.appendUtterance(words("go forward"))
+    builder.partialSegments = words("ten", from: 3)
+    let transcription = builder.transcription
+    #expect(transcription.formattedString == "go forward ten")
+    #expect(transcription.finishedUtterances.map { $0.map(\.substring) } == [["go", "forward"]])
+    #expect(transcription.partialSegments.map(\.substring) == ["ten"])
+    #expect(transcription.segments.map(\.endsUtterance) == [false, true, false])
+  }
+
+  @Test func everyWordsRangeFindsItInTheText() {
+    var builder = TranscriptionBuilder()
+    builder.appendUtterance(words("größe über"))
+    builder.appendUtterance(words("naïve café"))
+    builder.partialSegments = words("日本 ok")
+    let transcription = builder.transcription
+    let text = transcription.formattedString as NSString
+    for segment in transcription.segments {
+      let range = NSRange(
+        location: segment.substringRange.location, length: segment.substringRange.length)
+      #expect(text.substring(with: range) == segment.substring)
+    }
+  }
+
+  @Test func anEarlierResultNeverChangesWhenTheTranscriptGrows() {
+    var builder = TranscriptionBuilder()
+    builder.appendUtterance(words("one"))
+    let earlier = builder.transcription
+    builder.appendUtterance(words("two"))
+    builder.partialSegments = words("three")
+    #expect(earlier.formattedString == "one")
+    #expect(earlier.finishedUtterances.count == 1)
+    #expect(earlier.segments.count == 1)
+    #expect(builder.transcription.formattedString == "one two three")
+  }
+
+  @Test func aCopiedBuilderThatDivergesKeepsItsOwnWords() {
+    var first = TranscriptionBuilder()
+    first.appendUtterance(words("shared"))
+    var second = first
+    first.appendUtterance(words("first"))
+    second.appendUtterance(words("second"))
+    #expect(first.transcription.formattedString == "shared first")
+    #expect(second.transcription.formattedString == "shared second")
+    #expect(second.finishedUtteranceCount == 2)
+  }
+
+  @Test func transcriptionsWithTheSameWordsAndUtterancesAreEqual() {
+    var builder = TranscriptionBuilder()
+    builder.appendUtterance(words("go forward"))
+    builder.partialSegments = words("ten", from: 2)
+    var ended = words("go forward")
+    ended[1].endsUtterance = true
+    let rebuilt = Transcription(segments: ended + words("ten", from: 2))
+    #expect(builder.transcription == rebuilt)
+    // The same words split differently are a different transcription.
+    #expect(Transcription(segments: words("go forward") + words("ten", from: 2)) != rebuilt)
+  }
+
+  @Test func codableRoundTripKeepsTextWordsAndUtterances() throws {
+    var builder = TranscriptionBuilder()
+    builder.appendUtterance(words("go forward"))
+    builder.partialSegments = words("ten", from: 2)
+    let result = SpeechRecognitionResult(
+      bestTranscription: builder.transcription, isFinal: false,
+      progress: RecognitionProgress(audioDuration: 3, totalAudioDuration: 12))
+    let data = try JSONEncoder().encode(result)
+    #expect(String(decoding: data, as: UTF8.self).contains(#""formattedString":"go forward ten""#))
+    let decoded = try JSONDecoder().decode(SpeechRecognitionResult.self, from: data)
+    #expect(decoded == result)
+    #expect(decoded.progress?.fractionCompleted == 0.25)
+  }
+
+  @Test func progressFractionIsUnknownForLiveCaptureAndCappedAtOne() {
+    #expect(RecognitionProgress(audioDuration: 5).fractionCompleted == nil)
+    #expect(RecognitionProgress(audioDuration: 5, totalAudioDuration: 4).fractionCompleted == 1)
+    #expect(RecognitionProgress(audioDuration: 0, totalAudioDuration: 0).fractionCompleted == 1)
+  }
+
+  @Test func errorsThatAreNotFailuresBecomeDecoderFailures() {
+    struct Unexpected: Error, CustomStringConvertible {
+      var description: String { "boom" }
+    }
+    #expect(SpeechClient.Failure(Unexpected()) == .decoderFailure("boom"))
+    #expect(SpeechClient.Failure(SpeechClient.Failure.modelMissing("x")) == .modelMissing("x"))
+  }
+}

@@ -1,0 +1,320 @@
+import Architecture
+import Clocks
+import ConcurrencyExtras
+import Foundation
+import SpeechClient
+import SpeechRecognitionFeature
+import Testing
+
+/// What the feature owns beyond the demo: stopping early, the recording limit, the stop
+/// deadline, progress, and the lorem preview client.
+@MainActor
+struct SessionTests {
+  @Test func stopWhileAuthorizingMeansRecordingNeverStarts() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = {
+        try? await clock.sleep(for: .seconds(2))
+        return .authorized
+      }
+      // startTask stays unimplemented: calling it would fail the test.
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = false
+      $0.status = .idle
+      $0.outcome = .cancelled
+    }
+    await clock.run()
+  }
+
+  @Test func stopWhileStartingFinishesOnceTheTaskHasStarted() async {
+    let clock = TestClock()
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in
+        try? await clock.sleep(for: .seconds(1))
+        return stream
+      }
+      $0.speechClient.finishTask = {
+        continuation.yield(result("", isFinal: true))
+        continuation.finish()
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    await clock.advance(by: .seconds(1))
+    // Only now can the client finish the task.
+    await store.receive(\.recognitionStarted)
+    await store.receive(\.speech.success) {
+      $0.result = result("", isFinal: true)
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+  }
+
+  @Test func durationStopsLiveRecordingAfterThatMuchClockTime() async {
+    let clock = TestClock()
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let store = TestStore(initialState: SpeechRecognition.State(duration: .seconds(5))) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+      $0.speechClient.finishTask = {
+        continuation.yield(result("hello", isFinal: true))
+        continuation.finish()
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    await clock.advance(by: .seconds(5) - .milliseconds(1))
+    #expect(store.state.isRecording)
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(\.durationElapsed) {
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    await store.receive(\.speech.success) {
+      $0.result = result("hello", isFinal: true)
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+  }
+
+  @Test func durationCutsAFileByAudioTimeNotClockTime() async {
+    let clock = TestClock()
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/talk.wav")))
+    let store = TestStore(
+      initialState: SpeechRecognition.State(request: file, duration: .seconds(2))
+    ) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+      $0.speechClient.finishTask = {
+        continuation.yield(
+          result("one two", isFinal: true, progress: .init(audioDuration: 2.1)))
+        continuation.finish()
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    // An hour of clock time does not stop a file.
+    await clock.advance(by: .seconds(3600))
+    continuation.yield(result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 60)))
+    await store.receive(\.speech.success) {
+      $0.result = result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 60))
+    }
+    // Two seconds of audio do.
+    continuation.yield(
+      result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 60)))
+    await store.receive(\.speech.success) {
+      $0.result = result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 60))
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    await store.receive(\.speech.success) {
+      $0.result = result("one two", isFinal: true, progress: .init(audioDuration: 2.1))
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+  }
+
+  @Test func stopDeadlineEndsTheSessionWhenTheLastWordsNeverCome() async {
+    let clock = TestClock()
+    let (stream, _) = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+    let finishCalls = LockIsolated(0)
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition(stopDeadline: .seconds(10))
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+      $0.speechClient.finishTask = { finishCalls.withValue { $0 += 1 } }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    // Tapping again while the last words are coming does nothing more.
+    await store.send(.recordButtonTapped)
+    await clock.advance(by: .seconds(10) - .milliseconds(1))
+    #expect(store.state.status == .finishing)
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(\.stopDeadlineElapsed) {
+      $0.status = .idle
+      $0.outcome = .stopTimedOut
+    }
+    #expect(finishCalls.value == 1)
+  }
+
+  @Test func progressIsTheLatestResultsProgress() async {
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let file = SpeechRecognitionRequest(source: .rawFile(URL(fileURLWithPath: "/talk.raw")))
+    let store = TestStore(initialState: SpeechRecognition.State(request: file)) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    #expect(store.state.progress == nil)
+    continuation.yield(result("", progress: .init(audioDuration: 15, totalAudioDuration: 60)))
+    await store.receive(\.speech.success) {
+      $0.result = result("", progress: .init(audioDuration: 15, totalAudioDuration: 60))
+    }
+    #expect(store.state.progress?.fractionCompleted == 0.25)
+    continuation.yield(
+      result("done", isFinal: true, progress: .init(audioDuration: 60, totalAudioDuration: 60)))
+    continuation.finish()
+    await store.receive(\.speech.success) {
+      $0.result = result(
+        "done", isFinal: true, progress: .init(audioDuration: 60, totalAudioDuration: 60))
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.isRecording = false
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+    #expect(store.state.progress?.fractionCompleted == 1)
+  }
+
+  @Test func aLateSecondAuthorizationNeverStartsASecondTask() async {
+    let starts = LockIsolated(0)
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in
+        starts.withValue { $0 += 1 }
+        return AsyncThrowingStream { _ in }
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    await store.send(.authorizationResponse(.authorized))
+    #expect(starts.value == 1)
+    await store.skipInFlightEffects()
+  }
+
+  @Test func loremClientStreamsWordsAtItsCadenceAndEndsFinal() async {
+    let clock = TestClock()
+    let random = { WithRandomNumberGenerator(SeededRandomNumberGenerator(seed: 3)) }
+    let delays = {
+      let generator = random()
+      return SpeechClient.loremWords.prefix(2).map {
+        SpeechClient.loremDelay(for: $0, random: generator)
+      }
+    }()
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient = .lorem()
+      $0.continuousClock = clock
+      $0.withRandomNumberGenerator = random()
+    }
+
+    // The results carry timings; this story checks the transcript and status.
+    store.exhaustivity = .off
+    await store.send(.recordButtonTapped)
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    await clock.advance(by: delays[0] - .milliseconds(1))
+    #expect(store.state.transcribedText == "")
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(\.speech.success)
+    #expect(store.state.transcribedText == "lorem")
+    await clock.advance(by: delays[1])
+    await store.receive(\.speech.success)
+    #expect(store.state.transcribedText == "lorem ipsum")
+
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    await store.receive(\.speech.success)
+    #expect(store.state.result?.isFinal == true)
+    await store.receive(\.recognitionFinished) {
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+    #expect(store.state.transcribedText == "lorem ipsum")
+  }
+}
