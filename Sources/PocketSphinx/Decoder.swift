@@ -27,7 +27,10 @@ public final class Decoder {
   private var isInUtterance = false
   private var samplesInUtterance = 0
   private var samplesSincePartialCheck = 0
+  private var samplesSincePartialReport = 0
   private var lastPartial: [String] = []
+  /// The cepstral mean the model starts every stream with (see ``startNewStream()``).
+  private let initialCepstralMean: [Float]
 
   /// Loads the model.
   ///
@@ -70,6 +73,7 @@ public final class Decoder {
     }
     self.decoder = decoder
     self.configuration = configuration
+    self.initialCepstralMean = Self.cepstralMean(of: decoder)
     self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
   }
 
@@ -97,10 +101,12 @@ public final class Decoder {
       isInUtterance = true
       samplesInUtterance = 0
       samplesSincePartialCheck = 0
+      samplesSincePartialReport = 0
     }
     if isInUtterance {
       samplesInUtterance += samples.count
       samplesSincePartialCheck += samples.count
+      samplesSincePartialReport += samples.count
     }
     let tooLong =
       Double(samplesInUtterance)
@@ -117,8 +123,14 @@ public final class Decoder {
       samplesSincePartialCheck = 0
       let words = currentWords(isFinal: false)
       let texts = words.map(\.text)
-      if texts != lastPartial {
+      // Reported when it changed, and anyway when waiting for the next chunk could leave more
+      // than maximumPartialResultGap of speech without one, so a listener knows speech goes on.
+      if texts != lastPartial
+        || Double(samplesSincePartialReport + samples.count)
+          > configuration.maximumPartialResultGap * Double(DecoderConfiguration.sampleRate)
+      {
         lastPartial = texts
+        samplesSincePartialReport = 0
         events.append(.partial(words))
       }
     }
@@ -135,6 +147,38 @@ public final class Decoder {
       throw .decoderFailure("pocketsphinx could not start an utterance")
     }
     return words
+  }
+
+  /// Forgets everything learned from earlier audio, so what follows decodes as if this decoder
+  /// had just been loaded: ends the utterance in progress (discarding it), restarts the stream
+  /// (word times count from the next sample again, noise estimates start over) and resets the
+  /// cepstral mean to the model's initial value.
+  ///
+  /// A pooled decoder calls this before each piece of audio, so a piece decodes to the same
+  /// words whichever decoder, and whatever it decoded before, gets it.
+  public func startNewStream() throws(SpeechClient.Failure) {
+    isInUtterance = false
+    lastPartial = []
+    samplesInUtterance = 0
+    samplesSincePartialCheck = 0
+    ps_end_utt(decoder)
+    if let feature = ps_get_feat(decoder), let cmn = feature.pointee.cmn_struct,
+      cmn.pointee.veclen == initialCepstralMean.count
+    {
+      initialCepstralMean.withUnsafeBufferPointer { cmn_live_set(cmn, $0.baseAddress) }
+    }
+    guard ps_start_stream(decoder) >= 0, ps_start_utt(decoder) >= 0 else {
+      throw .decoderFailure("pocketsphinx could not start a new stream")
+    }
+  }
+
+  private static func cepstralMean(of decoder: OpaquePointer) -> [Float] {
+    guard let feature = ps_get_feat(decoder), let cmn = feature.pointee.cmn_struct else {
+      return []
+    }
+    var mean = [Float](repeating: 0, count: Int(cmn.pointee.veclen))
+    mean.withUnsafeMutableBufferPointer { cmn_live_get(cmn, $0.baseAddress) }
+    return mean
   }
 
   private func endUtterance() throws(SpeechClient.Failure) -> [RecognizedWord] {

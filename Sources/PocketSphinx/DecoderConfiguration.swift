@@ -33,10 +33,19 @@ public struct DecoderConfiguration: Equatable, Sendable {
   public var isVerbose = false
   /// How often, in seconds of audio, the current partial hypothesis is checked for changes.
   public var partialResultInterval: TimeInterval = 0.1
+  /// The longest stretch of speech, in seconds of audio, without a partial result: the partial
+  /// hypothesis is reported again after this long even when it did not change.
+  public var maximumPartialResultGap: TimeInterval = 0.2
   /// Whether partial results are reported at all.
   public var reportsPartialResults = true
   /// Utterances longer than this, in seconds of audio, are ended so memory stays bounded.
   public var maximumUtteranceDuration: TimeInterval = 30
+  /// How long a silence ends an utterance, in seconds (pocketsphinx's `-vad_postspeech`).
+  public var endOfUtteranceSilence: TimeInterval = defaultEndOfUtteranceSilence
+
+  /// pocketsphinx's own end-of-utterance silence: half a second.
+  public static let defaultEndOfUtteranceSilence: TimeInterval = 0.5
+
   /// How many n-best hypotheses are searched for each word's alternatives (0 turns it off).
   public var alternativeCount = 5
 
@@ -114,6 +123,11 @@ public struct DecoderConfiguration: Equatable, Sendable {
     case let .languageModel(url): arguments += ["-lm", url.path]
     case let .grammar(url): arguments += ["-jsgf", url.path]
     case let .keyphrase(phrase): arguments += ["-keyphrase", phrase.lowercased()]
+    }
+    if endOfUtteranceSilence != Self.defaultEndOfUtteranceSilence {
+      // In frames of 10 ms; at least one.
+      let frames = max(1, Int((endOfUtteranceSilence * 100).rounded()))
+      arguments += ["-vad_postspeech", String(frames)]
     }
     return arguments
   }

@@ -25,7 +25,7 @@ extension SpeechClient: DependencyKey {
   /// }
   /// ```
   public static func live(_ configuration: LiveSpeechConfiguration = .init()) -> SpeechClient {
-    let current = LockIsolated<RecognitionTask?>(nil)
+    let current = LockIsolated<(any RunningRecognition)?>(nil)
     return SpeechClient(
       requestAuthorization: {
         let check = await checkAuthorization(
@@ -33,7 +33,7 @@ extension SpeechClient: DependencyKey {
         return SpeechClient.Authorization(status: check.status, reason: check.reason)
       },
       startTask: { request in
-        let (task, stream) = RecognitionTask.start(request, configuration: configuration)
+        let (task, stream) = start(request, configuration)
         let previous = current.withValue { current in
           defer { current = task }
           return current
@@ -58,4 +58,33 @@ extension SpeechClient: DependencyKey {
       }
     )
   }
+
+  /// Starts a task: files on the decoder pool (from the batch when it has them), capture sources
+  /// on a streaming decoder of their own.
+  private static func start(
+    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration
+  ) -> (any RunningRecognition, AsyncThrowingStream<SpeechRecognitionResult, any Error>) {
+    guard request.source.isFileSource else {
+      return RecognitionTask.start(request, configuration: configuration)
+    }
+    let recognition =
+      configuration.fileBatch?.claim(request)
+      ?? FileRecognitionBatch([request], configuration: configuration).claim(request)
+    guard let recognition else {
+      // Unreachable: a one-file batch of a file request has that file.
+      return RecognitionTask.start(request, configuration: configuration)
+    }
+    return (recognition, recognition.stream)
+  }
 }
+
+/// A task the client can stop and wait for.
+protocol RunningRecognition: Sendable {
+  /// Asks the task to stop and deliver its last words; returns at once.
+  func stop()
+  /// Waits until the task has delivered its last result.
+  func waitUntilFinished() async
+}
+
+extension RecognitionTask: RunningRecognition {}
+extension FileRecognition: RunningRecognition {}

@@ -1,5 +1,6 @@
 import AudioInput
 import Foundation
+import PocketSphinx
 import SpeechClient
 
 /// Settings of the live speech client that the `SpeechClient` interface leaves out.
@@ -29,6 +30,19 @@ public struct LiveSpeechConfiguration: Sendable {
   /// capture source exist) and its model (are the files there). Set it to what the host will
   /// start, e.g. a file source, so a missing audio server does not restrict file transcription.
   public var authorizationRequest: SpeechRecognitionRequest
+  /// How many decoders work on files at the same time: the size of the shared decoder pool.
+  /// By default the number of cores. The microphone always has one decoder of its own.
+  public var jobs: Int = DecoderPool.defaultSize
+  /// How long a silence ends an utterance, in seconds.
+  public var endOfUtteranceSilence: TimeInterval = DecoderConfiguration.defaultEndOfUtteranceSilence
+  /// Utterances longer than this, in seconds of audio, are ended there.
+  public var maximumUtteranceDuration: TimeInterval = 30
+  /// How many n-best hypotheses are searched for each word's alternatives at the end of an
+  /// utterance (0 turns them off, and saves that search when nobody reads them).
+  public var alternativeCount = 5
+  /// Files being decoded ahead; `startTask` for one of them delivers its results (see
+  /// ``FileRecognitionBatch``). Without it, each file task decodes its own file on the pool.
+  public var fileBatch: FileRecognitionBatch?
 
   /// Creates a configuration; by default the default server, quiet, a 2 s connect timeout, a 3 s
   /// no-audio watchdog, 50 ms fragments, and authorization checked for the default microphone.
@@ -46,6 +60,17 @@ public struct LiveSpeechConfiguration: Sendable {
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
     self.authorizationRequest = authorizationRequest
+  }
+
+  /// The decoder settings for `request`.
+  func decoderConfiguration(for request: SpeechRecognitionRequest) -> DecoderConfiguration {
+    var configuration = DecoderConfiguration(model: request.model)
+    configuration.isVerbose = isVerbose
+    configuration.endOfUtteranceSilence = endOfUtteranceSilence
+    configuration.maximumUtteranceDuration = maximumUtteranceDuration
+    configuration.reportsPartialResults = request.shouldReportPartialResults
+    configuration.alternativeCount = alternativeCount
+    return configuration
   }
 
   /// The audio server settings for ``AudioInput``.

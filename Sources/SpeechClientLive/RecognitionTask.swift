@@ -71,9 +71,7 @@ final class RecognitionTask: Sendable {
     configuration: LiveSpeechConfiguration,
     continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation
   ) {
-    var decoderConfiguration = DecoderConfiguration(model: request.model)
-    decoderConfiguration.isVerbose = configuration.isVerbose
-    decoderConfiguration.reportsPartialResults = request.shouldReportPartialResults
+    let decoderConfiguration = configuration.decoderConfiguration(for: request)
     var transcript = Transcript()
     var decoder: Decoder?
     var isOpeningSource = true

@@ -3,11 +3,36 @@ import SpeechClient
 import SpeechClientLive
 import Synchronization
 
-/// How the command configures the live client: its `--verbose` log, and the request
-/// `requestAuthorization` checks (so a file needs no audio server).
+/// How the command configures the live client: its `--verbose` log, the decoding options, and
+/// the request `requestAuthorization` checks (so a file needs no audio server).
 enum LiveSupport {
+  /// `--jobs`, `--silence` and `--max-utterance`, and the command's files, decoding ahead.
+  private static let decoding = Mutex(LiveSpeechConfiguration())
+
+  /// Sets the decoding options for every client of this run (`alternatives`: whether words'
+  /// alternatives are wanted), and starts decoding `files` (in parallel, on the decoder pool) so
+  /// each file's session finds its results ready or coming.
+  static func configureDecoding(
+    jobs: Int?, silence: Double?, maxUtterance: Double?, alternatives: Bool, verbose: Bool,
+    files: [SpeechRecognitionRequest]
+  ) {
+    var configuration = LiveSpeechConfiguration(isVerbose: verbose)
+    // Only JSON output shows each word's alternatives; the n-best search is skipped otherwise.
+    if !alternatives { configuration.alternativeCount = 0 }
+    if let jobs { configuration.jobs = jobs }
+    if let silence { configuration.endOfUtteranceSilence = silence }
+    if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
+    if !files.isEmpty {
+      configuration.fileBatch = FileRecognitionBatch(files, configuration: configuration)
+    }
+    decoding.withLock { $0 = configuration }
+  }
+
   /// The live client for one request.
   static func client(for request: SpeechRecognitionRequest, verbose: Bool) -> SpeechClient {
-    .live(LiveSpeechConfiguration(isVerbose: verbose, authorizationRequest: request))
+    var configuration = decoding.withLock { $0 }
+    configuration.isVerbose = verbose
+    configuration.authorizationRequest = request
+    return .live(configuration)
   }
 }

@@ -33,6 +33,12 @@ struct Transcribe: AsyncParsableCommand {
         transcribe --list-devices               show capture sources
         transcribe --device virtual_mic --duration 10
         transcribe --grammar cards.gram --dict cards.dict
+        transcribe --jobs 1 --input long.wav    decode with one core instead of all
+        transcribe -i talk.wav --silence 1.2    only a 1.2 s pause ends an utterance
+
+      FILES are cut at pauses and decoded on --jobs decoders at once (each loads the model \
+      once, about 100 MB of memory each); the words and times come out in order, as one \
+      decoder would give them. Several --input files are decoded at the same time too.
 
       ENVIRONMENT:
         PULSE_SERVER          the PulseAudio server to capture from (e.g. unix:/run/pulse/native)
@@ -92,6 +98,26 @@ struct Transcribe: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Pronunciation dictionary.", valueName: "file"))
   var dict: String?
 
+  @Option(
+    help: ArgumentHelp(
+      """
+      Decode files with this many decoders at once (default: the number of cores, \
+      \(LiveSpeechConfiguration().jobs) here). The microphone always uses one.
+      """,
+      valueName: "n"))
+  var jobs: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "Silence that ends an utterance, in seconds (default 0.5).", valueName: "seconds"))
+  var silence: Double?
+
+  @Option(
+    name: .customLong("max-utterance"),
+    help: ArgumentHelp(
+      "End utterances longer than this many seconds (default 30).", valueName: "seconds"))
+  var maxUtterance: Double?
+
   @Flag(help: "Show pocketsphinx's own log on standard error.")
   var verbose = false
 
@@ -116,6 +142,15 @@ struct Transcribe: AsyncParsableCommand {
     if let device, device.allSatisfy(\.isWhitespace) {
       throw ValidationError(
         "--device needs a capture source name; run `transcribe --list-devices` to see them.")
+    }
+    if let jobs, jobs < 1 {
+      throw ValidationError("--jobs must be a whole number of decoders, at least 1.")
+    }
+    if let silence, !(silence > 0 && silence.isFinite && silence <= 3600) {
+      throw ValidationError("--silence must be a positive number of seconds (e.g. 0.8).")
+    }
+    if let maxUtterance, !(maxUtterance > 0 && maxUtterance.isFinite && maxUtterance <= 3600) {
+      throw ValidationError("--max-utterance must be a positive number of seconds (e.g. 20).")
     }
     let models = [grammar != nil, keyphrase != nil, lm != nil].filter { $0 }.count
     if models > 1 {
@@ -187,6 +222,11 @@ struct Transcribe: AsyncParsableCommand {
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
       }
     }
+
+    LiveSupport.configureDecoding(
+      jobs: jobs, silence: silence, maxUtterance: maxUtterance,
+      alternatives: format == .json, verbose: verbose,
+      files: preview ? [] : sources.map { request(source: $0.0) })
 
     let signals = await SignalHandler()
     var status = ExitStatus.success

@@ -45,4 +45,11 @@ struct DecoderConfigurationTests {
         "-jsgf", grammar.path,
       ])
   }
+
+  @Test func endOfUtteranceSilenceBecomesPocketSphinxPostSpeechFrames() {
+    var configuration = DecoderConfiguration(model: .default)
+    #expect(!configuration.arguments.contains("-vad_postspeech"))
+    configuration.endOfUtteranceSilence = 1.25
+    #expect(configuration.arguments.suffix(2) == ["-vad_postspeech", "125"])
+  }
 }

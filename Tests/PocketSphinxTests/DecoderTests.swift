@@ -39,6 +39,48 @@ struct DecoderTests {
     }
   }
 
+  @Test func partialResultsComeAtLeastEvery200MillisecondsOfSpeech() throws {
+    let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let samples = try samples(ofRaw: SpeechTestData.goForward)
+    // 50 ms at a time, as the microphone delivers; note how much audio went in before each event.
+    var fed = 0
+    var partialsAt: [Int] = []
+    var utteranceAt: Int?
+    for start in stride(from: 0, to: samples.count, by: 800) {
+      let chunk = samples[start..<min(start + 800, samples.count)]
+      fed += chunk.count
+      for event in try chunk.withUnsafeBufferPointer({ try decoder.process($0) }) {
+        switch event {
+        case .partial: partialsAt.append(fed)
+        case .utterance: utteranceAt = utteranceAt ?? fed
+        }
+      }
+    }
+    let end = try #require(utteranceAt)
+    let during = partialsAt.filter { $0 < end }
+    #expect(during.count >= 5)
+    for (earlier, later) in zip(during, during.dropFirst()) {
+      #expect(later - earlier <= 3200, "partials \(earlier) and \(later) samples in")
+    }
+  }
+
+  @Test func aLongerEndOfUtteranceSilenceKeepsAShortPauseInOneUtterance() throws {
+    let goForward = try samples(ofRaw: SpeechTestData.goForward)
+    // Two copies with 0.4 s of low noise between them: with goforward.raw's own quiet at its end
+    // and start ("go" starts at 0.46 s), a pause of more than 0.5 s and well under 2 s.
+    let pause = (0..<6400).map { Int16(($0 * 7919) % 41) - 20 }
+    let twice = goForward + pause + goForward
+    func utterances(silence: TimeInterval) throws -> Int {
+      var configuration = DecoderConfiguration(model: .default)
+      configuration.endOfUtteranceSilence = silence
+      let events = try decode(twice, with: Decoder(configuration: configuration))
+      return events.filter { if case .utterance(let words) = $0 { !words.isEmpty } else { false } }
+        .count
+    }
+    #expect(try utterances(silence: 0.5) == 2)
+    #expect(try utterances(silence: 2) == 1)
+  }
+
   @Test func malformedGrammarIsInvalidWithTheParsersErrorAndLine() throws {
     let directory = try TemporaryDirectory()
     let grammar = directory.url.appendingPathComponent("broken.gram")

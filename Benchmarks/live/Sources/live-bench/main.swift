@@ -1,7 +1,9 @@
 // live-bench: drives SpeechClientLive for Benchmarks/live/run.sh.
 //
 //   live-bench FILE...            transcribe each file; print its final text, one line per file
-//                                 (.raw files are read as 16 kHz mono s16le)
+//                                 (.raw files are read as 16 kHz mono s16le); the files are
+//                                 decoded as one batch on the decoder pool, in parallel
+//   live-bench --jobs N FILE...   the same with N decoders (default: the number of cores)
 //   live-bench --grammar G FILE   the same with a JSGF grammar
 //   live-bench --latency SERVER WAV
 //                                 play WAV into the PulseAudio server's default sink with paplay
@@ -112,16 +114,32 @@ if arguments.first == "--latency" {
   exit(0)
 }
 var model = SpeechRecognitionRequest.Model.default
-if arguments.first == "--grammar" {
-  guard arguments.count >= 2 else { fail("usage: live-bench --grammar GRAMMAR FILE...") }
-  model = .grammar(URL(fileURLWithPath: arguments[1]))
+var configuration = LiveSpeechConfiguration()
+while let option = arguments.first, option.hasPrefix("--") {
+  guard arguments.count >= 2 else { fail("usage: live-bench [--jobs N] [--grammar G] FILE...") }
+  switch option {
+  case "--grammar": model = .grammar(URL(fileURLWithPath: arguments[1]))
+  case "--jobs":
+    guard let jobs = Int(arguments[1]), jobs > 0 else { fail("--jobs needs a positive number") }
+    configuration.jobs = jobs
+  default: fail("unknown option \(option)")
+  }
   arguments.removeFirst(2)
 }
-guard !arguments.isEmpty else { fail("usage: live-bench [--grammar G] FILE...") }
-for path in arguments {
+guard !arguments.isEmpty else { fail("usage: live-bench [--jobs N] [--grammar G] FILE...") }
+let requests = arguments.map { path in
+  let url = URL(fileURLWithPath: path)
+  return SpeechRecognitionRequest(
+    source: url.pathExtension == "raw" ? .rawFile(url) : .file(url), model: model,
+    shouldReportPartialResults: false)
+}
+configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
+let client = SpeechClient.live(configuration)
+for (path, request) in zip(arguments, requests) {
   do {
-    let results = try await transcribe(URL(fileURLWithPath: path), model: model)
-    print(results.last?.bestTranscription.formattedString ?? "")
+    var last: SpeechRecognitionResult?
+    for try await result in await client.startTask(request) { last = result }
+    print(last?.bestTranscription.formattedString ?? "")
   } catch {
     fail("\(path): \(error)")
   }

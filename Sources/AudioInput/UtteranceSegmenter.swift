@@ -1,0 +1,162 @@
+import Foundation
+
+/// Cuts a stream of 16 kHz samples into pieces at pauses, ahead of decoding, so the pieces can be
+/// decoded independently (and at the same time) with the same words as one decoder in one go.
+///
+/// A pause is a run of quiet 10 ms frames at least ``minimumPause`` long; a frame is quiet when
+/// its energy is within 18 dB of the background level, which is tracked as the lowest recent
+/// frame energy (starting from a quiet room's level and rising 2 dB a second, so it follows a
+/// noise floor that goes up). A piece is cut
+/// in the middle of the first pause that ends at least ``minimumDuration`` after the piece
+/// started, so each side keeps half the pause. With no pause for ``maximumDuration``, the piece
+/// is cut at the quietest frame of its second half.
+///
+/// With the pause as long as the decoder's end-of-utterance silence, the decoder would have
+/// ended its utterance in that pause too, so cutting there does not change what is recognized.
+///
+/// ```swift
+/// var segmenter = UtteranceSegmenter()
+/// while let samples = try file.read() {
+///   for segment in segmenter.append(samples) { decode(segment.samples, at: segment.start) }
+/// }
+/// if let last = segmenter.finish() { decode(last.samples, at: last.start) }
+/// ```
+public struct UtteranceSegmenter: Sendable {
+  /// A piece of the stream.
+  public struct Segment: Equatable, Sendable {
+    /// The index of the piece's first sample in the whole stream.
+    public var start: Int
+    /// The piece's samples.
+    public var samples: [Int16]
+
+    /// Creates a piece.
+    public init(start: Int, samples: [Int16]) {
+      self.start = start
+      self.samples = samples
+    }
+
+    /// Where the piece starts, in seconds.
+    public var startTime: TimeInterval {
+      Double(start) / Double(SampleFormat.sampleRate)
+    }
+  }
+
+  /// The shortest run of quiet audio that counts as a pause, in seconds.
+  public var minimumPause: TimeInterval
+  /// The shortest piece, in seconds: pauses closer than this to the piece's start are kept.
+  public var minimumDuration: TimeInterval
+  /// The longest piece, in seconds.
+  public var maximumDuration: TimeInterval
+
+  /// Samples per analysis frame: 10 ms.
+  static let frameLength = SampleFormat.sampleRate / 100
+  /// How far above the background a frame may be and still be quiet, in dB.
+  static let quietMargin = 18.0
+  /// How fast the background estimate rises, in dB per frame (2 dB a second).
+  static let floorRise = 0.02
+  /// Below this energy (dB of squared 16-bit samples) audio is digital silence and does not pull
+  /// the background estimate down.
+  static let silenceEnergy = 20.0
+  /// The background level assumed before any quieter audio came: a quiet room's, so speech at
+  /// the very start is not taken for background.
+  static let initialFloor = 40.0
+
+  private var pending: [Int16] = []
+  private var pendingStart = 0
+  private var analyzed = 0
+  private var energies: [Double] = []
+  private var quietRunStart: Int?
+  private var floor = initialFloor
+
+  /// Creates a segmenter; by default pauses of 0.5 s (pocketsphinx's end-of-utterance silence),
+  /// pieces of 2 to 30 s.
+  public init(
+    minimumPause: TimeInterval = 0.5, minimumDuration: TimeInterval = 2,
+    maximumDuration: TimeInterval = 30
+  ) {
+    self.minimumPause = minimumPause
+    self.minimumDuration = minimumDuration
+    self.maximumDuration = max(maximumDuration, 2 * minimumPause, 0.1)
+  }
+
+  /// Adds samples and returns the pieces that are now complete.
+  public mutating func append(_ samples: [Int16]) -> [Segment] {
+    pending += samples
+    var segments: [Segment] = []
+    let frame = Self.frameLength
+    let rate = Double(SampleFormat.sampleRate)
+    let pauseSamples = Int(minimumPause * rate)
+    let shortest = Int(minimumDuration * rate)
+    let longest = Int(maximumDuration * rate)
+    while analyzed + frame <= pending.count {
+      let energy = Self.energy(of: pending[analyzed..<analyzed + frame])
+      energies.append(energy)
+      let background = updateFloor(with: energy)
+      if energy < max(background, Self.silenceEnergy) + Self.quietMargin {
+        if quietRunStart == nil { quietRunStart = analyzed }
+      } else if let runStart = quietRunStart {
+        quietRunStart = nil
+        let middle = runStart + (analyzed - runStart) / (2 * frame) * frame
+        if analyzed - runStart >= pauseSamples, middle >= shortest {
+          segments.append(cut(at: middle))
+        }
+      }
+      analyzed += frame
+      if analyzed >= longest {
+        segments.append(cut(at: quietestFrameInSecondHalf()))
+        quietRunStart = nil
+      }
+    }
+    return segments
+  }
+
+  /// Returns the rest of the stream as the last piece, if any samples are left.
+  public mutating func finish() -> Segment? {
+    defer {
+      pending = []
+      energies = []
+      analyzed = 0
+      quietRunStart = nil
+    }
+    guard !pending.isEmpty else { return nil }
+    return Segment(start: pendingStart, samples: pending)
+  }
+
+  private mutating func cut(at index: Int) -> Segment {
+    let segment = Segment(start: pendingStart, samples: Array(pending[..<index]))
+    pending.removeFirst(index)
+    energies.removeFirst(index / Self.frameLength)
+    pendingStart += index
+    analyzed -= index
+    if let runStart = quietRunStart {
+      quietRunStart = runStart >= index ? runStart - index : nil
+    }
+    return segment
+  }
+
+  private func quietestFrameInSecondHalf() -> Int {
+    let half = energies.count / 2
+    var best = max(half, 1)
+    for index in max(half, 1)..<energies.count where energies[index] < energies[best] {
+      best = index
+    }
+    return best * Self.frameLength
+  }
+
+  /// Tracks the background level: drops to a quieter frame at once, rises slowly otherwise.
+  private mutating func updateFloor(with energy: Double) -> Double {
+    guard energy >= Self.silenceEnergy else { return floor }
+    floor = min(energy, floor + Self.floorRise)
+    return floor
+  }
+
+  /// The frame's mean squared sample, in dB.
+  static func energy(of frame: ArraySlice<Int16>) -> Double {
+    var sum = 0.0
+    for sample in frame {
+      let value = Double(sample)
+      sum += value * value
+    }
+    return 10 * log10(sum / Double(max(frame.count, 1)) + 1)
+  }
+}

@@ -1,0 +1,136 @@
+import AudioInput
+import ConcurrencyExtras
+import Foundation
+import PocketSphinx
+import SpeechClient
+
+/// Audio files decoded ahead, in parallel, on the shared decoder pool, and delivered in order.
+///
+/// Creating a batch starts a reader thread that opens the files one after another, cuts each at
+/// pauses into pieces (``UtteranceSegmenter``) and queues the pieces on the decoder pool of
+/// ``LiveSpeechConfiguration/jobs`` workers, which decode them at the same time: the pieces of
+/// one long file, and the files of a batch, use every core. Each file's results come in order
+/// with times from the start of that file. A client whose configuration holds the batch answers
+/// `startTask` for one of its files with that file's results, decoded or not yet.
+///
+/// The reader stays at most a few pieces ahead of the decoders, so memory does not grow with
+/// the length of the files.
+///
+/// ```swift
+/// let requests = paths.map { SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: $0))) }
+/// var configuration = LiveSpeechConfiguration()
+/// configuration.jobs = 2
+/// configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
+/// let client = SpeechClient.live(configuration)
+/// for request in requests {
+///   for try await result in await client.startTask(request) where result.isFinal {
+///     print(result.bestTranscription.formattedString)
+///   }
+/// }
+/// ```
+public final class FileRecognitionBatch: Sendable {
+  private let recognitions: [FileRecognition]
+  private let claimed = LockIsolated(Set<Int>())
+
+  /// Starts decoding `requests`, whose sources must be files (others are left out).
+  public init(_ requests: [SpeechRecognitionRequest], configuration: LiveSpeechConfiguration) {
+    let recognitions = requests.filter(\.source.isFileSource).map(FileRecognition.init)
+    self.recognitions = recognitions
+    var configuration = configuration
+    configuration.fileBatch = nil
+    let settings = configuration
+    DedicatedThread.start(name: "transcribe.reader") {
+      Self.read(recognitions, configuration: settings)
+    }
+  }
+
+  /// The first file of the batch not claimed yet whose request is `request`.
+  func claim(_ request: SpeechRecognitionRequest) -> FileRecognition? {
+    claimed.withValue { claimed in
+      guard
+        let index = recognitions.indices.first(where: {
+          !claimed.contains($0) && recognitions[$0].request == request
+        })
+      else { return nil }
+      claimed.insert(index)
+      return recognitions[index]
+    }
+  }
+
+  /// Reads every file in order, queueing its pieces on the pool.
+  private static func read(
+    _ recognitions: [FileRecognition], configuration: LiveSpeechConfiguration
+  ) {
+    let jobs = max(1, configuration.jobs)
+    // Pieces read but not decoded yet: enough to keep every worker busy, and no more.
+    let ahead = DispatchSemaphore(value: 2 * jobs + 2)
+    for recognition in recognitions {
+      let decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
+      let pool = SharedDecoderPools.pool(for: decoderConfiguration, size: jobs)
+      let rate = Double(DecoderConfiguration.sampleRate)
+      let submit = { (segment: UtteranceSegmenter.Segment) in
+        ahead.wait()
+        let index = recognition.addSegment(
+          endingAt: Double(segment.start + segment.samples.count) / rate)
+        pool.submit { decoder in
+          defer { ahead.signal() }
+          guard !recognition.isStopped else {
+            recognition.segmentDecoded(index, .success([]))
+            return
+          }
+          let result = decoder.flatMap { decoder in
+            Result { () throws(SpeechClient.Failure) in
+              try decoder.decodeSegment(segment.samples, startingAt: segment.startTime)
+            }
+          }
+          recognition.segmentDecoded(index, result)
+        }
+      }
+      var segmenter = UtteranceSegmenter(
+        minimumPause: configuration.endOfUtteranceSilence,
+        maximumDuration: configuration.maximumUtteranceDuration)
+      var failure: SpeechClient.Failure?
+      var read = 0
+      do {
+        try decoderConfiguration.validate()
+        let input = try recognition.request.source.open(
+          configuration: configuration, stopSignal: StopSignal())
+        recognition.opened(
+          totalDuration: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
+        while !recognition.isStopped, let samples = try input.read() {
+          read += samples.count
+          for segment in segmenter.append(samples) {
+            submit(segment)
+          }
+        }
+      } catch {
+        failure = error
+      }
+      // A file that fails part-way (truncated, damaged) still gets the words read before.
+      if !recognition.isStopped, let last = segmenter.finish() {
+        submit(last)
+      }
+      recognition.readingEnded(at: Double(read) / rate, failure: failure)
+    }
+  }
+}
+
+extension SpeechRecognitionRequest.AudioSource {
+  /// Whether the source is a file, which the decoder pool decodes, rather than a capture source.
+  var isFileSource: Bool {
+    switch self {
+    case .file(let url), .rawFile(let url):
+      // A named pipe or device given as a file may stall or never end: it streams too. A path
+      // that does not exist is a file the pool reports as unreadable.
+      Self.isRegularFileOrMissing(url.path)
+    // Standard input may be a pipe that never ends: it streams, as a capture source does.
+    case .microphone, .device, .standardInput: false
+    }
+  }
+
+  private static func isRegularFileOrMissing(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return true }
+    return info.st_mode & S_IFMT == S_IFREG
+  }
+}
