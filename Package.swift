@@ -2,6 +2,15 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// What each macro target (`ArchitectureMacros`, `DependenciesMacros`) imports from swift-syntax.
+let swiftSyntaxForMacros: [Target.Dependency] = [
+  .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+  .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+  .product(name: "SwiftSyntax", package: "swift-syntax"),
+  .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+  .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+]
+
 let package = Package(
   name: "transcribe",
   // Task executors and `SendableMetatype` (Swift 6.2's standard library) need macOS 15.
@@ -40,13 +49,7 @@ let package = Package(
     ),
     .macro(
       name: "DependenciesMacros",
-      dependencies: [
-        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-      ]
+      dependencies: swiftSyntaxForMacros
     ),
     // Swift Testing traits (`.dependencies`, `.dependency(_:_:)`): a separate product so code
     // that is not a test never links Testing.
@@ -95,13 +98,7 @@ let package = Package(
     ),
     .macro(
       name: "ArchitectureMacros",
-      dependencies: [
-        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-      ]
+      dependencies: swiftSyntaxForMacros
     ),
     .testTarget(
       name: "ArchitectureTests",
