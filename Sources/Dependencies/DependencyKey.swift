@@ -80,7 +80,7 @@ extension DependencyKey {
   /// dependency and how to fix it, and then returns ``previewValue``. The read that a write
   /// implies (`$0.client.endpoint = …` in `withDependencies`) reports nothing.
   public static var testValue: Value {
-    if !DependencyValues.isSetting {
+    if shouldReportUnimplemented {
       reportMissingTestValue(Self.self)
     }
     return Self.previewValue

@@ -19,7 +19,7 @@ extension DependencyValues {
 
 /// Generates dates; call it or read ``now``.
 public struct DateGenerator: Sendable {
-  private var generate: @Sendable () -> Date
+  private let generate: @Sendable () -> Date
 
   /// A generator that returns what `generate` returns.
   public init(_ generate: @escaping @Sendable () -> Date) {
@@ -32,7 +32,7 @@ public struct DateGenerator: Sendable {
   /// `$0.date.now = Date(timeIntervalSince1970: 0)`.
   public var now: Date {
     get { generate() }
-    set { generate = { newValue } }
+    set { self = .constant(newValue) }
   }
 
   /// Returns the current date according to this generator.

@@ -15,6 +15,13 @@ import IssueReporting
     var key: ObjectIdentifier
     var context: DependencyContext
     var test: TestScope.ID?
+
+    /// The key for a value in `context`: values of the test context are kept per running test.
+    init(_ key: ObjectIdentifier, context: DependencyContext) {
+      self.key = key
+      self.context = context
+      self.test = context == .test ? TestScope.currentID() : nil
+    }
   }
 
   struct Entry {
@@ -40,9 +47,7 @@ import IssueReporting
     lock.lock()
     defer { lock.unlock() }
     let context = context ?? preparedContextLocked() ?? .default
-    let cacheKey = CacheKey(
-      key: ObjectIdentifier(key), context: context,
-      test: context == .test ? TestScope.currentID() : nil)
+    let cacheKey = CacheKey(ObjectIdentifier(key), context: context)
     if let entry = cached[cacheKey], let value = entry.value as? Key.Value {
       return value
     }
@@ -67,9 +72,7 @@ import IssueReporting
     _ key: Key.Type, value: Key.Value, context: DependencyContext, preparationID: UUID,
     function: StaticString
   ) {
-    let cacheKey = CacheKey(
-      key: ObjectIdentifier(key), context: context,
-      test: context == .test ? TestScope.currentID() : nil)
+    let cacheKey = CacheKey(ObjectIdentifier(key), context: context)
     lock.lock()
     defer { lock.unlock() }
     if let existing = cached[cacheKey], existing.preparationID != preparationID {
@@ -112,9 +115,7 @@ import IssueReporting
 
   private func preparedContextLocked() -> DependencyContext? {
     guard hasPreparedContext else { return nil }
-    let cacheKey = CacheKey(
-      key: ObjectIdentifier(DependencyContextKey.self), context: .default,
-      test: DependencyContext.default == .test ? TestScope.currentID() : nil)
+    let cacheKey = CacheKey(ObjectIdentifier(DependencyContextKey.self), context: .default)
     return cached[cacheKey]?.value as? DependencyContext
   }
 
