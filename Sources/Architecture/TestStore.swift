@@ -249,7 +249,7 @@ extension TestStore {
       fileID: fileID, filePath: filePath, line: line, column: column)
     // The state this action starts from: after the received actions, which the test may not have
     // asserted yet (they stay queued for a later `receive`).
-    var previous = state
+    let previous: State
     if exhaustivity == .on, let last = recorder.received.last {
       previous = last.state
       report(
