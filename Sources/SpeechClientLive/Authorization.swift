@@ -3,20 +3,9 @@ import Foundation
 import PocketSphinx
 import SpeechClient
 
-/// The outcome of checking whether recognition can run, with the reason when it cannot.
-public struct AuthorizationCheck: Equatable, Sendable {
-  /// The status `requestAuthorization` returns.
-  public var status: SpeechClient.AuthorizationStatus
-  /// Why the status is not ``SpeechClient/AuthorizationStatus/authorized``: the failure a task
-  /// would end with, whose text names the server, source or file.
-  public var reason: SpeechClient.Failure?
-
-  /// Creates a check result.
-  public init(status: SpeechClient.AuthorizationStatus, reason: SpeechClient.Failure? = nil) {
-    self.status = status
-    self.reason = reason
-  }
-}
+/// The outcome of checking whether recognition can run, with the reason when it cannot: the
+/// answer `requestAuthorization` gives.
+public typealias AuthorizationCheck = SpeechClient.Authorization
 
 extension SpeechClient {
   /// Checks whether `request` can run, the way the live client's `requestAuthorization` does.

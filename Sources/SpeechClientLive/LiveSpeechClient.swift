@@ -28,9 +28,7 @@ extension SpeechClient: DependencyKey {
     let current = LockIsolated<(any RunningRecognition)?>(nil)
     return SpeechClient(
       requestAuthorization: {
-        let check = await checkAuthorization(
-          for: configuration.authorizationRequest, configuration)
-        return SpeechClient.Authorization(status: check.status, reason: check.reason)
+        await checkAuthorization(for: configuration.authorizationRequest, configuration)
       },
       startTask: { request in
         let (task, stream) = start(request, configuration)
