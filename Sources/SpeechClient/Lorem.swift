@@ -69,7 +69,7 @@ private actor LoremRecognizer {
     func result(isFinal: Bool) -> SpeechRecognitionResult {
       SpeechRecognitionResult(
         bestTranscription: transcript.transcription, isFinal: isFinal,
-        progress: RecognitionProgress(audioDuration: elapsed.seconds))
+        progress: RecognitionProgress(audioDuration: elapsed.timeInterval))
     }
   }
   private var nextID = 0
@@ -112,7 +112,7 @@ private actor LoremRecognizer {
     guard var task = current, task.id == id else { return }
     task.transcript.partialSegments.append(
       TranscriptionSegment(
-        substring: word, timestamp: task.elapsed.seconds, duration: duration.seconds,
+        substring: word, timestamp: task.elapsed.timeInterval, duration: duration.timeInterval,
         confidence: 1))
     task.elapsed += duration
     task.wordCount += 1
@@ -141,13 +141,5 @@ private actor LoremRecognizer {
     current = nil
     task.speaking.cancel()
     task.continuation.finish()
-  }
-}
-
-extension Duration {
-  /// The duration in seconds, as a `TimeInterval`.
-  var seconds: TimeInterval {
-    let (seconds, attoseconds) = components
-    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }

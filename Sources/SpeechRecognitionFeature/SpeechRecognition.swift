@@ -309,11 +309,3 @@ public struct SpeechRecognition: Sendable {
     )
   }
 }
-
-extension Duration {
-  /// The duration in seconds.
-  var timeInterval: TimeInterval {
-    let (seconds, attoseconds) = components
-    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-  }
-}

@@ -168,11 +168,3 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
   var value: Value
   init(_ value: Value) { self.value = value }
 }
-
-extension Duration {
-  /// The duration in seconds.
-  var timeInterval: Double {
-    let (seconds, attoseconds) = components
-    return Double(seconds) + Double(attoseconds) / 1e18
-  }
-}
