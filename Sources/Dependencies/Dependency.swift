@@ -28,10 +28,9 @@ public struct Dependency<Value>: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    self.initialValues = DependencyValues._current
-    self.read = { $0[keyPath: keyPath] }
-    self.access = DependencyAccess(
-      explicitName: nil, fileID: fileID, filePath: filePath, line: line, column: column)
+    self.init(name: nil, fileID: fileID, filePath: filePath, line: line, column: column) {
+      $0[keyPath: keyPath]
+    }
   }
 
   /// Reads the dependency registered under a key type, such as a client that is its own key.
@@ -42,11 +41,11 @@ public struct Dependency<Value>: Sendable {
     line: UInt = #line,
     column: UInt = #column
   ) where Key.Value == Value {
-    self.initialValues = DependencyValues._current
-    self.read = { $0[Key.self, function: "subscript(key:)"] }
-    self.access = DependencyAccess(
-      explicitName: "\(Key.self).self", fileID: fileID, filePath: filePath, line: line,
-      column: column)
+    self.init(
+      name: "\(Key.self).self", fileID: fileID, filePath: filePath, line: line, column: column
+    ) {
+      $0[Key.self, function: "subscript(key:)"]
+    }
   }
 
   /// Reads the dependency with `read`, naming it `name` in reported issues (for wrappers defined
