@@ -24,6 +24,7 @@ let package = Package(
     .library(name: "PocketSphinx", targets: ["PocketSphinx"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
+    .library(name: "TranscribeServer", targets: ["TranscribeServer"]),
     .executable(name: "transcribe", targets: ["transcribe"]),
   ],
   dependencies: [
@@ -35,6 +36,14 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+    // The server (`transcribe serve`).
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
   ],
   targets: [
     // MARK: Dependencies
@@ -225,6 +234,37 @@ let package = Package(
       path: "Tests/Support/LiveTestSupport"
     ),
 
+    // MARK: The server
+    // `transcribe serve`: every WebSocket connection or upload runs the `SpeechRecognition` store
+    // with a client the executable provides, so this module never links the live client.
+    .target(
+      name: "TranscribeServer",
+      dependencies: [
+        "Architecture",
+        "Dependencies",
+        "SpeechClient",
+        "SpeechRecognitionFeature",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "MultipartKit", package: "multipart-kit"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    .testTarget(
+      name: "TranscribeServerTests",
+      dependencies: [
+        "TranscribeServer",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
     // MARK: The command-line tool
     .executableTarget(
       name: "transcribe",
@@ -232,7 +272,10 @@ let package = Package(
         "SpeechRecognitionFeature",
         "SpeechClientLive",
         "AudioInput",
+        "TranscribeServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .testTarget(

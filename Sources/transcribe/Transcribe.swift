@@ -46,7 +46,8 @@ struct Transcribe: AsyncParsableCommand {
 
       \(ExitStatus.documentation)
       """,
-    version: "transcribe 0.1.0"
+    version: "transcribe 0.1.0",
+    subcommands: [Serve.self]
   )
 
   @Flag(help: "Speak lorem ipsum instead of listening: no audio server or model is needed.")

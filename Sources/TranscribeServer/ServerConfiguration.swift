@@ -1,0 +1,48 @@
+/// How `transcribe serve` listens and what it allows.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 8080
+/// configuration.token = AccessToken("s3cret")
+/// ```
+public struct ServerConfiguration: Sendable, Equatable {
+  /// The address to bind: loopback unless the operator chooses otherwise (`0.0.0.0` serves every
+  /// interface, and should come with a ``token``).
+  public var host: String
+  /// The TCP port; `0` picks a free one (tests).
+  public var port: Int
+  /// How many recognition sessions (WebSocket streams and uploads) may run at once; past it new
+  /// ones are turned away (WebSocket close 1013, HTTP 503) instead of queueing.
+  public var maxSessions: Int
+  /// When set, every request but `/healthz` and `/readyz` must carry `Authorization: Bearer
+  /// TOKEN` (browsers' WebSockets may pass `?token=TOKEN`).
+  public var token: AccessToken?
+  /// The largest upload `POST /v1/audio/transcriptions` accepts, in bytes (default 100 MiB).
+  public var maxUploadBytes: Int
+  /// The largest WebSocket message accepted, in bytes (default 1 MiB).
+  public var maxFrameBytes: Int
+  /// How long a stream may go without audio before it is closed (default 30 s).
+  public var idleTimeout: Duration
+  /// The longest a session may run (default one hour).
+  public var maxSessionDuration: Duration
+  /// How long, after SIGTERM, running sessions get to deliver their last words (default 10 s).
+  public var shutdownGracePeriod: Duration
+
+  /// Creates a configuration: `127.0.0.1:2700`, two sessions, no token, and the default limits.
+  public init(
+    host: String = "127.0.0.1", port: Int = 2700, maxSessions: Int = 2,
+    token: AccessToken? = nil, maxUploadBytes: Int = 100 << 20, maxFrameBytes: Int = 1 << 20,
+    idleTimeout: Duration = .seconds(30), maxSessionDuration: Duration = .seconds(3600),
+    shutdownGracePeriod: Duration = .seconds(10)
+  ) {
+    self.host = host
+    self.port = port
+    self.maxSessions = maxSessions
+    self.token = token
+    self.maxUploadBytes = maxUploadBytes
+    self.maxFrameBytes = maxFrameBytes
+    self.idleTimeout = idleTimeout
+    self.maxSessionDuration = maxSessionDuration
+    self.shutdownGracePeriod = shutdownGracePeriod
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Metrics
+import Prometheus
+
+/// What the server measures, published at `GET /metrics` in Prometheus' text format.
+///
+/// Every name starts with `transcribe_`. The metrics are made through swift-metrics with a
+/// factory of the server's own (a Prometheus registry per server), so two servers in one process
+/// (tests) never share counts and nothing is bootstrapped globally.
+///
+/// ```swift
+/// let metrics = ServerMetrics()
+/// metrics.sessionStarted()
+/// metrics.decoded(audioSeconds: 4.2, processingSeconds: 1.1)
+/// print(metrics.exposition())
+/// ```
+public final class ServerMetrics: Sendable {
+  /// The registry `/metrics` prints.
+  public let registry: PrometheusCollectorRegistry
+  private let activeSessions: Metrics.Meter
+  private let rejectedSessions: Metrics.Counter
+  private let audioSeconds: Metrics.FloatingPointCounter
+  private let realTimeFactor: Metrics.Recorder
+  private let finalLatency: Metrics.Timer
+
+  /// Creates the metrics in a registry of their own.
+  public init() {
+    let registry = PrometheusCollectorRegistry()
+    var factory = PrometheusMetricsFactory(registry: registry)
+    // Final results should arrive well within a second of the end of speech.
+    factory.defaultDurationHistogramBuckets = [
+      .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+      .milliseconds(750), .seconds(1), .milliseconds(1500), .seconds(2), .seconds(5),
+    ]
+    self.registry = registry
+    activeSessions = Metrics.Meter(label: "transcribe_active_sessions", factory: factory)
+    rejectedSessions = Metrics.Counter(
+      label: "transcribe_rejected_sessions_total", factory: factory)
+    audioSeconds = Metrics.FloatingPointCounter(
+      label: "transcribe_audio_seconds_decoded_total", factory: factory)
+    realTimeFactor = Metrics.Recorder(label: "transcribe_real_time_factor", factory: factory)
+    finalLatency = Metrics.Timer(
+      label: "transcribe_final_result_latency_seconds", factory: factory)
+  }
+
+  /// A session (stream or upload) began.
+  public func sessionStarted() {
+    activeSessions.increment()
+  }
+
+  /// A session ended, however it ended.
+  public func sessionEnded() {
+    activeSessions.decrement()
+  }
+
+  /// A session was turned away (capacity, token): `reason` is a short label such as `capacity`.
+  public func sessionRejected(reason: String) {
+    rejectedSessions.increment()
+  }
+
+  /// A session decoded `audioSeconds` of audio in `processingSeconds` of wall time.
+  public func decoded(audioSeconds seconds: Double, processingSeconds: Double) {
+    guard seconds > 0 else { return }
+    audioSeconds.increment(by: seconds)
+    realTimeFactor.record(processingSeconds / seconds)
+  }
+
+  /// A final result arrived `latency` after the end of the speech it ends.
+  public func finalResultDelivered(latency: Duration) {
+    finalLatency.recordNanoseconds(
+      latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
+  }
+
+  /// The Prometheus text exposition of every metric.
+  public func exposition() -> String {
+    registry.emitToString()
+  }
+}
