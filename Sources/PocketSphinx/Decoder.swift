@@ -305,8 +305,10 @@ public final class Decoder {
     return String(word[..<open])
   }
 
-  /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`.
+  /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`, and
+  /// the empty steps of a grammar, `(NULL)`.
   static func isFiller(_ word: String) -> Bool {
     word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++")
+      || word == "(NULL)"
   }
 }

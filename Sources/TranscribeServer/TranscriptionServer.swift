@@ -60,12 +60,13 @@ public struct TranscriptionServer: Sendable {
       router: makeRouter(),
       server: .http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter,
-        configuration: .init(
+        configuration: HTTP1WebSocketUpgradeChannel.Configuration(
           ws: WebSocketServerConfiguration(
             // Twice the message limit reaches the stream, which answers a message just over it
             // with a clear error; larger frames are refused by the protocol layer (1009).
             maxFrameSize: 2 * configuration.maxFrameBytes,
-            autoPing: .enabled(timePeriod: .seconds(30))))),
+            autoPing: .enabled(timePeriod: .seconds(30)))),
+        authorizingWith: self),
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
         serverName: "transcribe"),
@@ -79,8 +80,6 @@ public struct TranscriptionServer: Sendable {
   /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
   func makeRouter() -> Router<BasicRequestContext> {
     let router = Router()
-    // First, so that it covers every route added after it.
-    addWebSocketAuthorization(to: router)
     router.get("healthz") { _, _ in
       "ok\n"
     }

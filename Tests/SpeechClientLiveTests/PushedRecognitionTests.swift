@@ -44,14 +44,22 @@ extension LiveTests {
       #expect(positions == positions.sorted())
     }
 
-    @Test func pushedAudioAt8kHzIsResampled() async throws {
-      let samples = try Self.goForwardSamples()
-      // Every other sample: 8 kHz (sox would filter first; pocketsphinx copes).
-      let halved = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
-      let outcome = await Self.recognize(halved, rate: 8_000)
+    @Test func pushedAudioAt44kHzIsResampledTo16kHz() async throws {
+      let directory = try TemporaryDirectory()
+      let wide = directory.file("goforward-44k.raw")
+      try runCommand(
+        "/usr/bin/sox",
+        [
+          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+          TestData.goForward.path, "-t", "raw", "-r", "44100", wide.path,
+        ])
+      let data = try Data(contentsOf: wide)
+      let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+      let outcome = await Self.recognize(samples, rate: 44_100)
       #expect(outcome.error == nil)
-      #expect(outcome.text?.contains("forward") == true)
-      #expect(outcome.last?.progress?.recordedSampleRate == 8_000)
+      #expect(outcome.text == "go forward ten meters")
+      #expect(outcome.last?.progress?.recordedSampleRate == 44_100)
+      #expect(outcome.last?.progress?.audioDuration == Double(samples.count) / 44_100)
     }
 
     @Test func aPhraseListRestrictsTheWordsAndTheDecoderGoesBackUnrestricted() async throws {

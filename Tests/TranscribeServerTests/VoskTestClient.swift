@@ -19,6 +19,8 @@ struct VoskTestClient {
     case binary([UInt8])
     /// Waits for one message without sending anything.
     case receive
+    /// Runs `action` (e.g. advances a test clock) without sending anything.
+    case perform(@Sendable () async -> Void)
   }
 
   /// What the client saw.
@@ -66,6 +68,8 @@ struct VoskTestClient {
           if try await !receive() { return }
         case .receive:
           if try await !receive() { return }
+        case .perform(let action):
+          await action()
         }
       }
       while try await receive() {}

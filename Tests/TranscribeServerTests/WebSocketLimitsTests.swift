@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -12,9 +13,12 @@ import Testing
 /// code, and the server goes on serving (the session's place is given back).
 @Suite struct WebSocketLimitsTests {
   static func server(
+    clock: (any Clock<Duration>)? = nil,
     _ configure: (inout ServerConfiguration) -> Void = { _ in }
   ) -> TranscriptionServer {
-    VoskWebSocketTests.server(configure)
+    var server = VoskWebSocketTests.server(configure)
+    if let clock { server.clock = clock }
+    return server
   }
 
   /// Runs `steps`, checks the error and close code, then checks that a good stream still works.
@@ -77,21 +81,29 @@ import Testing
   }
 
   @Test func anIdleStreamIsClosedWith1008() async throws {
-    let server = Self.server { $0.idleTimeout = .milliseconds(300) }
+    let clock = TestClock()
+    let server = Self.server(clock: clock) { $0.idleTimeout = .seconds(30) }
     try await Self.expectRejected(
-      VoskTestClient.silence(seconds: 0.2), code: 1008, containing: "no audio", server: server)
+      VoskTestClient.silence(seconds: 0.2) + [.perform { await clock.advance(by: .seconds(30)) }],
+      code: 1008, containing: "no audio for 30 s", server: server)
   }
 
   @Test func aStreamOverTheMaximumLengthGetsItsWordsThenIsClosedWith1008() async throws {
-    let server = Self.server { $0.maxSessionDuration = .milliseconds(500) }
+    let clock = TestClock()
+    let server = Self.server(clock: clock) {
+      $0.maxSessionDuration = .seconds(60)
+      $0.idleTimeout = .seconds(120)
+    }
     try await server.makeApplication().test(.live) { client in
-      // 0.6 s of audio (two words), then nothing until the limit.
+      // 0.6 s of audio (two words), then the clock reaches the limit.
       let transcript = try await VoskTestClient.run(
-        client, VoskTestClient.silence(seconds: 0.6))
+        client,
+        VoskTestClient.silence(seconds: 0.6) + [.perform { await clock.advance(by: .seconds(60)) }]
+      )
       #expect(transcript.closeCode == 1008)
       let objects = transcript.objects
       #expect(objects.dropLast().last?["text"] as? String == "lorem ipsum")
-      #expect((objects.last?["error"] as? String)?.contains("maximum length") == true)
+      #expect((objects.last?["error"] as? String)?.contains("maximum length of 60 s") == true)
       #expect(server.sessions.activeCount == 0)
     }
   }

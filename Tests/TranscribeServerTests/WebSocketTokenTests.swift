@@ -23,12 +23,28 @@ import Testing
       try await client.execute(uri: "/", method: .get, headers: Self.upgradeHeaders) {
         response in
         #expect(response.status == .unauthorized)
+        #expect(response.headers[.wwwAuthenticate] == "Bearer")
         #expect(!String(buffer: response.body).contains("s3cret"))
       }
-      var wrong = Self.upgradeHeaders
-      wrong[.authorization] = "Bearer nope"
-      try await client.execute(uri: "/?token=nope", method: .get, headers: wrong) { response in
+    }
+  }
+
+  @Test func anUpgradeWithAWrongTokenIsRefusedWith401() async throws {
+    var wrong = Self.upgradeHeaders
+    wrong[.authorization] = "Bearer nope"
+    let headers = wrong
+    try await Self.server.makeApplication().test(.live) { client in
+      try await client.execute(uri: "/?token=nope", method: .get, headers: headers) {
+        response in
         #expect(response.status == .unauthorized)
+      }
+    }
+  }
+
+  @Test func aPlainRequestIsNotTheUpgradesBusiness() async throws {
+    try await Self.server.makeApplication().test(.live) { client in
+      try await client.execute(uri: "/healthz", method: .get) { response in
+        #expect(response.status == .ok)
       }
     }
   }

@@ -67,7 +67,7 @@ extension CommandTests {
         ["--preview"], environment: ["TRANSCRIBE_TOKEN": "s3cret"])
       let directory = try TemporaryDirectory()
       let audio = directory.url.appendingPathComponent("silence.raw")
-      try Data(count: 12_800).write(to: audio)
+      try Data(count: 19_200).write(to: audio)
       let refused = try await PythonClient.run(
         "vosk_client.py", [server.webSocketURL, audio.path])
       let accepted = try await PythonClient.run(
