@@ -7,12 +7,14 @@
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
 #           sox espeak-ng (convert and synthesize test speech)
+#           curl python3-pip, and pip's openai (the REST endpoint's clients)
 set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
+  curl python3-pip
 )
 
 missing=()
@@ -21,8 +23,19 @@ for package in "${packages[@]}"; do
   [ "$status" = "install ok installed" ] || missing+=("$package")
 done
 
+# Python clients the server's tests drive (the official OpenAI SDK), installed once.
+install_python_modules() {
+  if ! python3 -c 'import openai' 2>/dev/null; then
+    echo "install-dependencies: pip install openai" >&2
+    python3 -m pip install --quiet --disable-pip-version-check openai >&2 \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages \
+        openai >&2
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-dependencies: all packages present" >&2
+  install_python_modules
   exit 0
 fi
 
@@ -39,3 +52,4 @@ echo "install-dependencies: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q </dev/null >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
+install_python_modules

@@ -49,6 +49,7 @@ public struct TranscriptionServer: Sendable {
     router.get("healthz") { _, _ in
       "ok\n"
     }
+    addTranscriptionRoutes(to: router)
     return Application(
       router: router,
       configuration: .init(

@@ -34,6 +34,11 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Serve the lorem ipsum client: no model is loaded.")
   var preview = false
 
+  @Option(
+    help: ArgumentHelp(
+      "The largest upload POST /v1/audio/transcriptions accepts, in MiB.", valueName: "mib"))
+  var maxUploadMb = 100
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535.")
@@ -41,16 +46,23 @@ struct Serve: AsyncParsableCommand {
     if let maxSessions, maxSessions < 1 {
       throw ValidationError("--max-sessions must be a whole number of sessions, at least 1.")
     }
+    guard (1...65_536).contains(maxUploadMb) else {
+      throw ValidationError("--max-upload-mb must be a whole number of MiB from 1 to 65536.")
+    }
   }
 
   func run() async throws {
     let token = token ?? ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"]
-    let live = LiveSpeechConfiguration()
-    let configuration = ServerConfiguration(
+    var live = LiveSpeechConfiguration()
+    // Sessions get their audio over the network, not from an audio server: authorization only
+    // checks the model.
+    live.authorizationRequest = SpeechRecognitionRequest(source: .standardInput(raw: true))
+    var configuration = ServerConfiguration(
       host: host, port: port, maxSessions: maxSessions ?? live.jobs,
       token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
+    configuration.maxUploadBytes = maxUploadMb << 20
     let preview = self.preview
-    let server = TranscriptionServer(configuration: configuration) {
+    let server = TranscriptionServer(configuration: configuration) { [live] in
       preview ? .lorem() : .live(live)
     }
     try await server.makeApplication().runService()
