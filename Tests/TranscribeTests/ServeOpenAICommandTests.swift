@@ -117,6 +117,56 @@ extension CommandTests {
       #expect(await !server.stop().contains(Self.token))
     }
 
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func pastMaxSessionsAnUploadIsAnswered503WithRetryAfterAndTheFirstStillFinishes()
+      async throws
+    {
+      let directory = try TemporaryDirectory()
+      let long = directory.url.appendingPathComponent("librivox.wav")
+      let clips = try FileManager.default.contentsOfDirectory(
+        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
+      ).filter { $0.hasSuffix(".wav") }.sorted().map {
+        SpeechTestData.directory.appendingPathComponent("librivox/\($0)").path
+      }
+      try runCommand("/usr/bin/sox", clips + [long.path])
+      // The server writes uploads to TMPDIR: a file there means an upload holds the place.
+      let uploads = directory.url.appendingPathComponent("uploads")
+      try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+      let server = try ServeProcess(["--max-sessions", "1"], environment: ["TMPDIR": uploads.path])
+      defer { server.kill() }
+      try await server.waitUntilHealthy()
+      let url = server.baseURL + "/v1/audio/transcriptions"
+
+      let first = Process()
+      first.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+      first.arguments = [
+        "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-F", "file=@\(long.path)", url,
+      ]
+      let firstOutput = Pipe()
+      first.standardOutput = firstOutput
+      try first.run()
+      while first.isRunning,
+        (try? FileManager.default.contentsOfDirectory(atPath: uploads.path))?.isEmpty ?? true
+      {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      // While the first upload is read and recognized, a second one is turned away at once.
+      let busy = try runCommand(
+        "/usr/bin/curl",
+        ["-sS", "-D", "-", "-o", "/dev/null", "-F", "file=@\(Self.clip.path)", url])
+      first.waitUntilExit()
+      let firstStatus = String(
+        decoding: firstOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(busy.hasPrefix("HTTP/1.1 503"), "\(busy)")
+      #expect(busy.lowercased().contains("retry-after: 1"))
+      #expect(firstStatus == "200")
+      // The place is free again.
+      let again = try curl(url, ["-F", "file=@\(Self.clip.path)"])
+      #expect(again.status == 200)
+      // And no upload is left on disk.
+      #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
+    }
+
     /// Runs curl; returns the status and body.
     func curl(_ url: String, _ arguments: [String]) throws -> (status: Int, body: String) {
       let output = try runCommand(
@@ -171,9 +221,10 @@ struct ServeProcess {
   let port: Int
   let process: TranscribeProcess
 
-  init(_ arguments: [String]) throws {
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
     port = try FreePort.pick()
-    process = TranscribeProcess(["serve", "--port", "\(port)"] + arguments)
+    process = TranscribeProcess(
+      ["serve", "--port", "\(port)"] + arguments, environment: environment)
     try process.start()
   }
 

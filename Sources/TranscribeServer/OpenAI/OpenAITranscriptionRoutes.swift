@@ -1,6 +1,7 @@
 import Architecture
 import Foundation
 import Hummingbird
+import Logging
 import SpeechClient
 import SpeechRecognitionFeature
 
@@ -42,6 +43,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     do {
       return try await transcribe(request)
     } catch {
+      server.logger.info(
+        "transcription refused",
+        metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
       return error.response()
     }
   }
