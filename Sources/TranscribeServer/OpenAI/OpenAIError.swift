@@ -48,7 +48,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
       return "Send the audio as multipart/form-data with a `file` field (the request's "
         + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
     case .malformedMultipart(let problem):
-      return "The multipart/form-data body cannot be read: \(problem)."
+      return "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
     case .missingField(let field):
       return "The `\(field)` field is required."
     case .invalidField(let field, let value, let expected):
@@ -58,11 +58,11 @@ public enum OpenAIError: Error, Equatable, Sendable {
         + "(serve --max-upload-mb)."
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
-        + "Opus, MP3, … as libsndfile reads them): \(reason)."
+        + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
     case .noCapacity(let retryAfter):
       return "Every recognition session is busy; try again in \(retryAfter) s."
     case .recognitionFailed(let reason):
-      return "Recognition failed on the server: \(reason)."
+      return "Recognition failed on the server: \(Self.sentence(reason))"
     }
   }
 
@@ -92,6 +92,13 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .noCapacity: "server_busy"
     default: nil
     }
+  }
+
+  /// `text` ending with one period, however it ended.
+  private static func sentence(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text + "."
   }
 
   private static func size(_ bytes: Int) -> String {

@@ -39,3 +39,14 @@ import Testing
         == "The upload is larger than this server's limit of 100 MiB (serve --max-upload-mb).")
   }
 }
+
+extension OpenAIErrorTests {
+  @Test func aReasonEndingInAPeriodGetsOnlyOne() {
+    #expect(
+      OpenAIError.unreadableAudio(reason: "Format not recognised.").message.hasSuffix(
+        ": Format not recognised."))
+    #expect(
+      OpenAIError.recognitionFailed("the decoder failed").message
+        == "Recognition failed on the server: the decoder failed.")
+  }
+}
