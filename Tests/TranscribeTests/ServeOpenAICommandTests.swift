@@ -167,6 +167,19 @@ extension CommandTests {
       #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
     }
 
+    @Test(arguments: ["0", "-1", "65537", "lots"])
+    func anUploadLimitOutsideOneMiBTo64GiBIsAUsageError(megabytes: String) async throws {
+      let output = try await TranscribeProcess.run(
+        ["serve", "--max-upload-mb=\(megabytes)"], timeout: 30)
+      #expect(output.status == 64)
+      #expect(output.stderr.contains("--max-upload-mb"))
+    }
+
+    @Test func helpDescribesTheUploadLimit() async throws {
+      let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
+      #expect(output.stdout.contains("--max-upload-mb <mib>"))
+    }
+
     /// Runs curl; returns the status and body.
     func curl(_ url: String, _ arguments: [String]) throws -> (status: Int, body: String) {
       let output = try runCommand(
