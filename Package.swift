@@ -229,6 +229,19 @@ let package = Package(
       ]
     ),
 
+    // Transcript file formats shared by the CLI and the server (subtitle cues, SRT, WebVTT).
+    .target(
+      name: "TranscriptFormats",
+      dependencies: ["SpeechClient"]
+    ),
+    .testTarget(
+      name: "TranscriptFormatsTests",
+      dependencies: [
+        "TranscriptFormats",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
     // Runs a private PulseAudio server with a virtual microphone for the live-path tests.
     .target(
       name: "LiveTestSupport",
@@ -255,6 +268,7 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "TranscriptFormats",
       ]
     ),
     .testTarget(
@@ -281,6 +295,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "TranscriptFormats",
       ]
     ),
     .testTarget(

@@ -7,14 +7,15 @@
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
 #           sox espeak-ng (convert and synthesize test speech)
-#           python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
+#           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
+#           and openai (the REST endpoint's official client)
 set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
-  python3-pip
+  curl python3-pip
 )
 
 missing=()
@@ -24,7 +25,7 @@ for package in "${packages[@]}"; do
 done
 
 # Python modules the tests' real clients use (`transcribe serve` tests).
-python_modules=(websockets)
+python_modules=(websockets openai)
 
 install_python_modules() {
   command -v python3 >/dev/null 2>&1 || {

@@ -19,6 +19,10 @@ extension SpeechClient {
   /// that word's place in the audio as its time), reports its position in the audio after every
   /// chunk it takes, and ends with a final result once the audio is finished and read;
   /// ``finishTask`` finishes the audio, so what was pushed before is still heard.
+  ///
+  /// A file or standard input (a request whose source has an end, such as an upload to
+  /// `transcribe serve --preview`) "holds" one utterance: the task ends with a final result after
+  /// ``loremUtteranceLength`` words.
   public static func lorem(words: [String] = loremWords) -> SpeechClient {
     let recognizer = LoremRecognizer(words: words)
     return SpeechClient(
@@ -32,7 +36,8 @@ extension SpeechClient {
         @Dependency(\.withRandomNumberGenerator) var withRandomNumberGenerator
         return await recognizer.start(
           clock: clock, random: withRandomNumberGenerator,
-          reportPartials: request.shouldReportPartialResults)
+          reportPartials: request.shouldReportPartialResults,
+          wordLimit: request.source.isLive ? nil : loremUtteranceLength)
       },
       finishTask: {
         await recognizer.finish()
@@ -94,7 +99,8 @@ private actor LoremRecognizer {
   }
 
   func start(
-    clock: any Clock<Duration>, random: WithRandomNumberGenerator, reportPartials: Bool
+    clock: any Clock<Duration>, random: WithRandomNumberGenerator, reportPartials: Bool,
+    wordLimit: Int?
   ) -> AsyncThrowingStream<SpeechRecognitionResult, any Error> {
     stop(nil)
     nextID += 1
@@ -114,6 +120,10 @@ private actor LoremRecognizer {
         }
         self.heard(word, duration: delay, reportPartials: reportPartials, task: id)
         index += 1
+        if let wordLimit, index >= wordLimit {
+          self.finish(id)
+          return
+        }
       }
     }
     current = Speaking(id: id, continuation: continuation, speaking: speaking)

@@ -31,6 +31,14 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
     return matches(header.dropFirst(prefix.count))
   }
 
+  /// Whether a request carries the token, in its `Authorization` header value or (for a
+  /// browser's WebSocket) its `?token=` query value.
+  public func authorizes(authorization: String?, queryToken: String?) -> Bool {
+    if let authorization, matches(authorization: authorization) { return true }
+    if let queryToken { return matches(queryToken) }
+    return false
+  }
+
   /// Never the token itself.
   public var description: String { "AccessToken(<redacted>)" }
 }

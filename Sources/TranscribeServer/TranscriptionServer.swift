@@ -83,6 +83,7 @@ public struct TranscriptionServer: Sendable {
     router.get("healthz") { _, _ in
       "ok\n"
     }
+    addTranscriptionRoutes(to: router)
     return router
   }
 }

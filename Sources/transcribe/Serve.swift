@@ -55,6 +55,11 @@ struct Serve: AsyncParsableCommand {
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
   @OptionGroup var previewOption: PreviewOption
 
+  @Option(
+    help: ArgumentHelp(
+      "The largest upload POST /v1/audio/transcriptions accepts, in MiB.", valueName: "mib"))
+  var maxUploadMb = 100
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535.")
@@ -67,6 +72,9 @@ struct Serve: AsyncParsableCommand {
     ]
     where !(value > 0 && value <= 31_536_000) {
       throw ValidationError("\(name) must be a positive number of seconds, at most a year.")
+    }
+    guard (1...65_536).contains(maxUploadMb) else {
+      throw ValidationError("--max-upload-mb must be a whole number of MiB from 1 to 65536.")
     }
   }
 
@@ -82,6 +90,7 @@ struct Serve: AsyncParsableCommand {
       token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
     configuration.idleTimeout = .milliseconds(Int64(idleSeconds * 1000))
     configuration.maxSessionDuration = .milliseconds(Int64(maxSessionSeconds * 1000))
+    configuration.maxUploadBytes = maxUploadMb << 20
     let preview = previewOption.preview
     let settings = live
     var logger = Logger(label: "transcribe.serve")

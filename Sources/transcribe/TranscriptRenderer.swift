@@ -1,6 +1,7 @@
 import Foundation
 import SpeechClient
 import SpeechRecognitionFeature
+import TranscriptFormats
 
 /// Turns the states of a `SpeechRecognition` store into output, without doing any I/O.
 ///
@@ -57,7 +58,7 @@ struct TranscriptRenderer {
     var output: [Output] = []
     if format == .vtt, !wroteHeader {
       wroteHeader = true
-      output.append(.stdout("WEBVTT\n\n"))
+      output.append(.stdout(SubtitleFormat.vtt.header))
     }
     let stopping = state.status == .finishing && !saidStopping
     guard let result = state.result else {
@@ -166,21 +167,12 @@ struct TranscriptRenderer {
         type: "utterance", file: label, text: text(of: utterance), transcript: nil,
         isFinal: false, start: start, end: end, segments: utterance.map(JSONLine.Segment.init))
       return line.encoded() + "\n"
-    case .srt:
+    case .srt, .vtt:
+      let subtitles: SubtitleFormat = format == .srt ? .srt : .vtt
       var output = ""
       for cue in SubtitleCue.cues(for: utterance) {
         cueNumber += 1
-        output +=
-          "\(cueNumber)\n\(timestamp(cue.start, separator: ",")) --> "
-          + "\(timestamp(cue.end, separator: ","))\n\(cue.lines.joined(separator: "\n"))\n\n"
-      }
-      return output
-    case .vtt:
-      var output = ""
-      for cue in SubtitleCue.cues(for: utterance) {
-        output +=
-          "\(timestamp(cue.start, separator: ".")) --> "
-          + "\(timestamp(cue.end, separator: "."))\n\(cue.lines.joined(separator: "\n"))\n\n"
+        output += subtitles.text(for: cue, number: cueNumber)
       }
       return output
     }
@@ -205,16 +197,6 @@ struct TranscriptRenderer {
 
   private func text(of segments: some Sequence<TranscriptionSegment>) -> String {
     segments.map(\.substring).joined(separator: " ")
-  }
-
-  /// `HH:MM:SS,mmm` (SRT) or `HH:MM:SS.mmm` (WebVTT).
-  private func timestamp(_ seconds: TimeInterval, separator: String) -> String {
-    let milliseconds = Int((max(seconds, 0) * 1000).rounded())
-    let hours = milliseconds / 3_600_000
-    let minutes = milliseconds / 60_000 % 60
-    let secs = milliseconds / 1000 % 60
-    let millis = milliseconds % 1000
-    return String(format: "%02d:%02d:%02d%@%03d", hours, minutes, secs, separator, millis)
   }
 
   private static func percent(_ fraction: Double) -> Int {

@@ -1,6 +1,7 @@
 import Clocks
 import ConcurrencyExtras
 import Dependencies
+import Foundation
 import SpeechClient
 import Testing
 
@@ -66,6 +67,41 @@ import Testing
       #expect(final.isFinal)
       #expect(final.bestTranscription.formattedString == "lorem ipsum")
       #expect(results.value.count == 3)
+    }
+  }
+
+  @Test func aFileHoldsOneUtteranceAndThenEnds() async throws {
+    try await withMainSerialExecutor {
+      let clock = TestClock()
+      let delays = expectedDelays(SpeechClient.loremUtteranceLength)
+      let client = SpeechClient.lorem()
+      let request = SpeechRecognitionRequest(
+        source: .file(URL(fileURLWithPath: "/nonexistent/upload.wav")))
+      let stream = await withDependencies {
+        $0.continuousClock = clock
+        $0.withRandomNumberGenerator = WithRandomNumberGenerator(
+          SeededRandomNumberGenerator(seed: 7))
+      } operation: {
+        await client.startTask(request)
+      }
+      let consumer = Task {
+        var results: [SpeechRecognitionResult] = []
+        for try await result in stream { results.append(result) }
+        return results
+      }
+      // One word short of the utterance: still going.
+      await clock.advance(by: delays.dropLast().reduce(.zero, +))
+      await clock.advance(by: delays.last! - .milliseconds(1))
+      await clock.advance(by: .milliseconds(1))
+      let results = try await consumer.value
+      let final = try #require(results.last)
+      #expect(final.isFinal)
+      #expect(
+        final.bestTranscription.formattedString
+          == SpeechClient.loremWords.prefix(SpeechClient.loremUtteranceLength).joined(
+            separator: " "))
+      #expect(final.bestTranscription.segments.last?.endsUtterance == true)
+      #expect(results.dropLast().allSatisfy { !$0.isFinal })
     }
   }
 

@@ -42,9 +42,22 @@ final class ServeProcess {
   /// The WebSocket address.
   var webSocketURL: String { "ws://127.0.0.1:\(port)" }
 
+  /// The HTTP address, without a trailing slash.
+  var baseURL: String { "http://127.0.0.1:\(port)" }
+
+  /// Ends the server at once, if it still runs (for `defer`).
+  func kill() {
+    if process.process.isRunning { process.process.terminate() }
+  }
+
+  /// Stops the server with SIGTERM and returns what it wrote to standard error.
+  func stop() async -> String {
+    await terminate(timeout: 20).stderr
+  }
+
   /// Sends SIGTERM and waits for the process to exit.
   func terminate(timeout: TimeInterval = 30) async -> TranscribeProcess.Output {
-    kill(process.process.processIdentifier, SIGTERM)
+    Glibc.kill(process.process.processIdentifier, SIGTERM)
     return await process.wait(timeout: timeout)
   }
 }

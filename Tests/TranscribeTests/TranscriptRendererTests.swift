@@ -200,12 +200,6 @@ import Testing
     #expect(spoken == words.map(\.substring))
   }
 
-  @Test func aWordLongerThanALineGetsACueOfItsOwn() {
-    let long = String(repeating: "x", count: 50)
-    let cues = SubtitleCue.cues(for: [segment("a", 0), segment(long, 1), segment("b", 2)])
-    #expect(cues.map(\.lines) == [["a"], [long], ["b"]])
-  }
-
   func seconds(_ timestamp: Substring) -> Double {
     let parts = timestamp.split(whereSeparator: { ":,.".contains($0) }).compactMap { Double($0) }
     return parts[0] * 3600 + parts[1] * 60 + parts[2] + parts[3] / 1000

@@ -26,13 +26,7 @@ extension TranscriptionServer {
   /// Whether a request for `uri` with this `Authorization` header value carries the token.
   func authorizes(uri: String, authorization: String?) -> Bool {
     guard let token = configuration.token else { return true }
-    if let authorization, token.matches(authorization: authorization) {
-      return true
-    }
-    let query = URI(uri).queryParameters
-    if let candidate = query.get("token"), token.matches(candidate) {
-      return true
-    }
-    return false
+    return token.authorizes(
+      authorization: authorization, queryToken: URI(uri).queryParameters.get("token"))
   }
 }

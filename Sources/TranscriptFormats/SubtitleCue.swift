@@ -6,20 +6,38 @@ import SpeechClient
 /// Utterances are split into cues the way subtitle guidelines ask: at most
 /// ``maximumDuration`` on screen and ``maximumLineLength`` characters per line, two lines at
 /// most. A single word longer than a line, or lasting longer than a cue, gets a cue of its own.
-struct SubtitleCue: Equatable {
+/// The CLI (`--format srt|vtt`) and the server (`response_format=srt|vtt`) build their cues here,
+/// so both write the same subtitles for the same words.
+///
+/// ```swift
+/// for cue in SubtitleCue.cues(for: utterance) {
+///   print(SubtitleFormat.srt.text(for: cue, number: 1))
+/// }
+/// ```
+public struct SubtitleCue: Equatable, Sendable {
   /// The longest a cue stays on screen, in seconds.
-  static let maximumDuration: TimeInterval = 7
+  public static let maximumDuration: TimeInterval = 7
   /// The most characters on one line.
-  static let maximumLineLength = 42
+  public static let maximumLineLength = 42
   /// The most lines in a cue.
-  static let maximumLines = 2
+  public static let maximumLines = 2
 
-  var start: TimeInterval
-  var end: TimeInterval
-  var lines: [String]
+  /// When the cue appears, in seconds from the start of the audio.
+  public var start: TimeInterval
+  /// When the cue disappears, in seconds from the start of the audio.
+  public var end: TimeInterval
+  /// The cue's text, one or two lines.
+  public var lines: [String]
+
+  /// Creates a cue.
+  public init(start: TimeInterval, end: TimeInterval, lines: [String]) {
+    self.start = start
+    self.end = end
+    self.lines = lines
+  }
 
   /// The cues for one utterance's words, in order.
-  static func cues(for words: some Collection<TranscriptionSegment>) -> [SubtitleCue] {
+  public static func cues(for words: some Collection<TranscriptionSegment>) -> [SubtitleCue] {
     var cues: [SubtitleCue] = []
     var current: [TranscriptionSegment] = []
     for word in words {
@@ -49,7 +67,7 @@ struct SubtitleCue: Equatable {
   /// The words wrapped into lines of at most ``maximumLineLength`` characters, or `nil` when
   /// they need more than ``maximumLines`` or one is too long for a line (such a word only fits a
   /// cue of its own).
-  static func lines(for words: [String]) -> [String]? {
+  public static func lines(for words: [String]) -> [String]? {
     var lines: [String] = []
     for word in words {
       if let last = lines.last, last.count + 1 + word.count <= maximumLineLength {

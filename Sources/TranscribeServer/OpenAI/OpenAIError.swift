@@ -1,0 +1,153 @@
+import Foundation
+import Hummingbird
+
+/// A failed request to the OpenAI-compatible endpoint, answered in OpenAI's error shape:
+/// `{"error": {"message": "…", "type": "invalid_request_error", "param": "file", "code": null}}`.
+///
+/// Each case carries what the message names, so a client sees what to fix; the official SDKs
+/// raise their matching exception (`BadRequestError`, `AuthenticationError`, …) from the status.
+public enum OpenAIError: Error, Equatable, Sendable {
+  /// The request has no `Authorization: Bearer` header with the server's token (401).
+  case unauthorized
+  /// The body is not `multipart/form-data` with a boundary (400).
+  case notMultipart(contentType: String?)
+  /// The multipart body cannot be parsed, or ends before its last part does (400).
+  case malformedMultipart(String)
+  /// A required field is missing (400).
+  case missingField(String)
+  /// A field has a value the endpoint does not accept; `expected` says what it does (400).
+  case invalidField(String, value: String, expected: String)
+  /// The upload is larger than the server allows (413).
+  case uploadTooLarge(limit: Int)
+  /// The upload is not audio the server can read; `reason` is the decoder's (400).
+  case unreadableAudio(reason: String)
+  /// Every session place is taken; try again after `retryAfter` seconds (503).
+  case noCapacity(retryAfter: Int)
+  /// Recognition could not run or failed on the server's side (500).
+  case recognitionFailed(String)
+
+  /// The HTTP status the error is answered with.
+  public var status: HTTPResponse.Status {
+    switch self {
+    case .unauthorized: .unauthorized
+    case .notMultipart, .malformedMultipart, .missingField, .invalidField, .unreadableAudio:
+      .badRequest
+    case .uploadTooLarge: .contentTooLarge
+    case .noCapacity: .serviceUnavailable
+    case .recognitionFailed: .internalServerError
+    }
+  }
+
+  /// What went wrong and what to do, in one sentence.
+  public var message: String {
+    switch self {
+    case .unauthorized:
+      return "Missing or wrong token: send `Authorization: Bearer TOKEN` (the API key) with the "
+        + "server's --token."
+    case .notMultipart(let contentType):
+      return "Send the audio as multipart/form-data with a `file` field (the request's "
+        + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
+    case .malformedMultipart(let problem):
+      return "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
+    case .missingField(let field):
+      return "The `\(field)` field is required."
+    case .invalidField(let field, let value, let expected):
+      return "`\(value)` is not a valid `\(field)`: expected \(expected)."
+    case .uploadTooLarge(let limit):
+      return "The upload is larger than this server's limit of \(Self.size(limit)) "
+        + "(serve --max-upload-mb)."
+    case .unreadableAudio(let reason):
+      return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
+        + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
+    case .noCapacity(let retryAfter):
+      return "Every recognition session is busy; try again in \(retryAfter) s."
+    case .recognitionFailed(let reason):
+      return "Recognition failed on the server: \(Self.sentence(reason))"
+    }
+  }
+
+  /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
+  public var type: String {
+    switch self {
+    case .noCapacity, .recognitionFailed: "server_error"
+    default: "invalid_request_error"
+    }
+  }
+
+  /// The form field at fault, if one is.
+  public var param: String? {
+    switch self {
+    case .missingField(let field), .invalidField(let field, _, _): field
+    case .uploadTooLarge, .unreadableAudio: "file"
+    default: nil
+    }
+  }
+
+  /// A short machine-readable code, where OpenAI has one for the case.
+  public var code: String? {
+    switch self {
+    case .unauthorized: "invalid_api_key"
+    case .uploadTooLarge: "file_too_large"
+    case .unreadableAudio: "invalid_file_format"
+    case .noCapacity: "server_busy"
+    default: nil
+    }
+  }
+
+  /// `text` ending with one period, however it ended.
+  private static func sentence(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text + "."
+  }
+
+  private static func size(_ bytes: Int) -> String {
+    bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+  }
+}
+
+extension OpenAIError: HTTPResponseError {
+  /// The error as OpenAI answers it: the status, a JSON body, and `Retry-After` or
+  /// `WWW-Authenticate` where they apply.
+  public func response(from request: Request, context: some RequestContext) throws -> Response {
+    response()
+  }
+
+  /// The error as a response, without a request (middleware answers before routing).
+  public func response() -> Response {
+    var headers: HTTPFields = [.contentType: "application/json"]
+    switch self {
+    case .noCapacity(let retryAfter): headers[.retryAfter] = "\(retryAfter)"
+    case .unauthorized: headers[.wwwAuthenticate] = "Bearer"
+    default: break
+    }
+    let body = OpenAIErrorBody(
+      error: .init(message: message, type: type, param: param, code: code))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(body)) ?? Data(#"{"error":{}}"#.utf8)
+    return Response(
+      status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+  }
+}
+
+/// The JSON an error is answered with; `param` and `code` are `null` when absent, as OpenAI
+/// writes them.
+struct OpenAIErrorBody: Codable, Equatable {
+  struct Detail: Codable, Equatable {
+    var message: String
+    var type: String
+    var param: String?
+    var code: String?
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(message, forKey: .message)
+      try container.encode(type, forKey: .type)
+      try container.encode(param, forKey: .param)
+      try container.encode(code, forKey: .code)
+    }
+  }
+
+  var error: Detail
+}

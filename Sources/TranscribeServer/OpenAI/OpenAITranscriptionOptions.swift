@@ -1,0 +1,102 @@
+/// The form fields of `POST /v1/audio/transcriptions` besides `file`, checked.
+///
+/// - `model`: accepted and ignored, whatever its value (`whisper-1`, `gpt-4o-transcribe`, …):
+///   the server decodes with the model it was started with.
+/// - `response_format`: `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
+/// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
+///   requires); by default `segment`.
+/// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
+/// - `prompt`: accepted and ignored (pocketsphinx takes no prompt).
+/// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
+/// - `stream`: only `false`; results are not streamed.
+public struct OpenAITranscriptionOptions: Equatable, Sendable {
+  /// How the transcript is returned.
+  public var responseFormat: OpenAIResponseFormat = .json
+  /// Which timestamps `verbose_json` includes.
+  public var timestampGranularities: Set<OpenAITimestampGranularity> = [.segment]
+  /// The `model` the client named, if any.
+  public var model: String?
+  /// The `language` the client named, if any.
+  public var language: String?
+  /// The `prompt` the client sent, if any.
+  public var prompt: String?
+  /// The `temperature` the client asked for, if any.
+  public var temperature: Double?
+
+  /// The defaults: JSON, segment timestamps.
+  public init() {}
+
+  /// Reads the fields of an upload (each name with its values in order).
+  public init(fields: [String: [String]]) throws(OpenAIError) {
+    func value(_ name: String) -> String? {
+      fields[name]?.last
+    }
+    model = value("model")
+    prompt = value("prompt")
+    if let format = value("response_format") {
+      guard let responseFormat = OpenAIResponseFormat(rawValue: format) else {
+        throw .invalidField(
+          "response_format", value: format, expected: "json, text, srt, vtt or verbose_json")
+      }
+      self.responseFormat = responseFormat
+    }
+    let granularities =
+      (fields["timestamp_granularities[]"] ?? []) + (fields["timestamp_granularities"] ?? [])
+    if !granularities.isEmpty {
+      var set = Set<OpenAITimestampGranularity>()
+      for text in granularities {
+        guard let granularity = OpenAITimestampGranularity(rawValue: text) else {
+          throw .invalidField(
+            "timestamp_granularities[]", value: text, expected: "word or segment")
+        }
+        set.insert(granularity)
+      }
+      guard responseFormat == .verboseJSON else {
+        throw .invalidField(
+          "timestamp_granularities[]", value: granularities.joined(separator: ","),
+          expected: "no timestamp granularities unless response_format is verbose_json")
+      }
+      timestampGranularities = set
+    }
+    if let language = value("language"), !language.isEmpty {
+      let lowered = language.lowercased()
+      guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
+        throw .invalidField(
+          "language", value: language, expected: "en (this server's model is English)")
+      }
+      self.language = language
+    }
+    if let text = value("temperature"), !text.isEmpty {
+      guard let temperature = Double(text), (0...1).contains(temperature) else {
+        throw .invalidField("temperature", value: text, expected: "a number from 0 to 1")
+      }
+      self.temperature = temperature
+    }
+    if let stream = value("stream"), stream.lowercased() != "false" {
+      throw .invalidField(
+        "stream", value: stream, expected: "false (this server does not stream results)")
+    }
+  }
+}
+
+/// The `response_format` of a transcription.
+public enum OpenAIResponseFormat: String, Equatable, Sendable, CaseIterable {
+  /// `{"text": "…"}`.
+  case json
+  /// The transcript as plain text.
+  case text
+  /// SubRip subtitles.
+  case srt
+  /// WebVTT subtitles.
+  case vtt
+  /// `task`, `language`, `duration`, `text`, and `segments` and/or `words`.
+  case verboseJSON = "verbose_json"
+}
+
+/// A `timestamp_granularities[]` value.
+public enum OpenAITimestampGranularity: String, Equatable, Hashable, Sendable {
+  /// Each utterance's start and end (`segments`).
+  case segment
+  /// Each word's start and end (`words`).
+  case word
+}

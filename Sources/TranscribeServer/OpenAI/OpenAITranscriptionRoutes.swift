@@ -1,0 +1,139 @@
+import Architecture
+import Foundation
+import Hummingbird
+import Logging
+import SpeechClient
+import SpeechRecognitionFeature
+
+extension TranscriptionServer {
+  /// Adds `POST /v1/audio/transcriptions`, OpenAI's transcription endpoint, so OpenAI's SDKs
+  /// work with `base_url` pointed at this server.
+  ///
+  /// Each upload is streamed to a temporary file in `temporaryDirectory` (removed afterwards,
+  /// whatever happens) and recognized by its own `SpeechRecognition` store with a client from
+  /// ``makeSpeechClient``, as a `.file` source. It holds one of ``sessions``'s places from
+  /// before its body is read until the answer: without a free place it is answered 503 with
+  /// `Retry-After`. With a ``ServerConfiguration/token``, requests without it get 401.
+  ///
+  /// ```sh
+  /// curl -F file=@talk.wav -F response_format=srt http://127.0.0.1:2700/v1/audio/transcriptions
+  /// ```
+  public func addTranscriptionRoutes<Context: RequestContext>(
+    to router: some RouterMethods<Context>,
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory
+  ) {
+    let endpoint = OpenAITranscriptionEndpoint(server: self, temporaryDirectory: temporaryDirectory)
+    router.group("v1/audio")
+      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
+      .post("transcriptions") { request, _ in
+        await endpoint.respond(to: request)
+      }
+  }
+}
+
+/// Answers one upload: checks it, reads it to disk, recognizes it, formats the transcript.
+struct OpenAITranscriptionEndpoint: Sendable {
+  let server: TranscriptionServer
+  let temporaryDirectory: URL
+  /// What a 503 asks the client to wait, in seconds.
+  static let retryAfterSeconds = 1
+
+  /// The transcript, or the error in OpenAI's shape.
+  func respond(to request: Request) async -> Response {
+    do {
+      return try await transcribe(request)
+    } catch {
+      server.logger.info(
+        "transcription refused",
+        metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
+      return error.response()
+    }
+  }
+
+  func transcribe(_ request: Request) async throws(OpenAIError) -> Response {
+    let limit = server.configuration.maxUploadBytes
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+      throw .uploadTooLarge(limit: limit)
+    }
+    let contentType = request.headers[.contentType]
+    guard let boundary = OpenAIUploadReader.boundary(contentType: contentType) else {
+      throw .notMultipart(contentType: contentType)
+    }
+    guard let permit = server.sessions.acquire() else {
+      server.metrics.sessionRejected(reason: "capacity")
+      throw .noCapacity(retryAfter: Self.retryAfterSeconds)
+    }
+    server.metrics.sessionStarted()
+    defer {
+      permit.release()
+      server.metrics.sessionEnded()
+    }
+
+    let file = temporaryDirectory.appendingPathComponent("transcribe-upload-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let upload = try await OpenAIUploadReader(limit: limit)
+      .read(request.body, boundary: boundary, into: file)
+    guard upload.hasFile else { throw .missingField("file") }
+    let options = try OpenAITranscriptionOptions(fields: upload.fields)
+    guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
+
+    let started = ContinuousClock.now
+    let state = await Self.recognize(file, client: server.makeSpeechClient())
+    let transcription = try Self.transcription(of: state)
+    server.metrics.decoded(
+      audioSeconds: transcription.duration,
+      processingSeconds: (ContinuousClock.now - started).timeInterval)
+    return transcription.response(
+      format: options.responseFormat, granularities: options.timestampGranularities)
+  }
+
+  /// Runs the `SpeechRecognition` store on `file` until the session's outcome.
+  @MainActor
+  static func recognize(_ file: URL, client: SpeechClient) async -> SpeechRecognition.State {
+    let request = SpeechRecognitionRequest(source: .file(file), shouldReportPartialResults: false)
+    let store = Store(initialState: SpeechRecognition.State(request: request)) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient = client
+    }
+    let states = store.states(bufferingPolicy: .bufferingNewest(1))
+    store.send(.recordButtonTapped)
+    for await state in states where state.outcome != nil {
+      return state
+    }
+    // Cancelled (the client went away): letting the store go cancels its effects.
+    return store.state
+  }
+
+  /// The transcript of a finished session, or the error that explains why there is none.
+  static func transcription(
+    of state: SpeechRecognition.State
+  ) throws(OpenAIError) -> OpenAITranscription {
+    switch state.outcome {
+    case .finished:
+      return OpenAITranscription(state.result)
+    case .failed(.fileUnreadable(_, let reason)):
+      throw .unreadableAudio(reason: reason)
+    case .failed(let failure):
+      throw .recognitionFailed(Self.describe(failure))
+    case .notAuthorized(let authorization):
+      throw .recognitionFailed(
+        authorization.reason.map(Self.describe)
+          ?? "recognition is not available (\(authorization.status.rawValue))")
+    case .stopTimedOut:
+      throw .recognitionFailed("the recognizer did not deliver its last words in time")
+    case .cancelled, nil:
+      throw .recognitionFailed("the session was cancelled")
+    }
+  }
+
+  /// A failure in words, without the server's file paths.
+  static func describe(_ failure: SpeechClient.Failure) -> String {
+    switch failure {
+    case .modelMissing: "the speech model is not installed"
+    case .modelCorrupt: "the speech model cannot be loaded"
+    case .decoderFailure(let reason): "the decoder failed (\(reason))"
+    default: "\(failure)"
+    }
+  }
+}

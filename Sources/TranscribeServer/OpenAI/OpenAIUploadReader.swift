@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import MultipartKit
+
+/// A `multipart/form-data` upload as the endpoint reads it: the `file` part streamed to a file
+/// on disk as it arrives, the other fields kept as text.
+struct OpenAIUpload: Equatable, Sendable {
+  /// Whether a complete `file` part was written to the reader's file.
+  var hasFile = false
+  /// The `file` part's size in bytes.
+  var fileBytes = 0
+  /// Every other field's values, in the order they came, by name.
+  var fields: [String: [String]] = [:]
+}
+
+/// Reads a multipart upload with MultipartKit's streaming parser, never holding the audio in
+/// memory: the `file` part goes straight to disk, chunk by chunk, and the whole body is counted
+/// against the size limit as it arrives.
+struct OpenAIUploadReader {
+  /// The most bytes the body may have.
+  var limit: Int
+  /// The most bytes all text fields together may have (the audio is not a text field).
+  var fieldLimit = 64 << 10
+
+  /// The boundary of a `multipart/form-data` content type, or `nil` for any other type.
+  static func boundary(contentType: String?) -> String? {
+    guard let contentType else { return nil }
+    let parameters = contentType.split(separator: ";").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    guard parameters.first?.lowercased() == "multipart/form-data" else { return nil }
+    for parameter in parameters.dropFirst() {
+      let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+      guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+      let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+      return value.isEmpty ? nil : value
+    }
+    return nil
+  }
+
+  /// Reads `body`, writing the `file` part to `file` (created, or truncated).
+  func read(
+    _ body: some AsyncSequence<ByteBuffer, any Error>, boundary: String, into file: URL
+  ) async throws(OpenAIError) -> OpenAIUpload {
+    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+      let handle = try? FileHandle(forWritingTo: file)
+    else {
+      throw .recognitionFailed("cannot create a temporary file for the upload")
+    }
+    defer { try? handle.close() }
+
+    let state = PartState()
+    let parser = MultipartParser(boundary: boundary)
+    parser.onHeader = { name, value in state.headers.add(name: name, value: value) }
+    parser.onBody = { buffer in state.body(&buffer, limit: fieldLimit, file: handle) }
+    parser.onPartComplete = { state.complete() }
+
+    var received = 0
+    do {
+      for try await buffer in body {
+        received += buffer.readableBytes
+        guard received <= limit else { throw OpenAIError.uploadTooLarge(limit: limit) }
+        try parser.execute(buffer)
+        if let problem = state.problem { throw problem }
+      }
+    } catch let error as OpenAIError {
+      throw error
+    } catch is CancellationError {
+      throw .recognitionFailed("the upload was cancelled")
+    } catch {
+      throw .malformedMultipart("\(error)")
+    }
+    if state.inFile {
+      throw .malformedMultipart("the body ends inside the `file` part")
+    }
+    return state.upload
+  }
+}
+
+/// What the parser has read so far; its callbacks run one at a time, on the reading task.
+private final class PartState {
+  var headers = HTTPHeaders()
+  var upload = OpenAIUpload()
+  var problem: OpenAIError?
+  /// Whether the current part is the audio being written to disk.
+  var inFile = false
+  private var isFirstBodyChunk = true
+  private var text: [UInt8] = []
+  private var fieldBytes = 0
+
+  private var name: String? {
+    MultipartPart(headers: headers, body: ByteBuffer()).name
+  }
+
+  func body(_ buffer: inout ByteBuffer, limit: Int, file: FileHandle) {
+    guard problem == nil else { return }
+    if isFirstBodyChunk {
+      isFirstBodyChunk = false
+      if name == "file" {
+        guard !upload.hasFile else {
+          problem = .malformedMultipart("it has more than one `file` part")
+          return
+        }
+        inFile = true
+      }
+    }
+    if inFile {
+      do {
+        try file.write(contentsOf: buffer.readableBytesView)
+        upload.fileBytes += buffer.readableBytes
+      } catch {
+        problem = .recognitionFailed("cannot write the upload to a temporary file: \(error)")
+      }
+    } else {
+      fieldBytes += buffer.readableBytes
+      guard fieldBytes <= limit else {
+        problem = .malformedMultipart("its text fields are longer than \(limit) bytes")
+        return
+      }
+      text += buffer.readableBytesView
+    }
+  }
+
+  func complete() {
+    if inFile || (isFirstBodyChunk && name == "file" && !upload.hasFile) {
+      // A file part that ended (possibly empty).
+      upload.hasFile = true
+    } else if let name {
+      upload.fields[name, default: []].append(String(decoding: text, as: UTF8.self))
+    }
+    headers = HTTPHeaders()
+    inFile = false
+    isFirstBodyChunk = true
+    text = []
+  }
+}

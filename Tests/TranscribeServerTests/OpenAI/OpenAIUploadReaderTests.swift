@@ -1,0 +1,145 @@
+import Foundation
+import Hummingbird
+import Synchronization
+import Testing
+
+@testable import TranscribeServer
+
+@Suite struct OpenAIUploadReaderTests {
+  /// An endless body that counts the chunks it handed out.
+  struct EndlessBody: AsyncSequence, Sendable {
+    let served: Counter
+    let chunk: ByteBuffer
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+      let served: Counter
+      let chunk: ByteBuffer
+      func next() async throws -> ByteBuffer? {
+        served.increment()
+        return chunk
+      }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+      AsyncIterator(served: served, chunk: chunk)
+    }
+  }
+
+  final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+  }
+
+  struct Chunks: AsyncSequence, Sendable {
+    var buffers: [ByteBuffer]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+      var remaining: ArraySlice<ByteBuffer>
+      mutating func next() async throws -> ByteBuffer? { remaining.popFirst() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+      AsyncIterator(remaining: buffers[...])
+    }
+  }
+
+  func temporaryFile() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("reader-test-\(UUID())")
+  }
+
+  @Test func anEndlessBodyIsCutOffOnceItPassesTheLimit() async throws {
+    var body = MultipartBody()
+    body.file(Array(repeating: 65, count: 10))
+    let head = body.bytes
+    let served = Counter()
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    // 1 KiB chunks of file data that never end.
+    let endless = EndlessBody(
+      served: served, chunk: ByteBuffer(bytes: Array(repeating: 66, count: 1024)))
+    let prefixed = Prefixed(head: ByteBuffer(bytes: head), rest: endless)
+    await #expect(throws: OpenAIError.uploadTooLarge(limit: 64 << 10)) {
+      try await OpenAIUploadReader(limit: 64 << 10).read(
+        prefixed, boundary: MultipartBody.boundary, into: file)
+    }
+    #expect(served.count <= 65)
+  }
+
+  @Test func partsSplitAcrossChunksAreReassembled() async throws {
+    var body = MultipartBody()
+    body.field("response_format", "srt")
+    body.file(Array("AUDIO hello".utf8))
+    body.field("model", "whisper-1")
+    let bytes = Array(body.buffer.readableBytesView)
+    // Three-byte chunks cut through every boundary and header.
+    let chunks = stride(from: 0, to: bytes.count, by: 3).map {
+      ByteBuffer(bytes: bytes[$0..<min($0 + 3, bytes.count)])
+    }
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    let upload = try await OpenAIUploadReader(limit: 1 << 20).read(
+      Chunks(buffers: chunks), boundary: MultipartBody.boundary, into: file)
+    #expect(upload.hasFile)
+    #expect(upload.fileBytes == 11)
+    #expect(upload.fields == ["response_format": ["srt"], "model": ["whisper-1"]])
+    #expect(FileManager.default.contents(atPath: file.path) == Data("AUDIO hello".utf8))
+  }
+
+  @Test func aBodyThatEndsInsideTheFileIsMalformed() async throws {
+    var body = MultipartBody()
+    body.file(Array("AUDIO hello".utf8))
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    await #expect(throws: OpenAIError.malformedMultipart("the body ends inside the `file` part")) {
+      try await OpenAIUploadReader(limit: 1 << 20).read(
+        Chunks(buffers: [ByteBuffer(bytes: body.bytes)]), boundary: MultipartBody.boundary,
+        into: file)
+    }
+  }
+
+  @Test func twoFilesAreMalformed() async throws {
+    var body = MultipartBody()
+    body.file(Array("AUDIO a".utf8))
+    body.file(Array("AUDIO b".utf8))
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    await #expect(throws: OpenAIError.malformedMultipart("it has more than one `file` part")) {
+      try await OpenAIUploadReader(limit: 1 << 20).read(
+        Chunks(buffers: [body.buffer]), boundary: MultipartBody.boundary, into: file)
+    }
+  }
+
+  @Test(arguments: [
+    ("multipart/form-data; boundary=abc", "abc"),
+    ("Multipart/Form-Data; charset=utf-8; boundary=\"a b\"", "a b"),
+    ("multipart/form-data", nil),
+    ("application/octet-stream; boundary=abc", nil),
+  ])
+  func theBoundaryComesFromAMultipartFormDataContentType(contentType: String, boundary: String?) {
+    #expect(OpenAIUploadReader.boundary(contentType: contentType) == boundary)
+  }
+}
+
+/// `head`, then everything `rest` yields.
+struct Prefixed<Rest: AsyncSequence & Sendable>: AsyncSequence, Sendable
+where Rest.Element == ByteBuffer {
+  let head: ByteBuffer
+  let rest: Rest
+
+  struct AsyncIterator: AsyncIteratorProtocol {
+    var head: ByteBuffer?
+    var rest: Rest.AsyncIterator
+    mutating func next() async throws -> ByteBuffer? {
+      if let head {
+        self.head = nil
+        return head
+      }
+      return try await rest.next()
+    }
+  }
+
+  func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(head: head, rest: rest.makeAsyncIterator())
+  }
+}

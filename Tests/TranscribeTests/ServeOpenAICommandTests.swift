@@ -1,0 +1,228 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// `transcribe serve` with the real model, driven by the official `openai` Python package and
+/// by curl, as their users would.
+extension CommandTests {
+  @Suite struct ServeOpenAICommandTests {
+    static let clip = SpeechTestData.directory.appendingPathComponent(
+      "librivox/sense_and_sensibility_01_austen_64kb-0870.wav")
+    static let token = "t0ken-for-tests"
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func theOpenAISDKGetsTheWordsOfTheCommandLineInEveryFormat() async throws {
+      guard PythonClient.hasModule("openai") else { return }
+      let directory = try TemporaryDirectory()
+      let reference = try await TranscribeProcess.run(["--input", Self.clip.path], timeout: 120)
+      let referenceSRT = try await TranscribeProcess.run(
+        ["--input", Self.clip.path, "--format", "srt"], timeout: 120)
+      let referenceVTT = try await TranscribeProcess.run(
+        ["--input", Self.clip.path, "--format", "vtt"], timeout: 120)
+      #expect(reference.status == 0, "\(reference.stderr)")
+      let utterances = reference.stdout.split(separator: "\n").map(String.init)
+      let words = utterances.joined(separator: " ")
+      #expect(words.split(separator: " ").count > 10)
+
+      let server = try await ServeProcess(["--max-upload-mb", "1", "--token", Self.token])
+      defer { server.kill() }
+      let script = directory.url.appendingPathComponent("openai_client.py")
+      try Self.clientScript.write(to: script, atomically: true, encoding: .utf8)
+      let output = try runCommand(
+        "/usr/bin/env", ["python3", script.path, server.baseURL, Self.token, Self.clip.path])
+      let answers = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+
+      #expect(answers["json"] as? String == words)
+      #expect(answers["text"] as? String == words + "\n")
+      // The server's subtitles are the command line's, byte for byte.
+      #expect(answers["srt"] as? String == referenceSRT.stdout)
+      #expect(answers["vtt"] as? String == referenceVTT.stdout)
+
+      let verbose = try #require(answers["verbose_json"] as? [String: Any])
+      #expect(verbose["text"] as? String == words)
+      #expect(verbose["language"] as? String == "english")
+      let duration = try #require(verbose["duration"] as? Double)
+      #expect(abs(duration - 7.1) < 0.1, "duration \(duration)")
+      let segments = try #require(verbose["segments"] as? [[String: Any]])
+      #expect(segments.map { $0["text"] as? String } == utterances)
+      let spoken = try #require(verbose["words"] as? [[String: Any]])
+      #expect(
+        spoken.map { $0["word"] as? String }.compactMap { $0 }.joined(separator: " ") == words)
+      let times = spoken.compactMap { word in
+        (word["start"] as? Double).flatMap { start in (word["end"] as? Double).map { (start, $0) } }
+      }
+      #expect(times.count == spoken.count)
+      #expect(times.allSatisfy { $0.0 <= $0.1 && $0.1 <= duration })
+      #expect(zip(times, times.dropFirst()).allSatisfy { $0.0.1 <= $0.1.0 })
+
+      // The SDK raises its AuthenticationError for a wrong key.
+      #expect(answers["wrong_key"] as? Int == 401)
+      let log = await server.stop()
+      #expect(!log.contains(Self.token))
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func badRequestsGetOpenAIErrorsWithTheirStatus() async throws {
+      let directory = try TemporaryDirectory()
+      let server = try await ServeProcess(["--max-upload-mb", "1"])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+      let large = directory.url.appendingPathComponent("large.wav")
+      try Data(count: 2 << 20).write(to: large)
+      let text = directory.url.appendingPathComponent("notes.wav")
+      try "These are notes, not audio.".write(to: text, atomically: true, encoding: .utf8)
+
+      let notAudio = try curl(url, ["-F", "file=@\(text.path)"])
+      #expect(notAudio.status == 400)
+      #expect(notAudio.body.contains(#""param":"file""#))
+      #expect(notAudio.body.contains("not audio this server can read"), "\(notAudio.body)")
+
+      let badFormat = try curl(
+        url, ["-F", "file=@\(Self.clip.path)", "-F", "response_format=docx"])
+      #expect(badFormat.status == 400)
+      #expect(badFormat.body.contains(#""param":"response_format""#))
+
+      let noFile = try curl(url, ["-F", "model=whisper-1"])
+      #expect(noFile.status == 400)
+      #expect(noFile.body.contains("The `file` field is required."))
+
+      let tooLarge = try curl(url, ["-F", "file=@\(large.path)"])
+      #expect(tooLarge.status == 413)
+      #expect(tooLarge.body.contains("1 MiB"))
+
+      // The server still answers afterwards.
+      let good = try curl(url, ["-F", "file=@\(Self.clip.path)", "-F", "response_format=text"])
+      #expect(good.status == 200)
+      #expect(!good.body.isEmpty)
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func withATokenRequestsWithoutItAreAnswered401() async throws {
+      let server = try await ServeProcess(["--token", Self.token])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+      let missing = try curl(url, ["-F", "file=@\(Self.clip.path)"])
+      #expect(missing.status == 401)
+      #expect(missing.body.contains(#""code":"invalid_api_key""#))
+      let wrong = try curl(
+        url, ["-H", "Authorization: Bearer nope", "-F", "file=@\(Self.clip.path)"])
+      #expect(wrong.status == 401)
+      let right = try curl(
+        url,
+        ["-H", "Authorization: Bearer \(Self.token)", "-F", "file=@\(Self.clip.path)"])
+      #expect(right.status == 200)
+      #expect(await !server.stop().contains(Self.token))
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func pastMaxSessionsAnUploadIsAnswered503WithRetryAfterAndTheFirstStillFinishes()
+      async throws
+    {
+      let directory = try TemporaryDirectory()
+      let long = directory.url.appendingPathComponent("librivox.wav")
+      let clips = try FileManager.default.contentsOfDirectory(
+        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
+      ).filter { $0.hasSuffix(".wav") }.sorted().map {
+        SpeechTestData.directory.appendingPathComponent("librivox/\($0)").path
+      }
+      try runCommand("/usr/bin/sox", clips + [long.path])
+      // The server writes uploads to TMPDIR: a file there means an upload holds the place.
+      let uploads = directory.url.appendingPathComponent("uploads")
+      try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+      let server = try await ServeProcess(
+        ["--max-sessions", "1"], environment: ["TMPDIR": uploads.path])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+
+      let first = Process()
+      first.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+      first.arguments = [
+        "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-F", "file=@\(long.path)", url,
+      ]
+      let firstOutput = Pipe()
+      first.standardOutput = firstOutput
+      try first.run()
+      while first.isRunning,
+        (try? FileManager.default.contentsOfDirectory(atPath: uploads.path))?.isEmpty ?? true
+      {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      // While the first upload is read and recognized, a second one is turned away at once.
+      let busy = try runCommand(
+        "/usr/bin/curl",
+        ["-sS", "-D", "-", "-o", "/dev/null", "-F", "file=@\(Self.clip.path)", url])
+      first.waitUntilExit()
+      let firstStatus = String(
+        decoding: firstOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(busy.hasPrefix("HTTP/1.1 503"), "\(busy)")
+      #expect(busy.lowercased().contains("retry-after: 1"))
+      #expect(firstStatus == "200")
+      // The place is free again.
+      let again = try curl(url, ["-F", "file=@\(Self.clip.path)"])
+      #expect(again.status == 200)
+      // And no upload is left on disk.
+      #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
+    }
+
+    @Test(arguments: ["0", "-1", "65537", "lots"])
+    func anUploadLimitOutsideOneMiBTo64GiBIsAUsageError(megabytes: String) async throws {
+      let output = try await TranscribeProcess.run(
+        ["serve", "--max-upload-mb=\(megabytes)"], timeout: 30)
+      #expect(output.status == 64)
+      #expect(output.stderr.contains("--max-upload-mb"))
+    }
+
+    @Test func helpDescribesTheUploadLimit() async throws {
+      let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
+      #expect(output.stdout.contains("--max-upload-mb <mib>"))
+    }
+
+    /// Runs curl; returns the status and body.
+    func curl(_ url: String, _ arguments: [String]) throws -> (status: Int, body: String) {
+      let output = try runCommand(
+        "/usr/bin/curl", ["-sS", "-w", "\n%{http_code}"] + arguments + [url])
+      let status = Int(output.split(separator: "\n").last ?? "") ?? 0
+      return (status, String(output[..<(output.lastIndex(of: "\n") ?? output.endIndex)]))
+    }
+
+    /// What the SDK client does: every response format, word timestamps, a wrong key.
+    static let clientScript = """
+      import json, sys, time, urllib.request
+      import openai
+      from openai import OpenAI
+
+      base, token, audio = sys.argv[1], sys.argv[2], sys.argv[3]
+      deadline = time.time() + 60
+      while True:
+          try:
+              urllib.request.urlopen(base + "/healthz", timeout=2).read()
+              break
+          except Exception:
+              if time.time() > deadline:
+                  raise
+              time.sleep(0.1)
+
+      client = OpenAI(base_url=base + "/v1", api_key=token, max_retries=0, timeout=300)
+      answers = {}
+      for format in ["json", "text", "srt", "vtt"]:
+          with open(audio, "rb") as file:
+              answer = client.audio.transcriptions.create(
+                  model="whisper-1", file=file, response_format=format)
+          answers[format] = answer.text if format == "json" else answer
+      with open(audio, "rb") as file:
+          answer = client.audio.transcriptions.create(
+              model="whisper-1", file=file, response_format="verbose_json",
+              timestamp_granularities=["word", "segment"], language="en")
+      answers["verbose_json"] = answer.model_dump()
+      try:
+          with open(audio, "rb") as file:
+              OpenAI(base_url=base + "/v1", api_key="wrong", max_retries=0) \\
+                  .audio.transcriptions.create(model="whisper-1", file=file)
+          answers["wrong_key"] = "accepted"
+      except openai.AuthenticationError as error:
+          answers["wrong_key"] = error.status_code
+      print(json.dumps(answers))
+      """
+  }
+}
