@@ -9,13 +9,14 @@
 #           sox espeak-ng (convert and synthesize test speech)
 #           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
 #           and openai (the REST endpoint's official client)
+#           nginx (two `transcribe serve` instances behind a load balancer)
 set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
-  curl python3-pip
+  curl python3-pip nginx
 )
 
 missing=()
