@@ -5,15 +5,18 @@ It sends the configuration with the file's sample rate, then the audio in 0.2 s 
 for exactly one reply after each, then {"eof" : 1} and its reply. Every reply is printed as one
 line of JSON on stdout, and finally {"close": CODE, "reason": "..."} once the server closed.
 
-    vosk_client.py ws://127.0.0.1:2700 speech.wav [--token T] [--words/--no-words]
+    vosk_client.py ws://127.0.0.1:2700 speech.wav [--token T] [--words/--no-words] [--realtime]
 
-A .raw file is headerless 16 kHz mono 16-bit little-endian audio.
+A .raw file is headerless 16 kHz mono 16-bit little-endian audio. --realtime sends each chunk
+when its audio would have been spoken, as a microphone does; --latency writes to stderr how long
+each reply took after its message was sent, and how long the last words took after the end.
 """
 
 import argparse
 import asyncio
 import json
 import sys
+import time
 import wave
 
 import websockets
@@ -39,15 +42,35 @@ async def run(arguments):
         if arguments.words is not None:
             config["words"] = arguments.words
         await websocket.send(json.dumps({"config": config}))
-        chunk = int(rate * 0.2) * 2
-        for start in range(0, len(audio), chunk):
-            await websocket.send(audio[start:start + chunk])
-            print(await websocket.recv(), flush=True)
-        await websocket.send('{"eof" : 1}')
-        print(await websocket.recv(), flush=True)
         try:
-            await websocket.recv()
+            chunk = int(rate * 0.2) * 2
+            began = time.monotonic()
+            latencies = []
+            for index, start in enumerate(range(0, len(audio), chunk)):
+                if arguments.realtime:
+                    await asyncio.sleep(max(0, began + index * 0.2 - time.monotonic()))
+                sent = time.monotonic()
+                await websocket.send(audio[start:start + chunk])
+                print(await websocket.recv(), flush=True)
+                latencies.append(time.monotonic() - sent)
+            sent = time.monotonic()
+            await websocket.send('{"eof" : 1}')
+            print(await websocket.recv(), flush=True)
+            if arguments.latency and latencies:
+                ordered = sorted(latencies)
+                print(json.dumps({
+                    "replies": len(ordered),
+                    "p50_ms": round(1000 * ordered[len(ordered) // 2], 1),
+                    "p95_ms": round(1000 * ordered[int(len(ordered) * 0.95)], 1),
+                    "max_ms": round(1000 * ordered[-1], 1),
+                    "final_ms": round(1000 * (time.monotonic() - sent), 1),
+                }), file=sys.stderr, flush=True)
+            try:
+                await websocket.recv()
+            except websockets.ConnectionClosed:
+                pass
         except websockets.ConnectionClosed:
+            # The server closed first (a limit, or its shutdown): its close code says why.
             pass
         print(json.dumps({"close": websocket.close_code, "reason": websocket.close_reason}),
               flush=True)
@@ -59,6 +82,8 @@ def main():
     parser.add_argument("audio")
     parser.add_argument("--token")
     parser.add_argument("--words", action=argparse.BooleanOptionalAction, default=None)
+    parser.add_argument("--realtime", action="store_true")
+    parser.add_argument("--latency", action="store_true")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -104,5 +104,35 @@ extension LiveTests {
         size: 3)
       #expect(pool.workerCount == 1)
     }
+
+    @Test func aSessionWhoseConsumerLeavesGivesItsDecoderBack() async throws {
+      var settings = LiveSpeechConfiguration()
+      settings.jobs = 1
+      let configuration = settings
+      let samples = try Self.goForwardSamples()
+      // The only decoder streams for a session whose consumer goes away mid-stream.
+      let audio = PushedAudio()
+      let client = SpeechClient.live(configuration)
+      do {
+        let stream = await client.startTask(SpeechRecognitionRequest(source: .pushed(audio)))
+        audio.push(Array(samples[0..<16_000]))
+        var iterator = stream.makeAsyncIterator()
+        _ = try await iterator.next()
+      }
+      // The stream is gone: its task stops, though its audio never finished.
+      #expect(!audio.isFinished)
+      // The next session gets the decoder back, and decodes from a clean start.
+      let next = await withTaskGroup(of: Outcome?.self) { group in
+        group.addTask { await Self.recognize(samples, configuration: configuration) }
+        group.addTask {
+          try? await Task.sleep(for: .seconds(60))
+          return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+      #expect(next?.text == "go forward ten meters")
+    }
   }
 }

@@ -46,7 +46,7 @@ struct VoskTestClient {
   /// Runs `steps` against `/` (plus `path`), then reads until the server closes.
   static func run(
     _ client: some TestClientProtocol, path: String = "/",
-    headers: HTTPFields = [:], _ steps: [Step]
+    headers: HTTPFields = [:], _ steps: [Step], leavingAfterwards: Bool = false
   ) async throws -> Transcript {
     let replies = Mutex<[String]>([])
     let close = try await client.ws(
@@ -72,6 +72,7 @@ struct VoskTestClient {
           await action()
         }
       }
+      if leavingAfterwards { return }
       while try await receive() {}
     }
     return Transcript(replies: replies.withLock { $0 }, close: close)

@@ -99,22 +99,53 @@ enum PythonClient {
   static func run(
     _ name: String, _ arguments: [String], timeout: TimeInterval = 120
   ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
+    let process = try PythonProcess(name, arguments)
+    return await process.wait(timeout: timeout)
+  }
+}
+
+/// A Python script from `scripts/` running, whose output can be watched while it runs.
+final class PythonProcess {
+  private let process = Process()
+  private let stdout = Pipe()
+  private let stderr = Pipe()
+  private let out = LockedData()
+  private let err = LockedData()
+
+  /// Starts `python3 scripts/NAME arguments`.
+  init(_ name: String, _ arguments: [String]) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", scripts.appendingPathComponent(name).path] + arguments
-    let stdout = Pipe()
-    let stderr = Pipe()
+    process.arguments =
+      ["python3", PythonClient.scripts.appendingPathComponent(name).path] + arguments
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = FileHandle.nullDevice
-    let out = LockedData()
-    let err = LockedData()
+    let out = self.out
+    let err = self.err
     stdout.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
     stderr.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
     try process.run()
+  }
+
+  /// What the script has written to stdout so far.
+  var stdoutSoFar: String { out.string }
+
+  /// Waits until stdout has `lines` lines, or `timeout` seconds pass; returns whether it did.
+  func waitForLines(_ lines: Int, timeout: TimeInterval = 60) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if stdoutSoFar.split(separator: "\n").count >= lines { return true }
+      if !process.isRunning { break }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return stdoutSoFar.split(separator: "\n").count >= lines
+  }
+
+  /// Waits for the script to end (killing it after `timeout` seconds).
+  func wait(timeout: TimeInterval = 120) async -> (status: Int32, stdout: String, stderr: String) {
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning, Date() < deadline {
-      try await Task.sleep(for: .milliseconds(20))
+      try? await Task.sleep(for: .milliseconds(20))
     }
     if process.isRunning { process.terminate() }
     process.waitUntilExit()

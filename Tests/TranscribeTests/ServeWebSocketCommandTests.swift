@@ -61,6 +61,26 @@ extension CommandTests {
       #expect(output.status == 0, "stderr: \(output.stderr)")
     }
 
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func sigtermLetsAStreamFinishItsLastWordsThenExitsZero() async throws {
+      guard PythonClient.hasModule("websockets") else { return }
+      let server = try await ServeProcess([])
+      let client = try PythonProcess(
+        "vosk_client.py", [server.webSocketURL, SpeechTestData.goForward.path, "--realtime"])
+      // A second of speech in: "go forward" heard, the rest not sent yet.
+      #expect(await client.waitForLines(5))
+      let output = await server.terminate()
+      let result = await client.wait()
+      let replies = Self.replies(result.stdout)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      // The stream's last words, then its close with 1001 "going away".
+      let words = replies.compactMap { $0["text"] as? String }.joined(separator: " ")
+      #expect(words.hasPrefix("go"), "\(result.stdout)")
+      #expect(replies.contains { ($0["error"] as? String)?.contains("shutting down") == true })
+      #expect(replies.last?["close"] as? Int == 1001, "\(result.stdout) \(result.stderr)")
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+
     @Test func aTokenIsRequiredWhenSet() async throws {
       guard PythonClient.hasModule("websockets") else { return }
       let server = try await ServeProcess(

@@ -80,10 +80,10 @@ struct VoskStream {
     let session = Session(server: server, inbox: inbox, outbound: outbound, logger: logger)
     let ending = await session.run()
     await session.end()
-    // The place is free before the client learns that the stream is over.
+    // The place is free before the client learns that the stream is over; a shutdown waits
+    // for the close (the `defer` above unregisters the stream).
     permit.release()
     server.metrics.sessionEnded()
-    server.streams.unregister(id)
 
     var failure: (any Error)?
     switch ending {
@@ -139,6 +139,8 @@ extension VoskStream {
     /// The reply being waited for: number, the pushed samples it must reflect, when it began.
     var pending: (number: Int, samples: Int, since: ContinuousClock.Instant)?
     var replyCount = 0
+    /// Whether a message arrived while waiting for the last words (it gets them as its answer).
+    var isMessageUnanswered = false
     /// Whether the socket may be read again once the decoder has caught up enough.
     var wantsMessage = false
     /// When each pushed message's audio ended (seconds) and when it arrived, for latency.
@@ -364,13 +366,42 @@ extension VoskStream {
           error == .shuttingDown
           ? min(server.configuration.shutdownGracePeriod, VoskStream.finalWaitLimit)
           : VoskStream.finalWaitLimit
-        if audio != nil, (try? await waitForLastWords(within: limit)) != nil {
-          let words = finals.joined().map { $0 }
-          finals = []
-          if !words.isEmpty { try? await sendResult(words) }
+        guard audio != nil, (try? await waitForLastWords(within: limit)) != nil else { break }
+        let words = finals.joined().map { $0 }
+        finals = []
+        // A client that sends and then waits for the answer (vosk's example does) gets the
+        // last words as the answer to its message: one it sent already, or, unless it went
+        // quiet, the one it sends next.
+        var isAnswer = pending != nil || isMessageUnanswered
+        if !isAnswer, !error.isIdle {
+          isAnswer = await nextMessage(within: VoskStream.replyWaitLimit)
         }
+        pending = nil
+        if isAnswer || !words.isEmpty { try? await sendResult(words) }
       }
       return .error(error)
+    }
+
+    /// Lets the client send one more message and waits for it; whether it came in time.
+    ///
+    /// A short courtesy wait in real time, whatever the server's clock: a client that is not
+    /// sending gets its last words a moment later, never not at all.
+    private func nextMessage(within limit: Duration) async -> Bool {
+      inbox.allowNextMessage()
+      let inbox = self.inbox
+      let deadline = Task {
+        guard (try? await ContinuousClock().sleep(for: limit)) != nil else { return }
+        inbox.post(.finalDeadline)
+      }
+      defer { deadline.cancel() }
+      while let event = await inbox.next() {
+        switch event {
+        case .message: return true
+        case .inboundEnded, .inboundFailed, .finalDeadline: return false
+        default: continue
+        }
+      }
+      return false
     }
 
     /// Finishes the audio and waits until the store has delivered the last result.
@@ -401,6 +432,9 @@ extension VoskStream {
             "the last words did not arrive within \(limit)")
         case .inboundEnded, .inboundFailed:
           return
+        case .message:
+          // Not decoded any more; answered with the last words.
+          isMessageUnanswered = true
         default:
           continue
         }

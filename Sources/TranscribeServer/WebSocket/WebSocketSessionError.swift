@@ -85,6 +85,12 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     }
   }
 
+  /// Whether the client went quiet (so it is not waiting for an answer).
+  var isIdle: Bool {
+    if case .idle = self { return true }
+    return false
+  }
+
   /// The close frame's reason: the message, cut to fit a control frame (123 bytes).
   var closeReason: String {
     var reason = ""
