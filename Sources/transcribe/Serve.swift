@@ -88,8 +88,8 @@ struct Serve: AsyncParsableCommand {
     var configuration = ServerConfiguration(
       host: host, port: port, maxSessions: maxSessions,
       token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
-    configuration.idleTimeout = .milliseconds(Int64(idleSeconds * 1000))
-    configuration.maxSessionDuration = .milliseconds(Int64(maxSessionSeconds * 1000))
+    configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
+    configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
     let preview = previewOption.preview
     let settings = live
