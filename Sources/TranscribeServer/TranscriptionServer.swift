@@ -27,6 +27,8 @@ public struct TranscriptionServer: Sendable {
   public let metrics: ServerMetrics
   /// The places for sessions running at once (``ServerConfiguration/maxSessions``).
   public let sessions: SessionLimiter
+  /// Whether ``prepare`` has finished (`GET /readyz`).
+  public let readiness = ServerReadiness()
 
   /// Creates a server.
   public init(
@@ -46,6 +48,8 @@ public struct TranscriptionServer: Sendable {
   /// The Hummingbird application that serves every endpoint.
   public func makeApplication() -> some ApplicationProtocol {
     let router = Router()
+    router.add(middleware: RequestLoggingMiddleware())
+    addWebRoutes(to: router)
     router.get("healthz") { _, _ in
       "ok\n"
     }
@@ -54,6 +58,7 @@ public struct TranscriptionServer: Sendable {
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
         serverName: "transcribe"),
+      services: [preparationService],
       logger: logger
     )
   }

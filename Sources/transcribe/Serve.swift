@@ -34,6 +34,12 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Serve the lorem ipsum client: no model is loaded.")
   var preview = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Log this level and above on stderr: trace, debug, info, notice, warning, error, critical.",
+      valueName: "level"))
+  var logLevel: Logger.Level = .info
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535.")
@@ -44,6 +50,7 @@ struct Serve: AsyncParsableCommand {
   }
 
   func run() async throws {
+    bootstrapServeLogging(level: logLevel)
     let token = token ?? ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"]
     let live = LiveSpeechConfiguration()
     let configuration = ServerConfiguration(
