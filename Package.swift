@@ -44,6 +44,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
   ],
   targets: [
     // MARK: Dependencies
@@ -250,6 +251,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "MultipartKit", package: "multipart-kit"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
@@ -261,6 +264,8 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

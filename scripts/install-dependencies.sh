@@ -7,33 +7,18 @@
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
 #           sox espeak-ng (convert and synthesize test speech)
-#           chromium chromium-driver (the live-captions page in a headless browser)
-#   pip:    selenium (drives that browser)
+#           python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
+#           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
+#           browser)
 set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
+  python3-pip
   chromium chromium-driver
 )
-
-# Python packages the tests drive real clients with, installed when missing.
-python_packages=(selenium)
-install_python_packages() {
-  command -v python3 >/dev/null 2>&1 || {
-    echo "install-dependencies: python3 is needed for: ${python_packages[*]}" >&2
-    exit 1
-  }
-  local package
-  for package in "${python_packages[@]}"; do
-    python3 -c "import $package" 2>/dev/null && continue
-    echo "install-dependencies: pip install $package" >&2
-    # Debian's own python3 refuses plain pip installs (PEP 668); a pyenv or venv python does not.
-    python3 -m pip install -q "$package" </dev/null >&2 \
-      || python3 -m pip install -q --break-system-packages "$package" </dev/null >&2
-  done
-}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -41,9 +26,27 @@ for package in "${packages[@]}"; do
   [ "$status" = "install ok installed" ] || missing+=("$package")
 done
 
+# Python modules the tests' real clients use (`transcribe serve` tests).
+python_modules=(websockets selenium)
+
+install_python_modules() {
+  command -v python3 >/dev/null 2>&1 || {
+    echo "install-dependencies: python3 is missing" >&2
+    return 1
+  }
+  local module
+  for module in "${python_modules[@]}"; do
+    python3 -c "import $module" 2>/dev/null && continue
+    echo "install-dependencies: pip installing $module" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "$module" >&2 \
+      || python3 -m pip install --quiet --disable-pip-version-check \
+        --break-system-packages "$module" >&2
+  done
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-dependencies: all packages present" >&2
-  install_python_packages
+  install_python_modules
   exit 0
 fi
 
@@ -60,4 +63,4 @@ echo "install-dependencies: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q </dev/null >&2
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
-install_python_packages
+install_python_modules

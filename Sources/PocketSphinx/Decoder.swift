@@ -21,7 +21,9 @@ import SpeechClient
 /// if let words = try decoder.finish() { print(words.map(\.text)) }
 /// ```
 public final class Decoder {
-  private let decoder: OpaquePointer
+  let decoder: OpaquePointer
+  /// The search the decoder was loaded with, while a phrase list replaces it.
+  var originalSearch: String?
   private let configuration: DecoderConfiguration
   private let framesPerSecond: Double
   private var isInUtterance = false
@@ -75,6 +77,9 @@ public final class Decoder {
     self.configuration = configuration
     self.initialCepstralMean = Self.cepstralMean(of: decoder)
     self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
+    if case let .phrases(phrases) = configuration.search {
+      try restrict(toPhrases: phrases)
+    }
   }
 
   deinit {
@@ -300,8 +305,10 @@ public final class Decoder {
     return String(word[..<open])
   }
 
-  /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`.
+  /// Silence, sentence marks and noise words: `<s>`, `</s>`, `<sil>`, `[NOISE]`, `++UM++`, and
+  /// the empty steps of a grammar, `(NULL)`.
   static func isFiller(_ word: String) -> Bool {
     word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++")
+      || word == "(NULL)"
   }
 }

@@ -21,6 +21,9 @@ public struct DecoderConfiguration: Equatable, Sendable {
     case grammar(URL)
     /// A key phrase to spot (`-keyphrase`).
     case keyphrase(String)
+    /// Only these phrases, in any sequence: a grammar the decoder builds from them on top of
+    /// the default language model (see `Decoder.restrict(toPhrases:)`).
+    case phrases([String])
   }
 
   /// The acoustic model directory (`-hmm`).
@@ -83,6 +86,8 @@ public struct DecoderConfiguration: Equatable, Sendable {
       acousticModel = hmm ?? acousticModel
       dictionary = dict ?? dictionary
       search = .keyphrase(phrase)
+    case let .phrases(phrases):
+      search = .phrases(phrases)
     }
     self.acousticModel = acousticModel
     self.dictionary = dictionary
@@ -113,6 +118,9 @@ public struct DecoderConfiguration: Equatable, Sendable {
       if phrase.split(whereSeparator: \.isWhitespace).isEmpty {
         throw .decoderFailure("the key phrase is empty")
       }
+    case .phrases:
+      try Self.requireReadable(
+        Self.defaultLanguageModel, .languageModel, isDefault: true)
     }
   }
 
@@ -123,6 +131,7 @@ public struct DecoderConfiguration: Equatable, Sendable {
     case let .languageModel(url): arguments += ["-lm", url.path]
     case let .grammar(url): arguments += ["-jsgf", url.path]
     case let .keyphrase(phrase): arguments += ["-keyphrase", phrase.lowercased()]
+    case .phrases: arguments += ["-lm", Self.defaultLanguageModel.path]
     }
     if endOfUtteranceSilence != Self.defaultEndOfUtteranceSilence {
       // In frames of 10 ms; at least one.
@@ -160,6 +169,7 @@ extension DecoderConfiguration.Search: CustomStringConvertible {
     case let .languageModel(url): "language model \(url.path)"
     case let .grammar(url): "grammar \(url.path)"
     case let .keyphrase(phrase): "key phrase \"\(phrase)\""
+    case let .phrases(phrases): "phrase list (\(phrases.count) phrases)"
     }
   }
 }

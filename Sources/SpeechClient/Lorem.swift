@@ -10,14 +10,24 @@ extension SpeechClient {
   /// timestamps; every eighth word ends an utterance. ``finishTask`` ends the utterance being
   /// spoken and the stream with an ``SpeechRecognitionResult/isFinal`` result. Starting a task
   /// ends the previous one's stream; a stream whose consumer goes away stops only its own task.
-  /// It lists one capture device, `lorem`. Timing comes from `@Dependency(\.continuousClock)` and the random delay from
-  /// `@Dependency(\.withRandomNumberGenerator)`, so tests drive it with a `TestClock` and a seeded
-  /// generator.
+  /// It lists one capture device, `lorem`. Timing comes from `@Dependency(\.continuousClock)` and
+  /// the random delay from `@Dependency(\.withRandomNumberGenerator)`, so tests drive it with a
+  /// `TestClock` and a seeded generator.
+  ///
+  /// For ``SpeechRecognitionRequest/AudioSource/pushed(_:)`` audio the pace is the audio's
+  /// instead of the clock's: it hears one word per ``loremWordDuration`` of pushed audio (with
+  /// that word's place in the audio as its time), reports its position in the audio after every
+  /// chunk it takes, and ends with a final result once the audio is finished and read;
+  /// ``finishTask`` finishes the audio, so what was pushed before is still heard.
   public static func lorem(words: [String] = loremWords) -> SpeechClient {
     let recognizer = LoremRecognizer(words: words)
     return SpeechClient(
       requestAuthorization: { .authorized },
       startTask: { request in
+        if case let .pushed(audio) = request.source {
+          return await recognizer.start(
+            pushed: audio, reportPartials: request.shouldReportPartialResults)
+        }
         @Dependency(\.continuousClock) var clock
         @Dependency(\.withRandomNumberGenerator) var withRandomNumberGenerator
         return await recognizer.start(
@@ -45,6 +55,9 @@ extension SpeechClient {
   /// How many words make a lorem utterance.
   public static let loremUtteranceLength = 8
 
+  /// How much pushed audio makes one lorem word.
+  public static let loremWordDuration = Duration.milliseconds(300)
+
   /// The delay before a lorem word: 50 ms per letter plus a random 0…200 ms.
   public static func loremDelay(for word: String, random: WithRandomNumberGenerator) -> Duration {
     let jitter = random { Int.random(in: 0...200, using: &$0) }
@@ -65,6 +78,8 @@ private actor LoremRecognizer {
     var transcript = TranscriptionBuilder()
     var wordCount = 0
     var elapsed = Duration.zero
+    /// The audio a pushed task reads, which its finish ends.
+    var pushed: PushedAudio?
 
     func result(isFinal: Bool) -> SpeechRecognitionResult {
       SpeechRecognitionResult(
@@ -108,7 +123,52 @@ private actor LoremRecognizer {
     return stream
   }
 
-  private func heard(_ word: String, duration: Duration, reportPartials: Bool, task id: Int) {
+  func start(
+    pushed audio: PushedAudio, reportPartials: Bool
+  ) -> AsyncThrowingStream<SpeechRecognitionResult, any Error> {
+    stop(nil)
+    nextID += 1
+    let id = nextID
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream(bufferingPolicy: .unbounded)
+    let words = self.words
+    let wordSamples = max(
+      1, Int(SpeechClient.loremWordDuration.timeInterval * Double(audio.sampleRate)))
+    let speaking = Task {
+      var index = 0
+      var heardSamples = 0
+      while let samples = await audio.next() {
+        heardSamples += samples.count
+        while !words.isEmpty, heardSamples >= (index + 1) * wordSamples {
+          self.heard(
+            words[index % words.count], duration: SpeechClient.loremWordDuration,
+            reportPartials: reportPartials, task: id, reportsPosition: false)
+          index += 1
+        }
+        self.reachedPosition(audio.consumedDuration, reportPartials: reportPartials, task: id)
+      }
+      if !Task.isCancelled { self.finish(id) }
+    }
+    current = Speaking(id: id, continuation: continuation, speaking: speaking, pushed: audio)
+    continuation.onTermination = { [weak self] _ in
+      Task { await self?.stop(id) }
+    }
+    return stream
+  }
+
+  /// A pushed task took audio up to `position` seconds: says so, so the host knows.
+  private func reachedPosition(_ position: TimeInterval, reportPartials: Bool, task id: Int) {
+    guard var task = current, task.id == id else { return }
+    if !reportPartials { task.transcript.partialSegments = [] }
+    var result = task.result(isFinal: false)
+    result.progress = RecognitionProgress(audioDuration: position)
+    task.continuation.yield(result)
+  }
+
+  private func heard(
+    _ word: String, duration: Duration, reportPartials: Bool, task id: Int,
+    reportsPosition: Bool = true
+  ) {
     guard var task = current, task.id == id else { return }
     task.transcript.partialSegments.append(
       TranscriptionSegment(
@@ -120,18 +180,32 @@ private actor LoremRecognizer {
       task.transcript.appendUtterance(task.transcript.partialSegments)
     }
     current = task
-    if reportPartials || task.transcript.partialSegments.isEmpty {
+    if reportsPosition, reportPartials || task.transcript.partialSegments.isEmpty {
       task.continuation.yield(task.result(isFinal: false))
     }
   }
 
   func finish() {
-    guard var task = current else { return }
+    if let audio = current?.pushed {
+      // The words of what was pushed before still come; the task ends when they have.
+      audio.finish()
+      return
+    }
+    finish(nil)
+  }
+
+  /// Ends task `id` (or whichever is running, for `nil`) with a final result.
+  private func finish(_ id: Int?) {
+    guard var task = current, id == nil || task.id == id else { return }
     current = nil
     task.speaking.cancel()
     // The words of the utterance being spoken end it.
     task.transcript.appendUtterance(task.transcript.partialSegments)
-    task.continuation.yield(task.result(isFinal: true))
+    var result = task.result(isFinal: true)
+    if let audio = task.pushed {
+      result.progress = RecognitionProgress(audioDuration: audio.consumedDuration)
+    }
+    task.continuation.yield(result)
     task.continuation.finish()
   }
 

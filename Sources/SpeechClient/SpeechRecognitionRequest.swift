@@ -39,6 +39,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     /// Standard input, e.g. a pipe: an audio file's bytes, or with `raw` headerless 16 kHz mono
     /// signed 16-bit little-endian samples.
     case standardInput(raw: Bool)
+    /// Audio a host pushes in as it arrives (a server's connection): signed 16-bit mono samples
+    /// at the ``PushedAudio/sampleRate`` it declares, which the client converts as needed.
+    case pushed(PushedAudio)
   }
 
   /// A model choice.
@@ -51,17 +54,20 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case grammar(URL, dictionary: URL? = nil, acousticModel: URL? = nil)
     /// Spot a single key phrase; `nil` parts use the default.
     case keyphrase(String, dictionary: URL? = nil, acousticModel: URL? = nil)
+    /// Recognize only these phrases (any sequence of them), with the default model: what
+    /// vosk's `phrase_list` asks for. Phrases with words the dictionary lacks are left out.
+    case phrases([String])
   }
 }
 
 extension SpeechRecognitionRequest.AudioSource {
   /// Whether the audio is captured as it happens (a microphone), so a recording limit counts
-  /// clock time, rather than read from an input (a file or standard input), where it counts
-  /// audio time.
+  /// clock time, rather than read from an input (a file, standard input or pushed audio), where
+  /// it counts audio time.
   public var isLive: Bool {
     switch self {
     case .microphone, .device: true
-    case .file, .rawFile, .standardInput: false
+    case .file, .rawFile, .standardInput, .pushed: false
     }
   }
 }

@@ -14,7 +14,8 @@ extension SpeechClient {
   /// - For the microphone or a device: the server refuses access →
   ///   ``SpeechClient/AuthorizationStatus/denied``; no server answers within the connect
   ///   timeout, or the capture source does not exist → `restricted`.
-  /// - Otherwise (files need no server) → ``SpeechClient/AuthorizationStatus/authorized``.
+  /// - Otherwise (files and pushed audio need no server) →
+  ///   ``SpeechClient/AuthorizationStatus/authorized``.
   /// - Cancelled before the server answered → ``SpeechClient/AuthorizationStatus/notDetermined``.
   ///
   /// Use it where the reason matters, e.g. to print a message that names the fix.
@@ -44,7 +45,7 @@ extension SpeechClient {
     }
     let device: String?
     switch request.source {
-    case .file, .rawFile, .standardInput: return AuthorizationCheck(status: .authorized)
+    case .file, .rawFile, .standardInput, .pushed: return AuthorizationCheck(status: .authorized)
     case .microphone: device = nil
     case let .device(name): device = name
     }

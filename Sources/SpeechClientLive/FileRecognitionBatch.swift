@@ -124,7 +124,8 @@ extension SpeechRecognitionRequest.AudioSource {
       // that does not exist is a file the pool reports as unreadable.
       Self.isRegularFileOrMissing(url.path)
     // Standard input may be a pipe that never ends: it streams, as a capture source does.
-    case .microphone, .device, .standardInput: false
+    // Pushed audio arrives as it is produced: it streams.
+    case .microphone, .device, .standardInput, .pushed: false
     }
   }
 

@@ -34,9 +34,24 @@ final class RecognitionTask: Sendable {
     continuation.onTermination = { termination in
       if case .cancelled = termination { task.stopSignal.stop(discardingPendingAudio: true) }
     }
-    DedicatedThread.start(name: "transcribe.recognition") {
-      task.run(request, configuration: configuration, continuation: continuation)
-      task.markDone()
+    if case .pushed = request.source {
+      // A server's sessions come and go: each borrows a loaded decoder from the shared pool for
+      // as long as it streams, instead of loading the model again.
+      // A phrase list restricts a default decoder for the session rather than loading one.
+      var poolRequest = request
+      if case .phrases = request.model { poolRequest.model = .default }
+      let pool = SharedDecoderPools.pool(
+        for: configuration.decoderConfiguration(for: poolRequest), size: configuration.jobs)
+      pool.submit { decoder in
+        task.run(
+          request, configuration: configuration, continuation: continuation, pooled: decoder)
+        task.markDone()
+      }
+    } else {
+      DedicatedThread.start(name: "transcribe.recognition") {
+        task.run(request, configuration: configuration, continuation: continuation)
+        task.markDone()
+      }
     }
     return (task, stream)
   }
@@ -69,11 +84,21 @@ final class RecognitionTask: Sendable {
   private func run(
     _ request: SpeechRecognitionRequest,
     configuration: LiveSpeechConfiguration,
-    continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation
+    continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation,
+    pooled: Result<Decoder, SpeechClient.Failure>? = nil
   ) {
     let decoderConfiguration = configuration.decoderConfiguration(for: request)
+    var pushed: PushedAudio?
+    if case let .pushed(audio) = request.source { pushed = audio }
     var transcript = Transcript()
     var decoder: Decoder?
+    // A pooled decoder goes back to the pool forgetting this session.
+    defer {
+      if pooled != nil {
+        try? decoder?.removeRestriction()
+        try? decoder?.startNewStream()
+      }
+    }
     var isOpeningSource = true
     do {
       try decoderConfiguration.validate()
@@ -87,7 +112,16 @@ final class RecognitionTask: Sendable {
         // Say so before the model loads and the first words come, so the host can warn at once.
         continuation.yield(transcript.result(isFinal: false, progress: position.report()))
       }
-      let loaded = try Decoder(configuration: decoderConfiguration)
+      let loaded: Decoder
+      if let pooled {
+        loaded = try pooled.get()
+        // Whatever the pool's decoder heard before must not shape this session's words.
+        try loaded.startNewStream()
+        decoder = loaded
+        if case let .phrases(phrases) = request.model { try loaded.restrict(toPhrases: phrases) }
+      } else {
+        loaded = try Decoder(configuration: decoderConfiguration)
+      }
       decoder = loaded
       while let samples = try input.read() {
         let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
@@ -98,13 +132,27 @@ final class RecognitionTask: Sendable {
           transcript.apply(event)
           continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
-        if events.isEmpty, request.shouldReportPartialResults, position.isDueForReport {
+        if let pushed {
+          // Pushed audio reports its position in the host's own audio time after every chunk,
+          // so the host knows when everything it pushed has been decoded.
+          continuation.yield(
+            transcript.result(
+              isFinal: false,
+              progress: RecognitionProgress(
+                audioDuration: pushed.consumedDuration, recordedSampleRate: pushed.sampleRate)))
+        } else if events.isEmpty, request.shouldReportPartialResults, position.isDueForReport {
           continuation.yield(transcript.result(isFinal: false, progress: position.report()))
         }
         if stopSignal.isStopped, !input.drainsWhenStopped { break }
       }
       if let words = try loaded.finish() { transcript.apply(.utterance(words)) }
-      continuation.yield(transcript.result(isFinal: true, progress: position.report()))
+      continuation.yield(
+        transcript.result(
+          isFinal: true,
+          progress: pushed.map {
+            RecognitionProgress(
+              audioDuration: $0.consumedDuration, recordedSampleRate: $0.sampleRate)
+          } ?? position.report()))
       continuation.finish()
     } catch {
       if let decoder {

@@ -19,6 +19,8 @@ extension SpeechRecognitionRequest.AudioSource {
       try AudioFile(standardInput: stopSignal)
     case .standardInput(raw: true):
       try RawAudioFile(standardInput: stopSignal)
+    case let .pushed(audio):
+      try PushedSamples(audio, stopSignal: stopSignal)
     }
   }
 }

@@ -268,8 +268,10 @@ public struct CaptionsPage: Sendable, Equatable {
         return 'The server refused the connection.';
       }
 
-      function showReply(reply) {
-        if (typeof reply.partial === 'string') {
+      function showReply(current, reply) {
+        if (typeof reply.error === 'string') {
+          current.serverError = reply.error;
+        } else if (typeof reply.partial === 'string') {
           partial.textContent = reply.partial;
         } else if (typeof reply.text === 'string') {
           partial.textContent = '';
@@ -303,8 +305,8 @@ public struct CaptionsPage: Sendable, Equatable {
         let kind = 'error';
         if (event.code === 1013) {
           message = busyMessage;
-        } else if (event.code === 1008 || event.code === 4001 || event.code === 4003 || event.code === 4401) {
-          message = tokenMessage();
+        } else if (current.serverError) {
+          message = 'The server ended the session: ' + current.serverError;
         } else if (current.stopping && !current.opened) {
           message = 'Stopped.';
           kind = 'info';
@@ -395,7 +397,7 @@ public struct CaptionsPage: Sendable, Equatable {
           if (typeof event.data !== 'string') return;
           let reply;
           try { reply = JSON.parse(event.data); } catch (error) { return; }
-          showReply(reply);
+          showReply(current, reply);
         };
         socket.onclose = (event) => { closed(current, event); };
         setStatus('Connecting\u2026');

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import SpeechClient
 
@@ -29,6 +30,10 @@ public struct TranscriptionServer: Sendable {
   public let sessions: SessionLimiter
   /// Whether ``prepare`` has finished (`GET /readyz`).
   public let readiness = ServerReadiness()
+  /// The WebSocket streams running now, which a shutdown drains.
+  public let streams: ActiveStreams
+  /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
+  public var clock: any Clock<Duration> = ContinuousClock()
 
   /// Creates a server.
   public init(
@@ -43,23 +48,46 @@ public struct TranscriptionServer: Sendable {
     self.makeSpeechClient = makeSpeechClient
     self.metrics = ServerMetrics()
     self.sessions = SessionLimiter(limit: configuration.maxSessions)
+    self.streams = ActiveStreams()
   }
 
-  /// The Hummingbird application that serves every endpoint.
-  public func makeApplication() -> some ApplicationProtocol {
+  /// The Hummingbird application that serves every endpoint: HTTP, and the WebSocket upgrade
+  /// at `/`. `onServerRunning` gets the port once the server listens (useful with port 0).
+  public func makeApplication(
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+  ) -> some ApplicationProtocol {
+    let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+    addWebSocketRoutes(to: webSocketRouter)
+    return Application(
+      router: makeRouter(),
+      server: .http1WebSocketUpgrade(
+        webSocketRouter: webSocketRouter,
+        configuration: HTTP1WebSocketUpgradeChannel.Configuration(
+          ws: WebSocketServerConfiguration(
+            // Twice the message limit reaches the stream, which answers a message just over it
+            // with a clear error; larger frames are refused by the protocol layer (1009).
+            maxFrameSize: 2 * configuration.maxFrameBytes,
+            autoPing: .enabled(timePeriod: .seconds(30)))),
+        authorizingWith: self),
+      configuration: .init(
+        address: .hostname(configuration.host, port: configuration.port),
+        serverName: "transcribe"),
+      services: [preparationService],
+      onServerRunning: { channel in
+        await onServerRunning(channel.localAddress?.port ?? 0)
+      },
+      logger: logger
+    )
+  }
+
+  /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
+  func makeRouter() -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: RequestLoggingMiddleware())
     addWebRoutes(to: router)
     router.get("healthz") { _, _ in
       "ok\n"
     }
-    return Application(
-      router: router,
-      configuration: .init(
-        address: .hostname(configuration.host, port: configuration.port),
-        serverName: "transcribe"),
-      services: [preparationService],
-      logger: logger
-    )
+    return router
   }
 }

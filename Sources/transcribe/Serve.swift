@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import SpeechClient
 import SpeechClientLive
 import TranscribeServer
@@ -11,14 +12,23 @@ struct Serve: AsyncParsableCommand {
     abstract: "Serve speech recognition over WebSocket (vosk protocol) and HTTP (OpenAI API).",
     discussion: """
       Listens on 127.0.0.1:2700 unless --host/--port say otherwise. Binding to 0.0.0.0 serves \
-      every interface: set --token (or TRANSCRIBE_TOKEN) when you do.
+      every interface: set --token (or TRANSCRIBE_TOKEN) when you do. Once listening it prints \
+      "transcribe: listening on http://HOST:PORT" on stderr (with --port 0, the port it got).
+
+      WebSocket at ws://HOST:PORT/ speaks vosk-server's protocol: an optional first text \
+      message {"config": {"sample_rate": 16000, "words": true, "max_alternatives": 0, \
+      "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
+      reply per message ({"partial": ...} or {"result": [...], "text": ...}).
+
+      SIGTERM or Ctrl-C stops accepting streams, lets running ones deliver their last words \
+      (close 1001), and exits 0.
       """
   )
 
   @Option(help: ArgumentHelp("The address to listen on.", valueName: "address"))
   var host = "127.0.0.1"
 
-  @Option(help: ArgumentHelp("The TCP port to listen on.", valueName: "port"))
+  @Option(help: ArgumentHelp("The TCP port to listen on (0: any free port).", valueName: "port"))
   var port = 2700
 
   @Option(
@@ -31,8 +41,19 @@ struct Serve: AsyncParsableCommand {
       "Require `Authorization: Bearer TOKEN` (default: $TRANSCRIBE_TOKEN).", valueName: "token"))
   var token: String?
 
-  @Flag(help: "Serve the lorem ipsum client: no model is loaded.")
-  var preview = false
+  @Option(
+    help: ArgumentHelp(
+      "Close a stream that sends nothing for this long (default 30).", valueName: "seconds"))
+  var idleSeconds: Double = 30
+
+  @Option(
+    help: ArgumentHelp(
+      "Close a stream after this long, after its last words (default 3600).",
+      valueName: "seconds"))
+  var maxSessionSeconds: Double = 3600
+
+  /// `--preview`, shared with the parent command (see ``PreviewOption``).
+  @OptionGroup var previewOption: PreviewOption
 
   @Option(
     help: ArgumentHelp(
@@ -47,19 +68,52 @@ struct Serve: AsyncParsableCommand {
     if let maxSessions, maxSessions < 1 {
       throw ValidationError("--max-sessions must be a whole number of sessions, at least 1.")
     }
+    for (name, value) in [
+      ("--idle-seconds", idleSeconds), ("--max-session-seconds", maxSessionSeconds),
+    ]
+    where !(value > 0 && value <= 31_536_000) {
+      throw ValidationError("\(name) must be a positive number of seconds, at most a year.")
+    }
   }
 
   func run() async throws {
     bootstrapServeLogging(level: logLevel)
     let token = token ?? ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"]
-    let live = LiveSpeechConfiguration()
-    let configuration = ServerConfiguration(
-      host: host, port: port, maxSessions: maxSessions ?? live.jobs,
+    var live = LiveSpeechConfiguration()
+    let maxSessions = maxSessions ?? live.jobs
+    // Every session borrows a decoder for as long as it streams: the pool has one for each.
+    live.jobs = max(live.jobs, maxSessions)
+    live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
+    var configuration = ServerConfiguration(
+      host: host, port: port, maxSessions: maxSessions,
       token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
-    let preview = self.preview
-    let server = TranscriptionServer(configuration: configuration) {
-      preview ? .lorem() : .live(live)
+    configuration.idleTimeout = .milliseconds(Int64(idleSeconds * 1000))
+    configuration.maxSessionDuration = .milliseconds(Int64(maxSessionSeconds * 1000))
+    let preview = previewOption.preview
+    let settings = live
+    var logger = Logger(label: "transcribe.serve")
+    logger.logLevel = .warning
+    let server = TranscriptionServer(
+      configuration: configuration, logger: logger,
+      prepare: {
+        guard !preview else { return }
+        try await settings.preloadStreamingDecoder()
+      }
+    ) {
+      preview ? .lorem() : .live(settings)
     }
-    try await server.makeApplication().runService()
+    let host = self.host
+    let service = TranscriptionService(server: server) { port in
+      Terminal.writeError("transcribe: listening on http://\(host):\(port)\n")
+    }
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    do {
+      try await group.run()
+    } catch let failure as SpeechClient.Failure {
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
+      throw failure.exitStatus.exitCode
+    }
   }
 }

@@ -50,8 +50,11 @@ struct Transcribe: AsyncParsableCommand {
     subcommands: [Serve.self]
   )
 
-  @Flag(help: "Speak lorem ipsum instead of listening: no audio server or model is needed.")
-  var preview = false
+  /// `--preview`, in a group `transcribe serve` shares: a flag that a parent and its subcommand
+  /// both declare is parsed into the parent's only.
+  @OptionGroup var previewOption: PreviewOption
+
+  var preview: Bool { previewOption.preview }
 
   @Option(
     name: [.short, .long],

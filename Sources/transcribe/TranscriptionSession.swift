@@ -86,6 +86,7 @@ final class TranscriptionSession {
     case .device(let name): return "Listening to \(name). Press Ctrl-C to stop."
     case .file(let url), .rawFile(let url): return "Transcribing \(url.path)…"
     case .standardInput: return "Transcribing standard input…"
+    case .pushed: return "Transcribing pushed audio…"
     }
   }
 

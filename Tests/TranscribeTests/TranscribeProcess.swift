@@ -58,6 +58,9 @@ struct TranscribeProcess {
   /// What has been written to standard output so far.
   var stdoutSoFar: String { stdoutData.string }
 
+  /// What has been written to standard error so far.
+  var stderrSoFar: String { stderrData.string }
+
   /// Waits until standard output satisfies `condition`, or `timeout` seconds pass; returns
   /// whether it did.
   func waitForOutput(

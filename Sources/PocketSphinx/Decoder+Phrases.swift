@@ -1,0 +1,86 @@
+import CPocketSphinx
+import Foundation
+import SpeechClient
+
+extension Decoder {
+  /// The name of the phrase search among the decoder's searches.
+  static let phraseSearch = "phrases"
+
+  /// Restricts what the decoder recognizes to `phrases`, in any sequence: a JSGF grammar made of
+  /// them becomes the active search, the loaded language model stays for ``removeRestriction()``.
+  ///
+  /// Phrases are lower-cased and stripped of punctuation; a phrase with a word the dictionary
+  /// lacks is left out (as vosk leaves out unknown words). The utterance in progress is dropped.
+  ///
+  /// - Returns: the phrases used.
+  /// - Throws: `SpeechClient.Failure.wordNotInDictionary` when no phrase is left,
+  ///   `SpeechClient.Failure.decoderFailure` when pocketsphinx refuses the grammar.
+  @discardableResult
+  public func restrict(toPhrases phrases: [String]) throws(SpeechClient.Failure) -> [String] {
+    var usable: [String] = []
+    var unknown: String?
+    for phrase in phrases {
+      let words = Self.words(of: phrase)
+      guard !words.isEmpty else { continue }
+      if let missing = words.first(where: { !knows($0) }) {
+        unknown = unknown ?? missing
+        continue
+      }
+      let text = words.joined(separator: " ")
+      if !usable.contains(text) { usable.append(text) }
+    }
+    guard !usable.isEmpty else {
+      throw .wordNotInDictionary(
+        word: unknown ?? "", dictionary: DecoderConfiguration.defaultDictionary.path)
+    }
+    let grammar = """
+      #JSGF V1.0;
+      grammar phrases;
+      public <utterance> = <phrase>+;
+      <phrase> = \(usable.joined(separator: " | "));
+      """
+    ps_end_utt(decoder)
+    if originalSearch == nil, let current = ps_get_search(decoder) {
+      originalSearch = String(cString: current)
+    }
+    let (status, _) = PocketSphinxLog.capturingErrors(
+      isVerbose: false, silencingStandardOutput: true
+    ) {
+      ps_set_jsgf_string(decoder, Self.phraseSearch, grammar)
+    }
+    guard status >= 0, ps_set_search(decoder, Self.phraseSearch) >= 0,
+      ps_start_utt(decoder) >= 0
+    else {
+      throw .decoderFailure("pocketsphinx refused the phrase list")
+    }
+    return usable
+  }
+
+  /// Goes back to the search the decoder was loaded with, after ``restrict(toPhrases:)``.
+  public func removeRestriction() throws(SpeechClient.Failure) {
+    guard let originalSearch else { return }
+    ps_end_utt(decoder)
+    guard ps_set_search(decoder, originalSearch) >= 0, ps_start_utt(decoder) >= 0 else {
+      throw .decoderFailure("pocketsphinx could not return to its language model")
+    }
+    ps_unset_search(decoder, Self.phraseSearch)
+    self.originalSearch = nil
+  }
+
+  /// Whether the dictionary has `word`.
+  func knows(_ word: String) -> Bool {
+    guard let pronunciation = ps_lookup_word(decoder, word) else { return false }
+    free(pronunciation)
+    return true
+  }
+
+  /// A phrase's words as the dictionary spells them: lower case, letters, digits, apostrophes.
+  static func words(of phrase: String) -> [String] {
+    phrase.lowercased()
+      .split(whereSeparator: \.isWhitespace)
+      .map { word in
+        String(word.filter { $0.isLetter || $0.isNumber || $0 == "'" })
+      }
+      .filter { !$0.isEmpty }
+  }
+}

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The WebSocket streams running now, so a shutdown can ask each for its last words and wait
+/// until they have all closed.
+public final class ActiveStreams: Sendable {
+  private struct State {
+    var isDraining = false
+    var nextID = 0
+    var shutdowns: [Int: @Sendable () -> Void] = [:]
+    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates an empty registry.
+  public init() {}
+
+  /// The streams running now.
+  public var count: Int { state.withLock { $0.shutdowns.count } }
+
+  /// Whether a shutdown has begun: new streams are turned away.
+  public var isDraining: Bool { state.withLock { $0.isDraining } }
+
+  /// Registers a stream; `shutdown` is called once when the server shuts down. Returns `nil`
+  /// when the server is already shutting down.
+  func register(shutdown: @escaping @Sendable () -> Void) -> Int? {
+    state.withLock { state in
+      guard !state.isDraining else { return nil }
+      state.nextID += 1
+      state.shutdowns[state.nextID] = shutdown
+      return state.nextID
+    }
+  }
+
+  /// Removes a stream that has ended.
+  func unregister(_ id: Int) {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.shutdowns[id] = nil
+      guard state.shutdowns.isEmpty else { return [] }
+      defer { state.waiters = [:] }
+      return Array(state.waiters.values)
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Turns new streams away and asks every running one to deliver its last words and close;
+  /// returns once they all have, or when the calling task is cancelled.
+  public func drain() async {
+    let (shutdowns, waiterID) = state.withLock { state in
+      state.isDraining = true
+      state.nextID += 1
+      return (Array(state.shutdowns.values), state.nextID)
+    }
+    for shutdown in shutdowns { shutdown() }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let isDone = state.withLock { state in
+          let isDone = state.shutdowns.isEmpty || Task.isCancelled
+          if !isDone { state.waiters[waiterID] = continuation }
+          return isDone
+        }
+        if isDone { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { $0.waiters.removeValue(forKey: waiterID) }
+      waiter?.resume()
+    }
+  }
+}

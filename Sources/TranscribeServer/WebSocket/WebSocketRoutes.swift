@@ -1,0 +1,38 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+
+extension TranscriptionServer {
+  /// Adds the vosk-protocol WebSocket at `ws://HOST:PORT/` to the router that decides upgrades.
+  ///
+  /// Only requests that ask for a WebSocket reach this router; a plain `GET /` goes to the HTTP
+  /// router. A request without the token never gets here: it is answered with 401 before the
+  /// upgrade (see `AuthorizingUpgradeChannel`).
+  func addWebSocketRoutes(to router: Router<BasicWebSocketRequestContext>) {
+    router.ws("/") { request, _ in
+      authorizes(request) ? .upgrade([:]) : .dontUpgrade
+    } onUpgrade: { inbound, outbound, context in
+      try await VoskStream(server: self, logger: context.logger)
+        .run(inbound: inbound, outbound: outbound)
+    }
+  }
+
+  /// Whether `request` carries the token (`Authorization: Bearer TOKEN` or `?token=TOKEN`), or
+  /// no token is required.
+  public func authorizes(_ request: Request) -> Bool {
+    authorizes(uri: request.uri.description, authorization: request.headers[.authorization])
+  }
+
+  /// Whether a request for `uri` with this `Authorization` header value carries the token.
+  func authorizes(uri: String, authorization: String?) -> Bool {
+    guard let token = configuration.token else { return true }
+    if let authorization, token.matches(authorization: authorization) {
+      return true
+    }
+    let query = URI(uri).queryParameters
+    if let candidate = query.get("token"), token.matches(candidate) {
+      return true
+    }
+    return false
+  }
+}

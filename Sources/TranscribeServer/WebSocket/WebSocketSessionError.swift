@@ -1,0 +1,103 @@
+import Foundation
+import SpeechClient
+
+/// Why a WebSocket stream ends other than by the client's `{"eof" : 1}`: each has a message the
+/// client gets as `{"error": "…"}` and a close code.
+///
+/// | close code | when |
+/// | --- | --- |
+/// | 1001 going away | the server shuts down (after the last words) |
+/// | 1003 unsupported data | a text message that is neither a configuration nor the end |
+/// | 1007 invalid payload | malformed JSON, an unknown or invalid configuration field, an odd-length PCM frame |
+/// | 1008 policy violation | no audio for the idle timeout, a session longer than the maximum, a configuration after audio |
+/// | 1009 message too big | a message over the frame limit |
+/// | 1011 internal error | recognition failed (model missing, decoder failure) |
+/// | 1013 try again later | every session place is taken |
+public enum WebSocketSessionError: Error, Equatable, Sendable {
+  /// A text message is not JSON (or not an object).
+  case malformedJSON(String)
+  /// A configuration field the server does not know.
+  case unknownConfigurationField(String)
+  /// A configuration field with a value the server cannot use.
+  case invalidConfigurationValue(field: String, reason: String)
+  /// A configuration sent after audio.
+  case configurationAfterAudio
+  /// A text message that is neither a configuration nor the end of the stream.
+  case unsupportedMessage(String)
+  /// A binary frame with an odd number of bytes (16-bit samples come in pairs).
+  case oddLengthFrame(bytes: Int)
+  /// A message larger than the limit.
+  case frameTooLarge(bytes: Int, limit: Int)
+  /// No message for the idle timeout.
+  case idle(Duration)
+  /// The session ran longer than the maximum.
+  case sessionTooLong(Duration)
+  /// Recognition failed.
+  case recognitionFailed(String)
+  /// Every session place is taken.
+  case capacity
+  /// The server is shutting down.
+  case shuttingDown
+
+  /// The close code the stream ends with.
+  public var closeCode: UInt16 {
+    switch self {
+    case .shuttingDown: 1001
+    case .unsupportedMessage: 1003
+    case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
+      1007
+    case .configurationAfterAudio, .idle, .sessionTooLong: 1008
+    case .frameTooLarge: 1009
+    case .recognitionFailed: 1011
+    case .capacity: 1013
+    }
+  }
+
+  /// What the client is told, in a sentence that names the fix.
+  public var message: String {
+    switch self {
+    case .malformedJSON(let reason):
+      "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): \(reason)"
+    case .unknownConfigurationField(let field):
+      "unknown configuration field '\(field)'; known: sample_rate, words, max_alternatives, "
+        + "phrase_list"
+    case .invalidConfigurationValue(let field, let reason):
+      "invalid configuration value for '\(field)': \(reason)"
+    case .configurationAfterAudio:
+      "the configuration must be the first message, before any audio"
+    case .unsupportedMessage(let text):
+      "unsupported text message \(text); send {\"config\": {…}} first, then binary audio, "
+        + "then {\"eof\" : 1}"
+    case .oddLengthFrame(let bytes):
+      "audio frames must hold whole 16-bit samples; got \(bytes) bytes"
+    case .frameTooLarge(let bytes, let limit):
+      "a message of \(bytes) bytes is over the limit of \(limit) bytes; send smaller chunks"
+    case .idle(let timeout):
+      "no audio for \(Self.seconds(timeout)); the stream was closed"
+    case .sessionTooLong(let limit):
+      "the session reached its maximum length of \(Self.seconds(limit)); start a new one"
+    case .recognitionFailed(let reason):
+      "recognition failed: \(reason)"
+    case .capacity:
+      "every session place is taken; try again later"
+    case .shuttingDown:
+      "the server is shutting down; try again later"
+    }
+  }
+
+  /// The close frame's reason: the message, cut to fit a control frame (123 bytes).
+  var closeReason: String {
+    var reason = ""
+    for character in message {
+      if reason.utf8.count + String(character).utf8.count > 123 { break }
+      reason.append(character)
+    }
+    return reason
+  }
+
+  private static func seconds(_ duration: Duration) -> String {
+    let seconds = duration.timeInterval
+    return seconds == seconds.rounded()
+      ? "\(Int(seconds)) s" : String(format: "%.3g s", seconds)
+  }
+}

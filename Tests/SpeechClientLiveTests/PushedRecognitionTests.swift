@@ -1,0 +1,108 @@
+import Foundation
+import LiveTestSupport
+import PocketSphinx
+import SpeechClient
+import Testing
+
+@testable import SpeechClientLive
+
+/// Pushed audio (a server's stream) decoded for real on a decoder borrowed from the pool.
+extension LiveTests {
+  @Suite(.enabled(if: TestData.isInstalled, "needs pocketsphinx-testdata and pocketsphinx-en-us"))
+  struct PushedRecognitionTests {
+    /// goforward.raw's samples.
+    static func goForwardSamples() throws -> [Int16] {
+      let data = try Data(contentsOf: TestData.goForward)
+      return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    /// Pushes `samples` in 0.2 s chunks, then finishes, and collects the task's results.
+    static func recognize(
+      _ samples: [Int16], rate: Int = 16_000, model: SpeechRecognitionRequest.Model = .default,
+      configuration: LiveSpeechConfiguration = LiveSpeechConfiguration()
+    ) async -> Outcome {
+      let audio = PushedAudio(sampleRate: rate)
+      let client = SpeechClient.live(configuration)
+      let stream = await client.startTask(
+        SpeechRecognitionRequest(source: .pushed(audio), model: model))
+      let chunk = rate / 5
+      for start in stride(from: 0, to: samples.count, by: chunk) {
+        audio.push(Array(samples[start..<min(start + chunk, samples.count)]))
+      }
+      audio.finish()
+      return await collect(stream)
+    }
+
+    @Test func pushedAudioIsDecodedAndReportsItsPositionInPushedTime() async throws {
+      let samples = try Self.goForwardSamples()
+      let outcome = await Self.recognize(samples)
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+      #expect(outcome.last?.isFinal == true)
+      let positions = outcome.results.compactMap { $0.progress?.audioDuration }
+      #expect(positions.last == Double(samples.count) / 16_000)
+      #expect(positions == positions.sorted())
+    }
+
+    @Test func pushedAudioAt44kHzIsResampledTo16kHz() async throws {
+      let directory = try TemporaryDirectory()
+      let wide = directory.file("goforward-44k.raw")
+      try runCommand(
+        "/usr/bin/sox",
+        [
+          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+          TestData.goForward.path, "-t", "raw", "-r", "44100", wide.path,
+        ])
+      let data = try Data(contentsOf: wide)
+      let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+      let outcome = await Self.recognize(samples, rate: 44_100)
+      #expect(outcome.error == nil)
+      #expect(outcome.text == "go forward ten meters")
+      #expect(outcome.last?.progress?.recordedSampleRate == 44_100)
+      #expect(outcome.last?.progress?.audioDuration == Double(samples.count) / 44_100)
+    }
+
+    @Test func aPhraseListRestrictsTheWordsAndTheDecoderGoesBackUnrestricted() async throws {
+      var configuration = LiveSpeechConfiguration()
+      configuration.jobs = 1
+      let samples = try Self.goForwardSamples()
+      let restricted = await Self.recognize(
+        samples, model: .phrases(["go forward", "stop", "zzqx"]), configuration: configuration)
+      #expect(restricted.error == nil)
+      let words = Set(restricted.last?.bestTranscription.segments.map(\.substring) ?? [])
+      #expect(!words.isEmpty)
+      #expect(words.isSubset(of: ["go", "forward", "stop"]))
+      // The same single pooled decoder, with its language model again.
+      let free = await Self.recognize(samples, configuration: configuration)
+      #expect(free.text == "go forward ten meters")
+    }
+
+    @Test func aPhraseListWithoutKnownWordsFails() async throws {
+      let outcome = await Self.recognize(
+        try Self.goForwardSamples(), model: .phrases(["zzqx qqzz"]))
+      guard case .wordNotInDictionary(let word, _) = outcome.failure else {
+        Issue.record("expected wordNotInDictionary, got \(String(describing: outcome.error))")
+        return
+      }
+      #expect(word == "zzqx")
+    }
+
+    @Test func authorizationForPushedAudioChecksTheModelOnly() async {
+      let check = await SpeechClient.checkAuthorization(
+        for: SpeechRecognitionRequest(source: .pushed(PushedAudio())),
+        LiveSpeechConfiguration(server: "unix:/nonexistent/pulse"))
+      #expect(check.status == .authorized)
+    }
+
+    @Test func preloadingLoadsAStreamingDecoderOfThePool() async throws {
+      var configuration = LiveSpeechConfiguration()
+      configuration.jobs = 3
+      try await configuration.preloadStreamingDecoder()
+      let pool = SharedDecoderPools.pool(
+        for: configuration.decoderConfiguration(
+          for: SpeechRecognitionRequest(source: .pushed(PushedAudio()))),
+        size: 3)
+      #expect(pool.workerCount == 1)
+    }
+  }
+}

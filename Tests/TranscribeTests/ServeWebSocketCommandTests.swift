@@ -1,0 +1,84 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// `transcribe serve` as a process, with a Python `websockets` client that does what vosk's
+/// example client does (scripts/vosk_client.py): the real binary, a real client.
+extension CommandTests {
+  @Suite struct ServeWebSocketCommandTests {
+    /// The client's replies, each a JSON object.
+    static func replies(_ stdout: String) -> [[String: Any]] {
+      stdout.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func previewServesAVoskClientLoremWordsPacedByTheAudio() async throws {
+      guard PythonClient.hasModule("websockets") else { return }
+      let server = try await ServeProcess(["--preview"])
+      // goforward.raw is 2.8 s: nine lorem words, one finished utterance of eight.
+      let client = try await PythonClient.run(
+        "vosk_client.py", [server.webSocketURL, SpeechTestData.goForward.path])
+      let output = await server.terminate()
+      #expect(client.status == 0, "client stderr: \(client.stderr)")
+      let replies = Self.replies(client.stdout)
+      // One reply per 0.2 s chunk (14), one for the end, then the close.
+      #expect(replies.count == 16, "\(client.stdout)")
+      #expect(replies.contains { $0["partial"] as? String == "lorem ipsum" })
+      #expect(
+        replies.contains {
+          $0["text"] as? String == "lorem ipsum dolor sit amet consectetur adipiscing elit"
+        })
+      #expect(replies.dropLast().last?["text"] as? String == "sed")
+      #expect(replies.last?["close"] as? Int == 1000)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func theRealModelStreamsTheWordsTheFileCommandHears() async throws {
+      guard PythonClient.hasModule("websockets") else { return }
+      let file = SpeechTestData.directory
+        .appendingPathComponent("librivox/sense_and_sensibility_01_austen_64kb-0930.wav")
+      let expected = try await TranscribeProcess.run(["--input", file.path])
+      #expect(expected.status == 0, "stderr: \(expected.stderr)")
+      let server = try await ServeProcess([])
+      let client = try await PythonClient.run("vosk_client.py", [server.webSocketURL, file.path])
+      let output = await server.terminate()
+      #expect(client.status == 0, "client stderr: \(client.stderr)")
+      let replies = Self.replies(client.stdout)
+      let partials = replies.compactMap { $0["partial"] as? String }.filter { !$0.isEmpty }
+      let finals = replies.compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
+      #expect(!partials.isEmpty, "\(client.stdout)")
+      #expect(!finals.isEmpty, "\(client.stdout)")
+      let words = replies.compactMap { $0["result"] as? [[String: Any]] }.joined()
+      #expect(words.allSatisfy { ($0["end"] as? Double ?? 0) > ($0["start"] as? Double ?? 1) })
+      #expect(
+        finals.joined(separator: " ")
+          == expected.stdout.split(separator: "\n").joined(separator: " "),
+        "\(client.stdout)")
+      #expect(replies.last?["close"] as? Int == 1000)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+    }
+
+    @Test func aTokenIsRequiredWhenSet() async throws {
+      guard PythonClient.hasModule("websockets") else { return }
+      let server = try await ServeProcess(
+        ["--preview"], environment: ["TRANSCRIBE_TOKEN": "s3cret"])
+      let directory = try TemporaryDirectory()
+      let audio = directory.url.appendingPathComponent("silence.raw")
+      try Data(count: 19_200).write(to: audio)
+      let refused = try await PythonClient.run(
+        "vosk_client.py", [server.webSocketURL, audio.path])
+      let accepted = try await PythonClient.run(
+        "vosk_client.py", [server.webSocketURL, audio.path, "--token", "s3cret"])
+      let output = await server.terminate()
+      #expect(refused.status != 0)
+      #expect(refused.stderr.contains("401"), "\(refused.stderr)")
+      #expect(accepted.status == 0, "\(accepted.stderr)")
+      #expect(Self.replies(accepted.stdout).dropLast().last?["text"] as? String == "lorem ipsum")
+      #expect(!output.stderr.contains("s3cret"))
+      #expect(output.status == 0)
+    }
+  }
+}
