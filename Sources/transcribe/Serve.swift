@@ -91,8 +91,8 @@ struct Serve: AsyncParsableCommand {
     configuration.maxSessionDuration = .milliseconds(Int64(maxSessionSeconds * 1000))
     let preview = previewOption.preview
     let settings = live
-    var logger = Logger(label: "transcribe.serve")
-    logger.logLevel = .warning
+    // Its level is --log-level's (set by the bootstrap above).
+    let logger = Logger(label: "transcribe.serve")
     let server = TranscriptionServer(
       configuration: configuration, logger: logger,
       prepare: {
