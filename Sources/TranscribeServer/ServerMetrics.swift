@@ -48,8 +48,8 @@ public final class ServerMetrics: Sendable {
       label: "transcribe_final_result_latency_seconds", factory: factory)
     // The usual reasons are listed from the start (at 0), so a dashboard sees the series before
     // the first rejection.
-    for reason in ["capacity", "unauthorized"] {
-      _ = rejectedSessions(reason: reason)
+    for reason in SessionRejection.allCases {
+      _ = rejectedSessions(reason: reason.rawValue)
     }
   }
 
@@ -72,8 +72,8 @@ public final class ServerMetrics: Sendable {
     activeSessions.decrement()
   }
 
-  /// A session was turned away (capacity, token): `reason` is a short label such as `capacity`
-  /// or `unauthorized`, published as the `reason` label of `transcribe_rejected_sessions_total`.
+  /// A session was turned away: `reason` is a short label (``SessionRejection``'s raw values:
+  /// `capacity`, `token`, `shutdown`), the `reason` label of `transcribe_rejected_sessions_total`.
   public func sessionRejected(reason: String) {
     rejectedSessions(reason: reason).increment()
   }

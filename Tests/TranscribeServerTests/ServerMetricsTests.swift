@@ -26,7 +26,8 @@ import Testing
     #expect(
       Set(samples("transcribe_rejected_sessions_total", in: exposition)) == [
         #"transcribe_rejected_sessions_total{reason="capacity"} 0"#,
-        #"transcribe_rejected_sessions_total{reason="unauthorized"} 0"#,
+        #"transcribe_rejected_sessions_total{reason="token"} 0"#,
+        #"transcribe_rejected_sessions_total{reason="shutdown"} 0"#,
       ])
   }
 
@@ -88,13 +89,14 @@ import Testing
     let metrics = ServerMetrics()
     metrics.sessionRejected(reason: "capacity")
     metrics.sessionRejected(reason: "capacity")
-    metrics.sessionRejected(reason: "unauthorized")
-    metrics.sessionRejected(reason: "shutting_down")
+    metrics.sessionRejected(reason: "token")
+    metrics.sessionRejected(reason: "upload_too_large")
     #expect(
       Set(samples("transcribe_rejected_sessions_total", in: metrics.exposition())) == [
         #"transcribe_rejected_sessions_total{reason="capacity"} 2"#,
-        #"transcribe_rejected_sessions_total{reason="unauthorized"} 1"#,
-        #"transcribe_rejected_sessions_total{reason="shutting_down"} 1"#,
+        #"transcribe_rejected_sessions_total{reason="token"} 1"#,
+        #"transcribe_rejected_sessions_total{reason="shutdown"} 0"#,
+        #"transcribe_rejected_sessions_total{reason="upload_too_large"} 1"#,
       ])
   }
 

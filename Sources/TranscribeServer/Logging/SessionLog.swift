@@ -79,9 +79,9 @@ public enum SessionRejection: String, Sendable, Equatable, CaseIterable {
   /// Every session place was taken (WebSocket close 1013, HTTP 503).
   case capacity
   /// The token was missing or wrong (401).
-  case unauthorized
+  case unauthorized = "token"
   /// The server was shutting down.
-  case shuttingDown = "shutting_down"
+  case shuttingDown = "shutdown"
 }
 
 /// How a session ended, for its last log line.
