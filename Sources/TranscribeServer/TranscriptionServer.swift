@@ -56,7 +56,7 @@ public struct TranscriptionServer: Sendable {
   public func makeApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
-    let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+    let webSocketRouter = Router(context: SessionRequestContext.self)
     addWebSocketRoutes(to: webSocketRouter)
     return Application(
       router: makeRouter(),

@@ -33,13 +33,7 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
 
   /// The client's `address:port` when the request context knows it.
   static func remoteAddress(of context: Context) -> String? {
-    guard let address = (context as? any RemoteAddressRequestContext)?.remoteAddress else {
-      return nil
-    }
-    switch (address.ipAddress, address.port) {
-    case (let ip?, let port?): return "\(ip):\(port)"
-    case (let ip?, nil): return ip
-    default: return address.pathname ?? "\(address)"
-    }
+    (context as? any RemoteAddressRequestContext)?.remoteAddress
+      .flatMap(SessionRequestContext.describe)
   }
 }
