@@ -18,8 +18,10 @@ struct PreparationService: Service {
     try? await gracefulShutdown()
   }
 
-  /// Runs `prepare` and records how it ended (a cancelled `prepare` records nothing).
+  /// Runs `prepare` and records how it ended (a cancelled `prepare` records nothing). Does
+  /// nothing when the host already prepared before starting the application.
   func prepareOnce() async {
+    guard !readiness.isPrepared else { return }
     let started = ContinuousClock.now
     do {
       try await prepare()

@@ -40,3 +40,15 @@ import Testing
     #expect(readiness.state == .preparing)
   }
 }
+
+extension PreparationServiceTests {
+  @Test func serverPreparedBeforeItStartedIsNotPreparedAgain() async {
+    let readiness = ServerReadiness()
+    readiness.finishPreparing(with: .success(()))
+    let service = PreparationService(
+      prepare: { Issue.record("prepare ran a second time") }, readiness: readiness,
+      logger: Logger(label: "test"))
+    await service.prepareOnce()
+    #expect(readiness.state == .prepared)
+  }
+}
