@@ -56,7 +56,7 @@ public struct TranscriptionServer: Sendable {
   public func makeApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
-    let webSocketRouter = Router(context: SessionRequestContext.self)
+    let webSocketRouter = Router(context: ServerRequestContext.self)
     addWebSocketRoutes(to: webSocketRouter)
     return Application(
       router: makeRouter(),
@@ -81,8 +81,8 @@ public struct TranscriptionServer: Sendable {
   }
 
   /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
-  func makeRouter() -> Router<BasicRequestContext> {
-    let router = Router()
+  func makeRouter() -> Router<ServerRequestContext> {
+    let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
     addWebRoutes(to: router)
     router.get("healthz") { _, _ in

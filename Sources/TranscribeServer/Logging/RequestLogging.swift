@@ -34,6 +34,6 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The client's `address:port` when the request context knows it.
   static func remoteAddress(of context: Context) -> String? {
     (context as? any RemoteAddressRequestContext)?.remoteAddress
-      .flatMap(SessionRequestContext.describe)
+      .flatMap(ServerRequestContext.describe)
   }
 }

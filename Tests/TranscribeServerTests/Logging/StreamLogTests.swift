@@ -53,3 +53,19 @@ import Testing
     #expect(warnings.first?.metadata["remote"]?.hasPrefix("127.0.0.1:") == true)
   }
 }
+
+extension StreamLogTests {
+  @Test func httpRequestsAreLoggedWithTheClientsAddress() async throws {
+    let recorder = LogRecorder()
+    let server = TranscriptionServer(
+      configuration: ServerConfiguration(port: 0), logger: recorder.logger(level: .debug)
+    ) { .lorem() }
+    try await server.makeApplication().test(.live) { client in
+      try await client.execute(uri: "/readyz", method: .get) { _ in }
+    }
+    let request = try #require(recorder.lines.first { $0.message.hasPrefix("GET /readyz") })
+    #expect(request.level == .debug)
+    #expect(request.metadata["endpoint"] == "/readyz")
+    #expect(request.metadata["remote"]?.hasPrefix("127.0.0.1:") == true)
+  }
+}

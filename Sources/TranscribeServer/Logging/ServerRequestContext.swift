@@ -3,9 +3,9 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 
-/// The request context of the WebSocket router: Hummingbird's WebSocket context plus the
-/// client's address, so a stream's log lines say who is streaming (`remote=…`).
-public struct SessionRequestContext: RequestContext, WebSocketRequestContext,
+/// The request context of both routers (HTTP and WebSocket upgrades): Hummingbird's WebSocket
+/// context plus the client's address, so log lines say who is asking (`remote=…`).
+public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
   RemoteAddressRequestContext
 {
   /// Hummingbird's storage for the request's logger, id and decoders.
