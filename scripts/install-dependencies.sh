@@ -10,6 +10,8 @@
 #           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
 #           and openai (the REST endpoint's official client)
 #           nginx (two `transcribe serve` instances behind a load balancer)
+#           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
+#           browser)
 set -euo pipefail
 
 packages=(
@@ -17,6 +19,7 @@ packages=(
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
   curl python3-pip nginx
+  chromium chromium-driver
 )
 
 missing=()
@@ -26,7 +29,7 @@ for package in "${packages[@]}"; do
 done
 
 # Python modules the tests' real clients use (`transcribe serve` tests).
-python_modules=(websockets openai)
+python_modules=(websockets openai selenium)
 
 install_python_modules() {
   command -v python3 >/dev/null 2>&1 || {

@@ -17,8 +17,8 @@ import Prometheus
 public final class ServerMetrics: Sendable {
   /// The registry `/metrics` prints.
   public let registry: PrometheusCollectorRegistry
+  private let factory: PrometheusMetricsFactory
   private let activeSessions: Metrics.Meter
-  private let rejectedSessions: Metrics.Counter
   private let audioSeconds: Metrics.FloatingPointCounter
   private let realTimeFactor: Metrics.Recorder
   private let finalLatency: Metrics.Timer
@@ -32,15 +32,34 @@ public final class ServerMetrics: Sendable {
       .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
       .milliseconds(750), .seconds(1), .milliseconds(1500), .seconds(2), .seconds(5),
     ]
+    // Processing time over audio time: below 1 keeps up with real time. (The factory's default
+    // value buckets start at 5, which would put every session in the first bucket.)
+    factory.valueHistogramBuckets[Self.realTimeFactorName] = [
+      0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5,
+    ]
     self.registry = registry
+    self.factory = factory
     activeSessions = Metrics.Meter(label: "transcribe_active_sessions", factory: factory)
-    rejectedSessions = Metrics.Counter(
-      label: "transcribe_rejected_sessions_total", factory: factory)
     audioSeconds = Metrics.FloatingPointCounter(
       label: "transcribe_audio_seconds_decoded_total", factory: factory)
-    realTimeFactor = Metrics.Recorder(label: "transcribe_real_time_factor", factory: factory)
+    realTimeFactor = Metrics.Recorder(
+      label: Self.realTimeFactorName, aggregate: true, factory: factory)
     finalLatency = Metrics.Timer(
       label: "transcribe_final_result_latency_seconds", factory: factory)
+    // The usual reasons are listed from the start (at 0), so a dashboard sees the series before
+    // the first rejection.
+    for reason in SessionRejection.allCases {
+      _ = rejectedSessions(reason: reason.rawValue)
+    }
+  }
+
+  private static let realTimeFactorName = "transcribe_real_time_factor"
+
+  private func rejectedSessions(reason: String) -> Metrics.Counter {
+    // The registry hands back the same counter for the same name and labels.
+    Metrics.Counter(
+      label: "transcribe_rejected_sessions_total", dimensions: [("reason", reason)],
+      factory: factory)
   }
 
   /// A session (stream or upload) began.
@@ -53,9 +72,10 @@ public final class ServerMetrics: Sendable {
     activeSessions.decrement()
   }
 
-  /// A session was turned away (capacity, token): `reason` is a short label such as `capacity`.
+  /// A session was turned away: `reason` is a short label (``SessionRejection``'s raw values:
+  /// `capacity`, `token`, `shutdown`), the `reason` label of `transcribe_rejected_sessions_total`.
   public func sessionRejected(reason: String) {
-    rejectedSessions.increment()
+    rejectedSessions(reason: reason).increment()
   }
 
   /// A session decoded `audioSeconds` of audio in `processingSeconds` of wall time.

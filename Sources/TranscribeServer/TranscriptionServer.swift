@@ -28,6 +28,8 @@ public struct TranscriptionServer: Sendable {
   public let metrics: ServerMetrics
   /// The places for sessions running at once (``ServerConfiguration/maxSessions``).
   public let sessions: SessionLimiter
+  /// Whether ``prepare`` has finished (`GET /readyz`).
+  public let readiness = ServerReadiness()
   /// The WebSocket streams running now, which a shutdown drains.
   public let streams: ActiveStreams
   /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
@@ -54,7 +56,7 @@ public struct TranscriptionServer: Sendable {
   public func makeApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
-    let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+    let webSocketRouter = Router(context: ServerRequestContext.self)
     addWebSocketRoutes(to: webSocketRouter)
     return Application(
       router: makeRouter(),
@@ -70,6 +72,7 @@ public struct TranscriptionServer: Sendable {
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
         serverName: "transcribe"),
+      services: [preparationService],
       onServerRunning: { channel in
         await onServerRunning(channel.localAddress?.port ?? 0)
       },
@@ -78,8 +81,10 @@ public struct TranscriptionServer: Sendable {
   }
 
   /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
-  func makeRouter() -> Router<BasicRequestContext> {
-    let router = Router()
+  func makeRouter() -> Router<ServerRequestContext> {
+    let router = Router(context: ServerRequestContext.self)
+    router.add(middleware: RequestLoggingMiddleware())
+    addWebRoutes(to: router)
     router.get("healthz") { _, _ in
       "ok\n"
     }

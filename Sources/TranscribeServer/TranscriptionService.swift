@@ -34,6 +34,7 @@ public struct TranscriptionService: Service {
   /// Prepares, serves until graceful shutdown, drains the streams, and returns.
   public func run() async throws {
     try await server.prepare()
+    server.readiness.finishPreparing(with: .success(()))
     let application = server.makeApplication(onServerRunning: onListening)
     // The application runs in a group of its own, out of reach of the outer group's graceful
     // shutdown: otherwise the WebSocket layer would close every stream at once with 1000,

@@ -60,6 +60,12 @@ struct Serve: AsyncParsableCommand {
       "The largest upload POST /v1/audio/transcriptions accepts, in MiB.", valueName: "mib"))
   var maxUploadMb = 100
 
+  @Option(
+    help: ArgumentHelp(
+      "Log this level and above on stderr: trace, debug, info, notice, warning, error, critical.",
+      valueName: "level"))
+  var logLevel: Logger.Level = .info
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535.")
@@ -79,6 +85,7 @@ struct Serve: AsyncParsableCommand {
   }
 
   func run() async throws {
+    bootstrapServeLogging(level: logLevel)
     let token = token ?? ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"]
     var live = LiveSpeechConfiguration()
     let maxSessions = maxSessions ?? live.jobs
@@ -93,8 +100,8 @@ struct Serve: AsyncParsableCommand {
     configuration.maxUploadBytes = maxUploadMb << 20
     let preview = previewOption.preview
     let settings = live
-    var logger = Logger(label: "transcribe.serve")
-    logger.logLevel = .warning
+    // Its level is --log-level's (set by the bootstrap above).
+    let logger = Logger(label: "transcribe.serve")
     let server = TranscriptionServer(
       configuration: configuration, logger: logger,
       prepare: {

@@ -131,6 +131,8 @@ import Testing
         client, VoskTestClient.silence(seconds: 0.4) + [VoskTestClient.eof])
       #expect(third.objects.last?["text"] as? String == "lorem")
     }
-    #expect(server.metrics.exposition().contains("transcribe_rejected_sessions_total 1"))
+    #expect(
+      server.metrics.exposition().contains(
+        #"transcribe_rejected_sessions_total{reason="capacity"} 1"#))
   }
 }

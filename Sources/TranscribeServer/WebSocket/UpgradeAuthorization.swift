@@ -37,7 +37,7 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
 extension HTTPServerBuilder {
   /// HTTP/1 with the WebSocket upgrade, upgrades without the server's token refused with 401.
   static func http1WebSocketUpgrade(
-    webSocketRouter: Router<BasicWebSocketRequestContext>,
+    webSocketRouter: Router<ServerRequestContext>,
     configuration: HTTP1WebSocketUpgradeChannel.Configuration,
     authorizingWith server: TranscriptionServer
   ) -> HTTPServerBuilder {

@@ -43,7 +43,7 @@ struct VoskStream {
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
     guard let permit = server.sessions.acquire() else {
       server.metrics.sessionRejected(reason: "capacity")
-      logger.info("stream rejected: every session place is taken")
+      SessionLog.rejected(logger, endpoint: "/", remoteAddress: nil, reason: .capacity)
       try await close(outbound, with: .capacity)
       return
     }
@@ -51,13 +51,15 @@ struct VoskStream {
     let inbox = SessionInbox()
     guard let id = server.streams.register(shutdown: { inbox.post(.shutdown) }) else {
       server.metrics.sessionRejected(reason: "shutdown")
+      SessionLog.rejected(logger, endpoint: "/", remoteAddress: nil, reason: .shuttingDown)
       permit.release()
       try await close(outbound, with: .shuttingDown)
       return
     }
     defer { server.streams.unregister(id) }
     server.metrics.sessionStarted()
-    logger.info("stream started")
+    let log = SessionLog(logger, endpoint: "/", remoteAddress: nil)
+    log.started()
 
     // Twice the limit reaches this code, so a message just over it gets a clear answer; the
     // protocol layer closes larger ones with 1009 itself.
@@ -77,9 +79,10 @@ struct VoskStream {
         }
       }
     }
-    let session = Session(server: server, inbox: inbox, outbound: outbound, logger: logger)
+    let session = Session(server: server, inbox: inbox, outbound: outbound, logger: log.logger)
     let ending = await session.run()
     await session.end()
+    let audioSeconds = session.audio?.consumedDuration ?? 0
     // The place is free before the client learns that the stream is over; a shutdown waits
     // for the close (the `defer` above unregisters the stream).
     permit.release()
@@ -94,13 +97,12 @@ struct VoskStream {
     case .readFailed(let error):
       failure = error
     case .error(let error):
-      logger.info("stream closed", metadata: ["code": "\(error.closeCode)", "reason": "\(error)"])
       try? await close(outbound, with: error)
     }
     inbox.close()
     reader.cancel()
     await reader.value
-    logger.info("stream ended")
+    log.ended(SessionOutcome(ending), audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
     if let failure { throw failure }
   }

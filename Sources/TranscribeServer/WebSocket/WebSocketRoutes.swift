@@ -8,11 +8,11 @@ extension TranscriptionServer {
   /// Only requests that ask for a WebSocket reach this router; a plain `GET /` goes to the HTTP
   /// router. A request without the token never gets here: it is answered with 401 before the
   /// upgrade (see `AuthorizingUpgradeChannel`).
-  func addWebSocketRoutes(to router: Router<BasicWebSocketRequestContext>) {
+  func addWebSocketRoutes(to router: Router<ServerRequestContext>) {
     router.ws("/") { request, _ in
       authorizes(request) ? .upgrade([:]) : .dontUpgrade
     } onUpgrade: { inbound, outbound, context in
-      try await VoskStream(server: self, logger: context.logger)
+      try await VoskStream(server: self, logger: context.requestContext.loggerWithRemoteAddress)
         .run(inbound: inbound, outbound: outbound)
     }
   }

@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+
+/// What `GET /readyz` answers: whether the model is loaded and sessions are left.
+///
+/// `200` with `"status": "ready"` when new sessions would be accepted; otherwise `503` with
+/// `"preparing"` (the model is still loading), `"failed"` (it could not be loaded; the log says
+/// why) or `"full"` (every session place is taken), with `Retry-After` for the two that pass.
+///
+/// ```json
+/// {"model_loaded":true,"sessions":{"active":1,"limit":2},"status":"ready"}
+/// ```
+public struct ReadinessReport: Sendable, Equatable, Codable {
+  /// How ready the server is.
+  public enum Status: String, Sendable, Codable {
+    /// New sessions are accepted.
+    case ready
+    /// `prepare` has not finished.
+    case preparing
+    /// `prepare` failed; the server will not become ready.
+    case failed
+    /// Every session place is taken.
+    case full
+  }
+
+  /// The sessions running and the most that may run at once.
+  public struct Sessions: Sendable, Equatable, Codable {
+    /// Sessions running now.
+    public var active: Int
+    /// ``ServerConfiguration/maxSessions``.
+    public var limit: Int
+
+    /// Creates the session counts.
+    public init(active: Int, limit: Int) {
+      self.active = active
+      self.limit = limit
+    }
+  }
+
+  /// How ready the server is.
+  public var status: Status
+  /// Whether `prepare` has finished successfully.
+  public var modelLoaded: Bool
+  /// The sessions running and the limit.
+  public var sessions: Sessions
+
+  enum CodingKeys: String, CodingKey {
+    case status
+    case modelLoaded = "model_loaded"
+    case sessions
+  }
+
+  /// Creates a report from its parts.
+  public init(status: Status, modelLoaded: Bool, sessions: Sessions) {
+    self.status = status
+    self.modelLoaded = modelLoaded
+    self.sessions = sessions
+  }
+
+  /// The report for a readiness and a session limiter, as they are now.
+  public init(readiness: ServerReadiness, sessions limiter: SessionLimiter) {
+    let state = readiness.state
+    let active = limiter.activeCount
+    modelLoaded = state == .prepared
+    sessions = Sessions(active: active, limit: limiter.limit)
+    switch state {
+    case .preparing: status = .preparing
+    case .failed: status = .failed
+    case .prepared: status = active < limiter.limit ? .ready : .full
+    }
+  }
+
+  /// Seconds a client is asked to wait before asking again, or `nil` when waiting will not help.
+  public var retryAfterSeconds: Int? {
+    switch status {
+    case .ready, .failed: nil
+    case .preparing: 1
+    case .full: 5
+    }
+  }
+
+  /// The report as the `/readyz` response.
+  public func response() throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    var body = try encoder.encode(self)
+    body.append(UInt8(ascii: "\n"))
+    var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+    if let retryAfterSeconds {
+      headers[.retryAfter] = String(retryAfterSeconds)
+    }
+    return Response(
+      status: status == .ready ? .ok : .serviceUnavailable, headers: headers,
+      body: .init(byteBuffer: ByteBuffer(bytes: body)))
+  }
+}

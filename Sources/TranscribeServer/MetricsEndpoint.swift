@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// `GET /metrics`: the Prometheus text exposition of ``ServerMetrics``.
+///
+/// When the server has a token, scrapers must send it too (`authorization: {credentials: …}` in
+/// Prometheus' scrape configuration): the counts say how much the service is used, and unlike
+/// `/healthz` and `/readyz` nothing outside needs them to route traffic.
+struct MetricsEndpoint: Sendable {
+  /// The content type Prometheus' text format 0.0.4 is served with.
+  static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+  let metrics: ServerMetrics
+  let token: AccessToken?
+
+  func response(to request: Request) -> Response {
+    if let token {
+      let authorization = request.headers[.authorization] ?? ""
+      guard token.matches(authorization: authorization) else {
+        return Response(
+          status: .unauthorized,
+          headers: [.wwwAuthenticate: "Bearer", .contentType: "text/plain; charset=utf-8"],
+          body: .init(
+            byteBuffer: ByteBuffer(
+              string: "/metrics needs the server's token: Authorization: Bearer TOKEN\n")))
+      }
+    }
+    return Response(
+      status: .ok,
+      headers: [.contentType: Self.contentType, .cacheControl: "no-store"],
+      body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+  }
+}
