@@ -2,3 +2,4 @@
 #include <sphinxbase/err.h>
 #include <sphinxbase/cmd_ln.h>
 #include <sphinxbase/feat.h>
+#include <sphinxbase/fe.h>
