@@ -2,4 +2,3 @@
 #include <sphinxbase/err.h>
 #include <sphinxbase/cmd_ln.h>
 #include <sphinxbase/feat.h>
-#include <sphinxbase/fe.h>

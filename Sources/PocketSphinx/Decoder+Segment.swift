@@ -15,7 +15,6 @@ extension Decoder {
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(SpeechClient.Failure) -> [DecoderEvent] {
     try startNewStream()
-    primeCepstralMean(with: samples)
     var events: [DecoderEvent] = []
     let chunkSize = 2048
     for start in stride(from: 0, to: samples.count, by: chunkSize) {

@@ -31,9 +31,6 @@ public final class Decoder {
   private var lastPartial: [String] = []
   /// The cepstral mean the model starts every stream with (see ``startNewStream()``).
   private let initialCepstralMean: [Float]
-  /// A front end of its own, with the decoder's settings, that measures a stretch of audio's
-  /// cepstral mean before it is decoded (see ``primeCepstralMean(with:)``).
-  private let frontEnd: OpaquePointer?
 
   /// Loads the model.
   ///
@@ -77,14 +74,12 @@ public final class Decoder {
     self.decoder = decoder
     self.configuration = configuration
     self.initialCepstralMean = Self.cepstralMean(of: decoder)
-    self.frontEnd = fe_init_auto_r(ps_get_config(decoder))
     self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
   }
 
   deinit {
     ps_end_utt(decoder)
     ps_free(decoder)
-    if let frontEnd { fe_free(frontEnd) }
   }
 
   /// Decodes a chunk of samples.
@@ -175,55 +170,6 @@ public final class Decoder {
     guard ps_start_stream(decoder) >= 0, ps_start_utt(decoder) >= 0 else {
       throw .decoderFailure("pocketsphinx could not start a new stream")
     }
-  }
-
-  /// Starts the cepstral mean from the mean of the speech in `samples`, so the first words of a
-  /// stretch decoded on its own are heard as well adapted as later ones, instead of from the
-  /// model's initial mean (which makes the search keep more hypotheses, and costs time).
-  ///
-  /// The mean depends only on `samples`, so the stretch decodes the same on any decoder. Frames
-  /// the front end's voice-activity detection drops (silence) do not count, as in decoding.
-  func primeCepstralMean(with samples: [Int16]) {
-    guard let frontEnd, let feature = ps_get_feat(decoder), let cmn = feature.pointee.cmn_struct
-    else { return }
-    let width = Int(fe_get_output_size(frontEnd))
-    guard width == initialCepstralMean.count, width > 0, !samples.isEmpty else { return }
-    let capacity = 512
-    var cepstra = [Float](repeating: 0, count: capacity * width)
-    var sum = [Double](repeating: 0, count: width)
-    var frameCount = 0
-    guard fe_start_utt(frontEnd) >= 0 else { return }
-    samples.withUnsafeBufferPointer { buffer in
-      cepstra.withUnsafeMutableBufferPointer { cepstra in
-        guard let first = cepstra.baseAddress else { return }
-        var rows: [UnsafeMutablePointer<Float>?] = (0..<capacity).map { first + $0 * width }
-        var input = buffer.baseAddress
-        var remaining = buffer.count
-        rows.withUnsafeMutableBufferPointer { rows in
-          while remaining > 0 {
-            var frames = Int32(capacity)
-            let before = remaining
-            guard
-              fe_process_frames(frontEnd, &input, &remaining, rows.baseAddress, &frames, nil) >= 0
-            else { return }
-            for index in 0..<Int(frames) * width {
-              sum[index % width] += Double(cepstra[index])
-            }
-            frameCount += Int(frames)
-            if frames == 0, remaining == before { return }
-          }
-        }
-      }
-    }
-    var last = [Float](repeating: 0, count: width)
-    var lastCount: Int32 = 0
-    if fe_end_utt(frontEnd, &last, &lastCount) >= 0, lastCount > 0 {
-      for index in 0..<width { sum[index] += Double(last[index]) }
-      frameCount += 1
-    }
-    guard frameCount > 0 else { return }
-    let mean = sum.map { Float($0 / Double(frameCount)) }
-    mean.withUnsafeBufferPointer { cmn_live_set(cmn, $0.baseAddress) }
   }
 
   private static func cepstralMean(of decoder: OpaquePointer) -> [Float] {
