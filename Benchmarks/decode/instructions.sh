@@ -36,6 +36,9 @@ cat >"$work/sigsuspend.c" <<'C'
 int sigsuspend(const sigset_t *mask) { sigset_t copy = *mask; return (int)syscall(SYS_rt_sigsuspend, &copy, 8); }
 C
 cc -shared -fPIC -O2 -o "$work/sigsuspend.so" "$work/sigsuspend.c"
+# valgrind's DWARF reader gives up on the binary's debug information ("possibly corrupted
+# debuginfo"); the symbol table is enough for function names.
+objcopy --strip-debug "$TRANSCRIBE" "$work/transcribe"
 
 input="${1:-}"
 if [ -z "$input" ]; then
@@ -49,7 +52,7 @@ valgrind --tool=callgrind --callgrind-out-file="$work/ps.out" \
   "$POCKETSPHINX" -hmm "$M/en-us" -lm "$M/en-us.lm.bin" -dict "$M/cmudict-en-us.dict" \
   -logfn /dev/null -infile "$input" >"$work/ps.txt" 2>/dev/null &
 LD_PRELOAD="$work/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$work/ours.out" \
-  "$TRANSCRIBE" --jobs 1 --input "$input" >"$work/ours.txt" 2>/dev/null &
+  "$work/transcribe" --jobs 1 --input "$input" >"$work/ours.txt" 2>/dev/null &
 wait
 
 # The largest inclusive cost of each function (recursion shows a function more than once).
