@@ -169,9 +169,11 @@ public final class AudioFile: SampleSource {
     return min(1, Double(framesRead) / Double(info.frames))
   }
 
-  /// The length of the whole file in seconds.
+  /// The length of the whole file in seconds; `nil` for a stream, whose header may declare any
+  /// length (a writer that cannot seek often says "as long as it gets").
   public var totalDuration: TimeInterval? {
-    Double(info.frames) / Double(info.samplerate)
+    guard stream == nil else { return nil }
+    return Double(info.frames) / Double(info.samplerate)
   }
 
   /// Reads the next chunk of 2048 samples (fewer at the end).

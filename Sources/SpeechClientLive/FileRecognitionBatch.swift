@@ -31,6 +31,8 @@ import SpeechClient
 public final class FileRecognitionBatch: Sendable {
   private let recognitions: [FileRecognition]
   private let claimed = LockIsolated(Set<Int>())
+  /// Each file's length in seconds, once the reader has looked at every file.
+  private let lengths = LockIsolated<[TimeInterval]?>(nil)
 
   /// Starts decoding `requests`, whose sources must be files (others are left out).
   public init(_ requests: [SpeechRecognitionRequest], configuration: LiveSpeechConfiguration) {
@@ -39,8 +41,39 @@ public final class FileRecognitionBatch: Sendable {
     var configuration = configuration
     configuration.fileBatch = nil
     let settings = configuration
+    let lengths = self.lengths
     DedicatedThread.start(name: "transcribe.reader") {
+      lengths.setValue(Self.lengths(of: recognitions, configuration: settings))
       Self.read(recognitions, configuration: settings)
+    }
+  }
+
+  /// How far decoding has come over all the files: finished files, and audio decoded.
+  public var progress: FileBatchProgress {
+    let lengths = self.lengths.value
+    var finished = 0
+    var decoded: TimeInterval = 0
+    for (index, recognition) in recognitions.enumerated() {
+      if recognition.isFinished {
+        finished += 1
+        decoded += lengths?[index] ?? recognition.decodedAudio
+      } else {
+        decoded += recognition.decodedAudio
+      }
+    }
+    return FileBatchProgress(
+      finishedFiles: finished, fileCount: recognitions.count, decodedAudio: decoded,
+      totalAudio: lengths?.reduce(0, +))
+  }
+
+  /// Each file's length in seconds, from its header (0 for a file that cannot be opened).
+  private static func lengths(
+    of recognitions: [FileRecognition], configuration: LiveSpeechConfiguration
+  ) -> [TimeInterval] {
+    recognitions.map { recognition in
+      let input = try? recognition.request.source.open(
+        configuration: configuration, stopSignal: StopSignal())
+      return input?.totalDuration ?? 0
     }
   }
 
@@ -65,12 +98,16 @@ public final class FileRecognitionBatch: Sendable {
     // Pieces read but not decoded yet: enough to keep every worker busy, and no more.
     let ahead = DispatchSemaphore(value: 2 * jobs + 2)
     for recognition in recognitions {
-      let decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
+      var decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
+      if !configuration.reportsPartialWordsOfFiles {
+        decoderConfiguration.reportsPartialResults = false
+      }
       let pool = SharedDecoderPools.pool(for: decoderConfiguration, size: jobs)
       let rate = Double(DecoderConfiguration.sampleRate)
       let submit = { (segment: UtteranceSegmenter.Segment) in
         ahead.wait()
         let index = recognition.addSegment(
+          startingAt: segment.startTime,
           endingAt: Double(segment.start + segment.samples.count) / rate)
         pool.submit { decoder in
           defer { ahead.signal() }

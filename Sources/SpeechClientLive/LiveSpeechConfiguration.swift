@@ -40,6 +40,12 @@ public struct LiveSpeechConfiguration: Sendable {
   /// How many n-best hypotheses are searched for each word's alternatives at the end of an
   /// utterance (0 turns them off, and saves that search when nobody reads them).
   public var alternativeCount = 5
+  /// Whether a file task that asks for partial results gets the words of the utterance being
+  /// decoded too, or only its progress (a result every quarter second of audio, holding the
+  /// finished utterances). Those words cost a hypothesis search every tenth of a second of
+  /// speech; a host that shows only finished utterances (output into a pipe) turns them off.
+  /// Capture sources are not affected.
+  public var reportsPartialWordsOfFiles = true
   /// Files being decoded ahead; `startTask` for one of them delivers its results (see
   /// ``FileRecognitionBatch``). Without it, each file task decodes its own file on the pool.
   public var fileBatch: FileRecognitionBatch?

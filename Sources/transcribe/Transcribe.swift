@@ -193,7 +193,18 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       model = .default
     }
-    return SpeechRecognitionRequest(source: source, model: model)
+    // A file's progress results serve the terminal's rows and --duration's audio-time cut;
+    // without those, only finished utterances are written, and nothing in between is needed.
+    let reportsPartialResults =
+      source.isLive || duration != nil || Terminal.stderrIsTerminal || showsPartialWords
+    return SpeechRecognitionRequest(
+      source: source, model: model, shouldReportPartialResults: reportsPartialResults)
+  }
+
+  /// Whether the words of an utterance still being decoded are shown: the live row of text on a
+  /// terminal.
+  var showsPartialWords: Bool {
+    format == .text && Terminal.stdoutIsTerminal
   }
 
   func run() async throws {
@@ -229,21 +240,36 @@ struct Transcribe: AsyncParsableCommand {
 
     LiveSupport.configureDecoding(
       jobs: jobs, silence: silence, maxUtterance: maxUtterance,
-      alternatives: format == .json, verbose: verbose,
+      alternatives: format == .json, partialWords: showsPartialWords, verbose: verbose,
       files: preview ? [] : sources.map { request(source: $0.0) })
 
     let signals = await SignalHandler()
     var status = ExitStatus.success
+    // Several files share one progress row for the batch, from the first file to the last.
+    var batchProgress: (@Sendable () -> FileBatchProgress?)?
+    if sources.count > 1, !preview {
+      batchProgress = { @Sendable in LiveSupport.batchProgress }
+    }
+    if batchProgress != nil, Terminal.stderrIsTerminal {
+      Terminal.writeError("Transcribing \(sources.count) files…\n")
+    }
+    var renderer: TranscriptRenderer?
     for (source, label) in sources {
       // A signal stops the whole run, not just the file it arrived during.
       guard await signals.received.isEmpty else { break }
       let session = await TranscriptionSession(
         request: request(source: source), duration: duration.map { .seconds($0) },
-        label: label, format: format, preview: preview, verbose: verbose)
+        label: label, format: format, preview: preview, verbose: verbose, renderer: renderer,
+        announcesStart: batchProgress == nil, batchProgress: batchProgress)
       let outcome = await session.run(signals: signals)
+      renderer = await session.renderer
       if outcome != .success, status == .success {
         status = outcome
       }
+    }
+    if var renderer {
+      let output = renderer.finish()
+      await TranscriptionSession.write(output)
     }
     if status != .success {
       throw status.exitCode

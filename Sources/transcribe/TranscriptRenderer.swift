@@ -1,5 +1,6 @@
 import Foundation
 import SpeechClient
+import SpeechClientLive
 import SpeechRecognitionFeature
 import TranscriptFormats
 
@@ -10,6 +11,10 @@ import TranscriptFormats
 /// (text format) the words still being spoken, and a file's progress, are shown on one row that
 /// each state rewrites; otherwise a file's progress gets that row on standard error when it is a
 /// terminal. That row is the renderer's alone: status lines are drawn from the state too.
+///
+/// Several files share one renderer (``startFile(label:)`` between them): given the batch's
+/// progress, the row shows the whole batch (files finished, percent of all the audio) and stays
+/// from one file to the next until ``finish()``.
 struct TranscriptRenderer {
   /// A piece of output.
   enum Output: Equatable {
@@ -28,7 +33,7 @@ struct TranscriptRenderer {
   /// shares its screen and is erased before transcript lines.
   let stdoutIsTerminal: Bool
   /// The file this transcript is for, added to JSON lines when several files are transcribed.
-  let label: String?
+  private(set) var label: String?
   /// The terminal's width, to keep the live row on one line.
   let width: Int
 
@@ -53,8 +58,22 @@ struct TranscriptRenderer {
     self.width = max(width, 20)
   }
 
-  /// The output for a new state.
-  mutating func render(_ state: SpeechRecognition.State) -> [Output] {
+  /// Starts the transcript of the next file of a batch; the batch's progress row stays.
+  mutating func startFile(label: String?) {
+    self.label = label
+    writtenUtterances = 0
+    cueNumber = 0
+    liveRow = ""
+    wroteFinal = false
+    saidStopping = false
+    warnedAboutSampleRate = false
+  }
+
+  /// The output for a new state; `batch` is the progress of the batch the file belongs to, if
+  /// several files are transcribed.
+  mutating func render(
+    _ state: SpeechRecognition.State, batch: FileBatchProgress? = nil
+  ) -> [Output] {
     var output: [Output] = []
     if format == .vtt, !wroteHeader {
       wroteHeader = true
@@ -73,7 +92,7 @@ struct TranscriptRenderer {
         output.append(.stdout(Self.clearLine))
         liveRow = ""
       }
-      output.append(.stderr(Self.lowSampleRateWarning(rate)))
+      output += stderrLine(Self.lowSampleRateWarning(rate))
     }
     let transcription = result.bestTranscription
     let utterances = transcription.finishedUtterances
@@ -90,7 +109,9 @@ struct TranscriptRenderer {
     let fraction = state.request.source.isLive ? nil : result.progress?.fractionCompleted
     if isTerminal {
       var row = result.isFinal ? "" : text(of: transcription.partialSegments)
-      if let fraction, !result.isFinal {
+      if let batch, !result.isFinal {
+        row = "[\(Self.batchSummary(batch))] " + row
+      } else if let fraction, !result.isFinal {
         row = "[\(Self.percent(fraction))%] " + row
       }
       let newRow = fitted(row)
@@ -101,9 +122,16 @@ struct TranscriptRenderer {
         liveRow = newRow
       }
     } else {
-      let newProgress =
-        stderrIsTerminal && !result.isFinal
-        ? fraction.map { "transcribing… \(Self.percent($0))%" } ?? "" : ""
+      let newProgress: String
+      if !stderrIsTerminal {
+        newProgress = ""
+      } else if let batch {
+        // The batch's row stays between its files.
+        newProgress = "transcribing… " + Self.batchSummary(batch)
+      } else {
+        newProgress =
+          result.isFinal ? "" : fraction.map { "transcribing… \(Self.percent($0))%" } ?? ""
+      }
       let sharesScreen = stdoutIsTerminal && !progressRow.isEmpty
       if !lines.isEmpty {
         if sharesScreen { output.append(.stderr(Self.clearLine)) }
@@ -131,14 +159,18 @@ struct TranscriptRenderer {
       + "(record at 16 kHz or more if you can)\n"
   }
 
-  /// What to write when the session ends: a newline after a live row, so the prompt starts on
-  /// its own line, and the progress row erased.
+  /// What to write when a file of a batch ends: a newline after a live row; the batch's
+  /// progress row stays for the next file.
+  mutating func finishFile() -> [Output] {
+    guard !liveRow.isEmpty else { return [] }
+    liveRow = ""
+    return [.stdout("\n")]
+  }
+
+  /// What to write when the session (or the batch) ends: a newline after a live row, so the
+  /// prompt starts on its own line, and the progress row erased.
   mutating func finish() -> [Output] {
-    var output: [Output] = []
-    if !liveRow.isEmpty {
-      liveRow = ""
-      output.append(.stdout("\n"))
-    }
+    var output = finishFile()
     if !progressRow.isEmpty {
       progressRow = ""
       output.append(.stderr(Self.clearLine))
@@ -150,7 +182,24 @@ struct TranscriptRenderer {
   private mutating func announceStopping() -> [Output] {
     saidStopping = true
     guard stderrIsTerminal else { return [] }
+    // It takes the row of the progress, if any; the next state draws that again.
+    progressRow = ""
     return [.stderr(Self.clearLine + "Stopping… (Ctrl-C quits at once)\n")]
+  }
+
+  /// A line for standard error; a progress row there is erased first, and drawn again by the
+  /// next state.
+  private mutating func stderrLine(_ line: String) -> [Output] {
+    guard !progressRow.isEmpty else { return [.stderr(line)] }
+    progressRow = ""
+    return [.stderr(Self.clearLine + line)]
+  }
+
+  /// `2/6 files, 47%`: files finished of all, and the part of all the audio decoded.
+  static func batchSummary(_ batch: FileBatchProgress) -> String {
+    let files = "\(batch.finishedFiles)/\(batch.fileCount) files"
+    guard let fraction = batch.fractionCompleted else { return files }
+    return files + ", \(percent(fraction))%"
   }
 
   // MARK: - Formats

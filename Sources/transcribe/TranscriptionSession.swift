@@ -1,22 +1,36 @@
 import Architecture
 import Foundation
 import SpeechClient
+import SpeechClientLive
 import SpeechRecognitionFeature
 
 /// One run of the `SpeechRecognition` store for one audio source, hosted in a terminal: it sends
 /// the record button's taps (to start, and to stop on a signal) and renders every state until
 /// the feature reports the session's ``SpeechRecognition/State/outcome``. The feature owns the
 /// rest: authorization, `--duration`, the stop deadline and progress.
+///
+/// The files of a batch are sessions one after another that hand the renderer on (so its
+/// progress row for the batch stays) and read the batch's progress from `batchProgress`.
 @MainActor
 final class TranscriptionSession {
   let store: StoreOf<SpeechRecognition>
-  private var renderer: TranscriptRenderer
-  private let startMessage: String
+  /// The renderer, which the next file of a batch takes over once this session has run.
+  private(set) var renderer: TranscriptRenderer
+  private let startMessage: String?
   private let header: String?
+  private let batchProgress: (@Sendable () -> FileBatchProgress?)?
 
+  /// A session for `request`.
+  ///
+  /// - Parameters:
+  ///   - renderer: the renderer to go on with, for the next file of a batch; `nil` for a new one.
+  ///   - announcesStart: whether to say on a terminal's standard error what is transcribed
+  ///     (`Transcribing talk.wav…`) before starting.
+  ///   - batchProgress: the progress of the batch this file belongs to, for its progress row.
   init(
     request: SpeechRecognitionRequest, duration: Duration?, label: String?,
-    format: OutputFormat, preview: Bool, verbose: Bool
+    format: OutputFormat, preview: Bool, verbose: Bool, renderer: TranscriptRenderer? = nil,
+    announcesStart: Bool = true, batchProgress: (@Sendable () -> FileBatchProgress?)? = nil
   ) {
     self.store = Store(
       initialState: SpeechRecognition.State(request: request, duration: duration)
@@ -29,11 +43,17 @@ final class TranscriptionSession {
         $0.speechClient = LiveSupport.client(for: request, verbose: verbose)
       }
     }
-    self.renderer = TranscriptRenderer(
-      format: format, stdoutIsTerminal: Terminal.stdoutIsTerminal,
-      stderrIsTerminal: Terminal.stderrIsTerminal, label: label, width: Terminal.width)
+    var renderer =
+      renderer
+      ?? TranscriptRenderer(
+        format: format, stdoutIsTerminal: Terminal.stdoutIsTerminal,
+        stderrIsTerminal: Terminal.stderrIsTerminal, label: label, width: Terminal.width)
+    renderer.startFile(label: label)
+    self.renderer = renderer
     self.header = label.flatMap { format == .text ? "==> \($0) <==\n" : nil }
-    self.startMessage = Self.startMessage(for: request.source, preview: preview)
+    self.startMessage =
+      announcesStart ? Self.startMessage(for: request.source, preview: preview) : nil
+    self.batchProgress = batchProgress
   }
 
   /// Runs the session to its end and returns the exit status.
@@ -44,18 +64,19 @@ final class TranscriptionSession {
     // Each state holds the whole transcript so far (finished utterances are shared, not
     // copied), so a renderer that falls behind needs only the newest one.
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
-    if let header { write([.stdout(header)]) }
-    if Terminal.stderrIsTerminal { Terminal.writeError(startMessage + "\n") }
+    if let header { Self.write([.stdout(header)]) }
+    if Terminal.stderrIsTerminal, let startMessage { Terminal.writeError(startMessage + "\n") }
 
     signals.onSignal = { [weak self] signal in self?.handle(signal) }
     defer { signals.onSignal = nil }
 
     store.send(.recordButtonTapped)
     for await state in states {
-      write(renderer.render(state))
+      Self.write(renderer.render(state, batch: batchProgress?()))
       if state.outcome != nil { break }
     }
-    write(renderer.finish())
+    // A batch's progress row stays for its next file; whoever runs the batch erases it.
+    Self.write(batchProgress == nil ? renderer.finish() : renderer.finishFile())
 
     let exit = store.state.exit
     if let message = exit.message {
@@ -68,7 +89,7 @@ final class TranscriptionSession {
   func handle(_ signal: Int32) {
     if signal == SIGINT, store.state.status == .finishing {
       // The user insists: keep what is on screen, and go.
-      write(renderer.finish())
+      Self.write(renderer.finish())
       Terminal.writeError("transcribe: interrupted\n")
       exit(ExitStatus.interrupted.rawValue)
     }
@@ -91,7 +112,7 @@ final class TranscriptionSession {
   }
 
   /// Writes output; a transcript that cannot be written ends the process with one line.
-  private func write(_ output: [TranscriptRenderer.Output]) {
+  static func write(_ output: [TranscriptRenderer.Output]) {
     for piece in output {
       switch piece {
       case .stdout(let text):

@@ -62,6 +62,28 @@ struct StreamTests {
     #expect(outcome.samples == (try goForwardSamples()))
   }
 
+  @Test func streamedWAVHasNoTotalDurationWhateverItsHeaderDeclares() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("goforward.wav")
+    try soxConvertGoForward(to: file)
+    // A writer that cannot seek back declares the largest sizes, as `sox … -t wav -` does.
+    var data = try Data(contentsOf: file)
+    let dataChunk = try #require(data.firstRange(of: Data("data".utf8)))
+    for offset in [4, dataChunk.upperBound] {
+      data.replaceSubrange(offset..<offset + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+    }
+    let fifo = try Self.fifo(in: directory)
+    let release = StopSignal()
+    release.stop()
+    Self.write(data, to: fifo, keepOpenUntil: release)
+    let source = try AudioFile(url: fifo)
+    #expect(source.totalDuration == nil)
+    #expect(source.progress == nil)
+    let outcome = readAll(source)
+    #expect(outcome.failure == nil)
+    #expect(outcome.samples == (try goForwardSamples()))
+  }
+
   @Test func rawSamplesStreamedThroughAFIFOAreReadWhole() throws {
     let directory = try TemporaryDirectory()
     let fifo = try Self.fifo(in: directory)

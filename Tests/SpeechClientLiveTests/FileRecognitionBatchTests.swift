@@ -157,3 +157,25 @@ extension LiveTests {
     }
   }
 }
+
+extension LiveTests.FileRecognitionBatchTests {
+  @Test func progressCountsFinishedFilesAndTheAudioOfAllOfThem() async throws {
+    let requests = LibriVox.clips.prefix(2).map { SpeechRecognitionRequest(source: .file($0)) }
+    var configuration = LiveSpeechConfiguration()
+    configuration.jobs = 2
+    let batch = FileRecognitionBatch(requests, configuration: configuration)
+    configuration.fileBatch = batch
+    #expect(batch.progress.fileCount == 2)
+    let client = SpeechClient.live(configuration)
+    for request in requests {
+      _ = await collect(await client.startTask(request))
+    }
+    let progress = batch.progress
+    // 0870 is 7.10 s long, 0880 2.99 s.
+    let total = try #require(progress.totalAudio)
+    #expect(abs(total - 10.09) < 0.01)
+    #expect(progress.finishedFiles == 2)
+    #expect(abs(progress.decodedAudio - total) < 0.01)
+    #expect(progress.fractionCompleted == 1)
+  }
+}

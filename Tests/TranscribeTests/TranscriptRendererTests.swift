@@ -1,5 +1,6 @@
 import Foundation
 import SpeechClient
+import SpeechClientLive
 import SpeechRecognitionFeature
 import Testing
 
@@ -134,6 +135,97 @@ import Testing
     #expect(text(line) == "go\n")
     #expect(errorText(line) == clear + "transcribing… 50%")
     #expect(errorText(renderer.finish()) == clear)
+  }
+
+  @Test func aBatchIntoAPipeHasOneProgressRowFromItsFirstFileToItsEndErasedOnce() {
+    var renderer = TranscriptRenderer(
+      format: .text, stdoutIsTerminal: false, stderrIsTerminal: true)
+    let a = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/a.wav")))
+    let b = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/b.wav")))
+    func batch(_ finished: Int, _ decoded: Double) -> FileBatchProgress {
+      FileBatchProgress(
+        finishedFiles: finished, fileCount: 2, decodedAudio: decoded, totalAudio: 80)
+    }
+    renderer.startFile(label: "/a.wav")
+    // The file's own percent (10 of its 20 s) is not shown: the batch's is (20 of 80 s).
+    let first = renderer.render(
+      state([], request: a, progress: .init(audioDuration: 10, totalAudioDuration: 20)),
+      batch: batch(0, 20))
+    #expect(errorText(first) == clear + "transcribing… 0/2 files, 25%")
+    let done = renderer.render(
+      state(
+        [segment("go", 0, ends: true)], isFinal: true, request: a,
+        progress: .init(audioDuration: 20, totalAudioDuration: 20)),
+      batch: batch(1, 40))
+    #expect(text(done) == "go\n")
+    #expect(errorText(done) == clear + "transcribing… 1/2 files, 50%")
+    // Between the files the row stays: nothing erases it.
+    #expect(renderer.finishFile().isEmpty)
+    renderer.startFile(label: "/b.wav")
+    let second = renderer.render(
+      state([segment("ten", 0, ends: true)], request: b), batch: batch(1, 60))
+    #expect(text(second) == "ten\n")
+    #expect(errorText(second) == clear + "transcribing… 1/2 files, 75%")
+    let last = renderer.render(
+      state([segment("ten", 0, ends: true)], isFinal: true, request: b), batch: batch(2, 80))
+    #expect(errorText(last) == clear + "transcribing… 2/2 files, 100%")
+    #expect(renderer.finishFile().isEmpty)
+    #expect(renderer.finish() == [.stderr(clear)])
+  }
+
+  @Test func aBatchWhoseLengthIsNotKnownYetCountsFilesOnly() {
+    var renderer = TranscriptRenderer(
+      format: .text, stdoutIsTerminal: false, stderrIsTerminal: true)
+    let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/a.wav")))
+    let output = renderer.render(
+      state([], request: file),
+      batch: FileBatchProgress(finishedFiles: 0, fileCount: 3, decodedAudio: 5, totalAudio: nil))
+    #expect(errorText(output) == clear + "transcribing… 0/3 files")
+  }
+
+  @Test func aBatchIntoAPipeWithStandardErrorNotATerminalHasNoProgressRow() {
+    var renderer = TranscriptRenderer(
+      format: .text, stdoutIsTerminal: false, stderrIsTerminal: false)
+    let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/a.wav")))
+    let progress = FileBatchProgress(
+      finishedFiles: 0, fileCount: 2, decodedAudio: 5, totalAudio: 10)
+    let output = renderer.render(
+      state([segment("go", 0, ends: true)], request: file), batch: progress)
+    #expect(output == [.stdout("go\n")])
+    #expect(renderer.finishFile().isEmpty)
+    #expect(renderer.finish().isEmpty)
+  }
+
+  @Test func aBatchOnATerminalLeadsTheLiveRowWithTheBatchProgress() {
+    var renderer = TranscriptRenderer(
+      format: .text, stdoutIsTerminal: true, stderrIsTerminal: true)
+    let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/a.wav")))
+    let output = renderer.render(
+      state(
+        [segment("go", 0)], request: file,
+        progress: .init(audioDuration: 15, totalAudioDuration: 60)),
+      batch: FileBatchProgress(finishedFiles: 1, fileCount: 4, decodedAudio: 50, totalAudio: 100))
+    #expect(text(output) == clear + "[1/4 files, 50%] go")
+    #expect(errorText(output) == "")
+  }
+
+  @Test func aWarningOnStandardErrorErasesTheProgressRowFirstAndTheNextStateDrawsItAgain() {
+    var renderer = TranscriptRenderer(
+      format: .text, stdoutIsTerminal: false, stderrIsTerminal: true)
+    let a = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/a.wav")))
+    let batch = FileBatchProgress(
+      finishedFiles: 1, fileCount: 2, decodedAudio: 10, totalAudio: 20)
+    _ = renderer.render(state([], request: a), batch: batch)
+    renderer.startFile(label: "/b.wav")
+    let warned = renderer.render(
+      state(
+        [], request: a,
+        progress: .init(audioDuration: 1, totalAudioDuration: 10, recordedSampleRate: 8000)),
+      batch: batch)
+    #expect(
+      errorText(warned)
+        == clear + TranscriptRenderer.lowSampleRateWarning(8000) + clear
+        + "transcribing… 1/2 files, 50%")
   }
 
   @Test func aStopIsAnnouncedOnceOnStandardErrorAboveTheLiveRow() {

@@ -26,6 +26,9 @@ final class FileRecognition: Sendable {
   private struct State {
     var decoded: [Int: Result<[DecoderEvent], SpeechClient.Failure>] = [:]
     var segmentEnds: [Int: TimeInterval] = [:]
+    var segmentLengths: [Int: TimeInterval] = [:]
+    /// Seconds of audio in the pieces decoded so far.
+    var decodedAudio: TimeInterval = 0
     var segmentCount = 0
     var emitted = 0
     var isReadingDone = false
@@ -70,6 +73,17 @@ final class FileRecognition: Sendable {
     state.withValue { $0.isStopped || $0.isFinished }
   }
 
+  /// Whether the file has been decoded to its end (or failed, or was stopped), whether or not
+  /// its results have been taken yet.
+  var isFinished: Bool {
+    state.withValue { $0.isFinished }
+  }
+
+  /// Seconds of audio in the pieces decoded so far.
+  var decodedAudio: TimeInterval {
+    state.withValue { $0.decodedAudio }
+  }
+
   /// Notes the length and recording rate of the opened file; a rate below the recommended one
   /// is reported at once, before any words.
   func opened(totalDuration: TimeInterval?, recordedSampleRate: Int?) {
@@ -84,11 +98,12 @@ final class FileRecognition: Sendable {
     }
   }
 
-  /// Registers the next piece, which ends at `end` seconds into the file; returns its index.
-  func addSegment(endingAt end: TimeInterval) -> Int {
+  /// Registers the next piece, from `start` to `end` seconds into the file; returns its index.
+  func addSegment(startingAt start: TimeInterval, endingAt end: TimeInterval) -> Int {
     state.withValue { state in
       defer { state.segmentCount += 1 }
       state.segmentEnds[state.segmentCount] = end
+      state.segmentLengths[state.segmentCount] = end - start
       return state.segmentCount
     }
   }
@@ -96,6 +111,7 @@ final class FileRecognition: Sendable {
   /// Hands in the words of piece `index` (or why it could not be decoded).
   func segmentDecoded(_ index: Int, _ result: Result<[DecoderEvent], SpeechClient.Failure>) {
     state.withValue { state in
+      state.decodedAudio += state.segmentLengths.removeValue(forKey: index) ?? 0
       state.decoded[index] = result
       deliver(&state)
     }
