@@ -81,6 +81,11 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     {
       isRefusing = true
       server.metrics.sessionRejected(reason: "token")
+      // The path only: the query may hold a wrong token.
+      SessionLog.rejected(
+        server.logger, endpoint: String(head.uri.prefix { $0 != "?" }),
+        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe),
+        reason: .unauthorized)
       refuse(context: context)
       return
     }

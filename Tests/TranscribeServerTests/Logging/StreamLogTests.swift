@@ -69,3 +69,29 @@ extension StreamLogTests {
     #expect(request.metadata["remote"]?.hasPrefix("127.0.0.1:") == true)
   }
 }
+
+extension StreamLogTests {
+  @Test func streamRefusedForItsTokenIsAWarningWithoutTheToken() async throws {
+    let recorder = LogRecorder()
+    let server = TranscriptionServer(
+      configuration: ServerConfiguration(port: 0, token: AccessToken("s3cret")),
+      logger: recorder.logger(level: .info)
+    ) { .lorem() }
+    try await server.makeApplication().test(.live) { client in
+      try await client.execute(
+        uri: "/?token=wrong-guess", method: .get, headers: WebSocketTokenTests.upgradeHeaders
+      ) { response in
+        #expect(response.status == .unauthorized)
+      }
+    }
+    let warning = try #require(recorder.lines.first { $0.message == "session rejected" })
+    #expect(warning.level == .warning)
+    #expect(warning.metadata["reason"] == "token")
+    #expect(warning.metadata["endpoint"] == "/")
+    #expect(warning.metadata["remote"]?.hasPrefix("127.0.0.1:") == true)
+    for line in recorder.lines {
+      #expect(!line.message.contains("wrong-guess"))
+      #expect(!line.metadata.values.contains { $0.contains("wrong-guess") })
+    }
+  }
+}
