@@ -34,7 +34,7 @@ public struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     guard let token, !token.authorizes(request, acceptsQueryToken: acceptsQueryToken) else {
       return try await next(request, context)
     }
-    metrics?.sessionRejected(reason: "unauthorized")
+    metrics?.sessionRejected(reason: "token")
     return OpenAIError.unauthorized.response()
   }
 }

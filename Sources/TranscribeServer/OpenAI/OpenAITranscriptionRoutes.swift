@@ -37,6 +37,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
   let temporaryDirectory: URL
   /// What a 503 asks the client to wait, in seconds.
   static let retryAfterSeconds = 1
+  /// The endpoint's path, as logs name it.
+  static let path = "/v1/audio/transcriptions"
 
   /// The transcript, or the error in OpenAI's shape.
   func respond(to request: Request) async -> Response {
@@ -60,14 +62,36 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .notMultipart(contentType: contentType)
     }
     guard let permit = server.sessions.acquire() else {
-      server.metrics.sessionRejected(reason: "capacity")
+      server.metrics.sessionRejected(reason: SessionRejection.capacity.rawValue)
+      SessionLog.rejected(
+        server.logger, endpoint: Self.path, remoteAddress: nil, reason: .capacity)
       throw .noCapacity(retryAfter: Self.retryAfterSeconds)
     }
     server.metrics.sessionStarted()
+    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: nil)
+    log.started()
+    var outcome = SessionOutcome.clientClosed
+    var audioSeconds = 0.0
     defer {
       permit.release()
       server.metrics.sessionEnded()
+      log.ended(outcome, audioSeconds: audioSeconds)
     }
+    do {
+      let response = try await transcribe(request, boundary: boundary, limit: limit)
+      outcome = .finished
+      audioSeconds = response.audioSeconds
+      return response.response
+    } catch {
+      outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
+      throw error
+    }
+  }
+
+  /// Reads the upload into a temporary file and transcribes it.
+  private func transcribe(
+    _ request: Request, boundary: String, limit: Int
+  ) async throws(OpenAIError) -> (response: Response, audioSeconds: Double) {
 
     let file = temporaryDirectory.appendingPathComponent("transcribe-upload-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
@@ -83,8 +107,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     server.metrics.decoded(
       audioSeconds: transcription.duration,
       processingSeconds: (ContinuousClock.now - started).timeInterval)
-    return transcription.response(
+    let response = transcription.response(
       format: options.responseFormat, granularities: options.timestampGranularities)
+    return (response, transcription.duration)
   }
 
   /// Runs the `SpeechRecognition` store on `file` until the session's outcome.

@@ -258,7 +258,7 @@ import Testing
     #expect(server.sessions.activeCount == 0)
     #expect(directory.files.isEmpty)
     let metrics = server.metrics.exposition()
-    #expect(metrics.contains("transcribe_rejected_sessions_total 1"))
+    #expect(metrics.contains(#"transcribe_rejected_sessions_total{reason="capacity"} 1"#))
     #expect(metrics.contains("transcribe_active_sessions 0"))
   }
 
@@ -304,7 +304,9 @@ import Testing
       #expect(response.status == .ok)
     }
     #expect(scripted.requested.all.count == 1)
-    #expect(server.metrics.exposition().contains("transcribe_rejected_sessions_total 4"))
+    #expect(
+      server.metrics.exposition().contains(#"transcribe_rejected_sessions_total{reason="token"} 4"#)
+    )
   }
 
   @Test func aTranscriptionIsCountedInTheMetrics() async throws {
