@@ -32,10 +32,20 @@ extension Reducer {
   /// The element runs first, so it sees its action even when the parent then removes it. When an
   /// element is removed, its running effects are cancelled, and each element's cancellation ids
   /// are its own. An action for an id that is not in the array is reported as an issue.
+  ///
+  /// The key paths are autoclosures, evaluated only until this call site is known to build the
+  /// same ones each time (see ``Scope``), so a `body` that runs for every action does not rebuild
+  /// a literal such as `\.child`.
   @inlinable
   public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
-    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
-    action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
+    _ toElementsState:
+      @autoclosure () -> WritableKeyPath<
+        State, IdentifiedArray<ID, ElementState>
+      >,
+    action toElementAction:
+      @autoclosure () -> CaseKeyPath<
+        Action, IdentifiedAction<ID, ElementAction>
+      >,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -46,8 +56,17 @@ extension Reducer {
     _ForEachReducer(
       parent: self,
       element: element(),
-      toElementsState: toElementsState,
-      toElementAction: AnyCasePath(toElementAction),
+      toElementsState: _KeyPathCache.shared.keyPath(
+        toElementsState,
+        at: .init(
+          fileID: fileID, line: line, column: column, root: State.self,
+          value: IdentifiedArray<ID, ElementState>.self, argument: 1)),
+      toElementAction: _KeyPathCache.shared.casePath(
+        toElementAction,
+        at: .init(
+          fileID: fileID, line: line, column: column, root: Action.self,
+          value: IdentifiedAction<ID, ElementAction>.self)
+      ).casePath,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

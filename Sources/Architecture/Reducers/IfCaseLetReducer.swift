@@ -29,10 +29,14 @@ extension Reducer {
   ///
   /// When the state leaves the case, the child's running effects are cancelled. A child action
   /// that arrives while the state is in another case is reported as an issue.
+  ///
+  /// The key paths are autoclosures, evaluated only until this call site is known to build the
+  /// same ones each time (see ``Scope``), so a `body` that runs for every action does not rebuild
+  /// a literal such as `\.child`.
   @inlinable
   public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
-    _ toCaseState: CaseKeyPath<State, CaseState>,
-    action toCaseAction: CaseKeyPath<Action, CaseAction>,
+    _ toCaseState: @autoclosure () -> CaseKeyPath<State, CaseState>,
+    action toCaseAction: @autoclosure () -> CaseKeyPath<Action, CaseAction>,
     @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -40,12 +44,21 @@ extension Reducer {
     column: UInt = #column
   ) -> _IfCaseLetReducer<Self, Case>
   where CaseState == Case.State, CaseAction == Case.Action {
-    _IfCaseLetReducer(
+    let state = _KeyPathCache.shared.casePath(
+      toCaseState,
+      at: .init(
+        fileID: fileID, line: line, column: column, root: State.self, value: CaseState.self,
+        argument: 1))
+    return _IfCaseLetReducer(
       parent: self,
       child: `case`(),
-      toChildState: AnyCasePath(toCaseState),
-      stateKeyPath: toCaseState,
-      toChildAction: AnyCasePath(toCaseAction),
+      toChildState: state.casePath,
+      stateKeyPath: state.keyPath,
+      toChildAction: _KeyPathCache.shared.casePath(
+        toCaseAction,
+        at: .init(
+          fileID: fileID, line: line, column: column, root: Action.self, value: CaseAction.self)
+      ).casePath,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
