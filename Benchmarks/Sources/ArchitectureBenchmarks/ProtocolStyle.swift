@@ -83,7 +83,7 @@ struct Nested: Reducer {
 // element (`forEach`). These levels are generic, as reusable features are.
 
 /// A reducer the benchmark can create without arguments.
-protocol BenchmarkReducer: Reducer { init() }
+protocol BenchmarkReducer: Reducer, SendableMetatype { init() }
 extension Leaf: BenchmarkReducer {}
 
 struct OptionalLevel<Child: BenchmarkReducer>: BenchmarkReducer {

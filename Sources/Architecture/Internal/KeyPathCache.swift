@@ -33,6 +33,7 @@ final class _KeyPathCache: @unchecked Sendable {
   struct Site: Hashable, @unchecked Sendable {
     /// The file, for messages; sites compare its address (or its text when it has none).
     let fileID: StaticString
+    let filePath: StaticString
     let file: UInt
     let fileName: String?
     let line: UInt
@@ -43,10 +44,11 @@ final class _KeyPathCache: @unchecked Sendable {
 
     @usableFromInline
     init<Root, Value>(
-      fileID: StaticString, line: UInt, column: UInt, root: Root.Type, value: Value.Type,
-      argument: Int = 0
+      fileID: StaticString, filePath: StaticString, line: UInt, column: UInt, root: Root.Type,
+      value: Value.Type, argument: Int = 0
     ) {
       self.fileID = fileID
+      self.filePath = filePath
       if fileID.hasPointerRepresentation {
         self.file = UInt(bitPattern: fileID.utf8Start)
         self.fileName = nil
@@ -86,6 +88,8 @@ final class _KeyPathCache: @unchecked Sendable {
     var freshAndEqual = 0
     /// Whether the expression ever gave back the same object or a different value.
     var varies = false
+    /// Whether the expression gave back the same object every time it was evaluated again.
+    var isStored = false
     /// Set once the expression is known to be a literal: the value to use from then on.
     var constant: AnyObject?
 
@@ -112,7 +116,7 @@ final class _KeyPathCache: @unchecked Sendable {
   func casePath<Root, Value>(
     _ keyPath: () -> CaseKeyPath<Root, Value>, at site: Site
   ) -> _CachedCasePath<Root, Value> {
-    if let constant = constant(at: site) {
+    if case .constant(let constant) = known(at: site) {
       return unsafeDowncast(constant, to: _CachedCasePath<Root, Value>.self)
     }
     return unsafeDowncast(
@@ -125,19 +129,38 @@ final class _KeyPathCache: @unchecked Sendable {
   func keyPath<Root, Value>(
     _ keyPath: () -> WritableKeyPath<Root, Value>, at site: Site
   ) -> WritableKeyPath<Root, Value> {
-    if let constant = constant(at: site) {
+    switch known(at: site) {
+    case .constant(let constant):
       return unsafeDowncast(constant, to: WritableKeyPath<Root, Value>.self)
+    case .stored:
+      // The expression hands back a stored key path: reading it is as cheap as a lookup.
+      return keyPath()
+    case .unknown:
+      return unsafeDowncast(
+        evaluate(keyPath, at: site) { $0 }, to: WritableKeyPath<Root, Value>.self)
     }
-    return unsafeDowncast(evaluate(keyPath, at: site) { $0 }, to: WritableKeyPath<Root, Value>.self)
   }
 
-  /// The value kept for a site whose expression is a literal, unless every evaluation is checked.
+  /// What is known about a site before its expression is evaluated.
   @usableFromInline
-  func constant(at site: Site) -> AnyObject? {
-    guard !verifiesConstants else { return nil }
+  enum Known {
+    /// The expression is a literal: use this value.
+    case constant(AnyObject)
+    /// The expression reads a stored key path (the same object each time): evaluate it.
+    case stored
+    /// Evaluate the expression through ``evaluate(_:at:convert:)``.
+    case unknown
+  }
+
+  /// What is known about `site`. In builds that check every evaluation, nothing is.
+  @usableFromInline
+  func known(at site: Site) -> Known {
+    guard !verifiesConstants else { return .unknown }
     lock.lock()
     defer { lock.unlock() }
-    return entries[site]?.constant
+    guard let entry = entries[site] else { return .unknown }
+    if let constant = entry.constant { return .constant(constant) }
+    return entry.isStored ? .stored : .unknown
   }
 
   /// Evaluates the expression at `site` and returns what the operator needs from its value,
@@ -160,9 +183,11 @@ final class _KeyPathCache: @unchecked Sendable {
       return convert(evaluated)
     }
     if evaluated === entry.keyPath {
+      if !entry.varies { entry.isStored = true }
       entry.varies = true
       return entry.converted
     }
+    entry.isStored = false
     if evaluated == entry.keyPath {
       if !entry.varies {
         entry.freshAndEqual += 1
@@ -188,7 +213,8 @@ final class _KeyPathCache: @unchecked Sendable {
       'Scope', 'ifLet', 'forEach' and 'ifCaseLet' build a key path literal once per call site and \
       type, so in a release build this call keeps using the first one. To choose between cases at \
       run time, write one operator per case, or keep the key path in a stored property.
-      """
+      """,
+      fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column
     )
   }
 }

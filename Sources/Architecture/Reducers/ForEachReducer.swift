@@ -59,12 +59,12 @@ extension Reducer {
       toElementsState: _KeyPathCache.shared.keyPath(
         toElementsState,
         at: .init(
-          fileID: fileID, line: line, column: column, root: State.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
           value: IdentifiedArray<ID, ElementState>.self, argument: 1)),
       toElementAction: _KeyPathCache.shared.casePath(
         toElementAction,
         at: .init(
-          fileID: fileID, line: line, column: column, root: Action.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
           value: IdentifiedAction<ID, ElementAction>.self)
       ).casePath,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)

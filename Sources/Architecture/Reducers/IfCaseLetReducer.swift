@@ -47,7 +47,8 @@ extension Reducer {
     let state = _KeyPathCache.shared.casePath(
       toCaseState,
       at: .init(
-        fileID: fileID, line: line, column: column, root: State.self, value: CaseState.self,
+        fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
+        value: CaseState.self,
         argument: 1))
     return _IfCaseLetReducer(
       parent: self,
@@ -57,7 +58,8 @@ extension Reducer {
       toChildAction: _KeyPathCache.shared.casePath(
         toCaseAction,
         at: .init(
-          fileID: fileID, line: line, column: column, root: Action.self, value: CaseAction.self)
+          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
+          value: CaseAction.self)
       ).casePath,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )

@@ -55,12 +55,12 @@ extension Reducer {
       toChildState: _KeyPathCache.shared.keyPath(
         toWrappedState,
         at: .init(
-          fileID: fileID, line: line, column: column, root: State.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
           value: WrappedState?.self, argument: 1)),
       toChildAction: _KeyPathCache.shared.casePath(
         toWrappedAction,
         at: .init(
-          fileID: fileID, line: line, column: column, root: Action.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
           value: WrappedAction.self)
       ).casePath,
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)

@@ -57,6 +57,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     action toChildAction: @autoclosure () -> CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
     line: UInt = #line,
     column: UInt = #column
   ) where ChildState == Child.State, ChildAction == Child.Action {
@@ -64,13 +65,13 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
       _KeyPathCache.shared.keyPath(
         toChildState,
         at: .init(
-          fileID: fileID, line: line, column: column, root: ParentState.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentState.self,
           value: ChildState.self, argument: 1)))
     self.toChildAction =
       _KeyPathCache.shared.casePath(
         toChildAction,
         at: .init(
-          fileID: fileID, line: line, column: column, root: ParentAction.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentAction.self,
           value: ChildAction.self)
       ).casePath
     self.child = child()
@@ -79,7 +80,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   /// Runs `child` on one case of an enum state, for actions of a case.
   ///
   /// Both case key paths are evaluated as described for
-  /// ``init(state:action:child:fileID:line:column:)``.
+  /// ``init(state:action:child:fileID:filePath:line:column:)``.
   @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: @autoclosure () -> CaseKeyPath<ParentState, ChildState>,
@@ -94,7 +95,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
       _KeyPathCache.shared.casePath(
         toChildState,
         at: .init(
-          fileID: fileID, line: line, column: column, root: ParentState.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentState.self,
           value: ChildState.self, argument: 1)
       ).casePath,
       SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -102,7 +103,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
       _KeyPathCache.shared.casePath(
         toChildAction,
         at: .init(
-          fileID: fileID, line: line, column: column, root: ParentAction.self,
+          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentAction.self,
           value: ChildAction.self)
       ).casePath
     self.child = child()
