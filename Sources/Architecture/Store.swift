@@ -43,9 +43,9 @@ public final class Store<State, Action> {
   ///   - reducer: The reducer that runs the feature.
   ///   - prepareDependencies: Overrides dependencies for the reducer and every effect it starts,
   ///     for example `$0.context = .preview`.
-  ///
-  /// Inlinable, so that the store calls the reducer's own (specialized) `reduce` rather than
-  /// going through an existential into unspecialized generic code.
+  // Inlinable, so that the closure below is made where `R` is known and calls its specialized
+  // `reduce`, rather than reaching a generic reducer through an existential into unspecialized
+  // code that looks up generic metadata on every action.
   @inlinable
   public convenience init<R: Reducer<State, Action>>(
     initialState: @autoclosure () -> R.State,

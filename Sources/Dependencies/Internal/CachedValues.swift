@@ -55,7 +55,12 @@ import IssueReporting
     // reads other dependencies it sees the reader's overrides.
     let value = DependencyValues.$_current.withValue(values) {
       DependencyValues.$currentName.withValue(function) {
-        Self.makeDefault(Key.self, context: context)
+        // The reading wrapper's location, for issues reported while the default is created.
+        DependencyValues.$currentAccess.withValue(
+          values.access ?? DependencyValues.currentAccess
+        ) {
+          Self.makeDefault(Key.self, context: context)
+        }
       }
     }
     // A default read only because a field of it is being written is not kept: the scope
