@@ -56,9 +56,11 @@ import IssueReporting
     let value = DependencyValues.$_current.withValue(values) {
       DependencyValues.$currentName.withValue(function) {
         // The reading wrapper's location, for issues reported while the default is created.
-        DependencyValues.$currentAccess.withValue(
-          values.access ?? DependencyValues.currentAccess
-        ) {
+        if let access = values.access {
+          DependencyValues.$currentAccess.withValue(access) {
+            Self.makeDefault(Key.self, context: context)
+          }
+        } else {
           Self.makeDefault(Key.self, context: context)
         }
       }
