@@ -1,9 +1,11 @@
 import Architecture
 import Testing
 
-/// `Scope`, `ifLet`, `forEach` and `ifCaseLet` keep the key path literals of each call site, so
-/// a `body` does not rebuild them for every action. These tests pin down what must not change:
-/// key paths that come from a reducer's properties, and the same call site used with other types.
+/// `Scope`, `ifLet`, `forEach` and `ifCaseLet` keep the case paths they convert from case key
+/// paths, so a `body` does not convert them for every action. These tests pin down that this
+/// changes nothing, in debug and release builds alike: key paths that come from a reducer's
+/// properties, the same call site used with other types, and a call site whose key path
+/// expression gives different literals.
 @MainActor
 struct KeyPathCacheTests {
   struct Counter: Reducer {
@@ -120,7 +122,7 @@ struct KeyPathCacheTests {
   }
 
   /// A scope that picks its case with a condition: a new key path literal on every evaluation,
-  /// different for different reducers. Not supported; debug builds say so.
+  /// different for different reducers at the same call site.
   struct Switcher: Reducer {
     struct State: Equatable { var counter = Counter.State() }
     @CasePathable
@@ -136,21 +138,72 @@ struct KeyPathCacheTests {
     }
   }
 
-  #if DEBUG
-    @Test func aCallSiteWhoseKeyPathLiteralChangesIsReportedInDebugBuilds() {
-      let first = Store(initialState: Switcher.State()) { Switcher(useFirst: true) }
-      for _ in 1...3 {
-        first.send(.first(.increment))
-      }
-      let second = Store(initialState: Switcher.State()) { Switcher(useFirst: false) }
-      withKnownIssue {
-        second.send(.second(.increment))
-      } matching: { issue in
-        issue.description.contains("after giving")
-      }
-      // Debug builds evaluate every time, so the reducer still sees its own case.
-      #expect(first.state.counter.count == 3)
-      #expect(second.state.counter.count == 1)
+  @Test func aCallSiteThatAlternatesItsKeyPathLiteralRoutesEachActionToItsOwnCase() {
+    let first = Store(initialState: Switcher.State()) { Switcher(useFirst: true) }
+    let second = Store(initialState: Switcher.State()) { Switcher(useFirst: false) }
+    for _ in 1...5 {
+      first.send(.first(.increment))
+      second.send(.second(.increment))
+      first.send(.second(.increment))
+      second.send(.first(.increment))
     }
-  #endif
+    #expect(first.state.counter.count == 5)
+    #expect(second.state.counter.count == 5)
+  }
+
+  @Test func aCallSiteThatSwitchesItsKeyPathLiteralAfterManyUsesRoutesByTheNewOne() {
+    let first = Store(initialState: Switcher.State()) { Switcher(useFirst: true) }
+    for _ in 1...100 {
+      first.send(.first(.increment))
+    }
+    let second = Store(initialState: Switcher.State()) { Switcher(useFirst: false) }
+    second.send(.first(.increment))
+    second.send(.second(.increment))
+    second.send(.second(.increment))
+    first.send(.second(.increment))
+    #expect(first.state.counter.count == 100)
+    #expect(second.state.counter.count == 2)
+  }
+
+  /// A reusable reducer whose parent passes it fresh key path literals: its one `ifLet` call site
+  /// sees `\.left` and `\.right` in turn, with the same types, on every action.
+  struct Side: Reducer {
+    let state: WritableKeyPath<Pair.State, Counter.State?>
+    let action: CaseKeyPath<Pair.Action, Counter.Action>
+
+    var body: some ReducerOf<Pair> {
+      Reduce { _, _ in .none }
+        .ifLet(state, action: action) { Counter() }
+    }
+  }
+
+  struct Pair: Reducer {
+    struct State: Equatable {
+      var left: Counter.State? = Counter.State()
+      var right: Counter.State? = Counter.State()
+    }
+    @CasePathable
+    enum Action: Equatable {
+      case left(Counter.Action)
+      case right(Counter.Action)
+    }
+
+    var body: some ReducerOf<Self> {
+      Side(state: \.left, action: \.left)
+      Side(state: \.right, action: \.right)
+    }
+  }
+
+  @Test func aReusableReducerGivenDifferentLiteralsRoutesEachToItsOwnChild() {
+    let store = Store(initialState: Pair.State()) { Pair() }
+    for _ in 1...10 {
+      store.send(.left(.increment))
+    }
+    for _ in 1...3 {
+      store.send(.right(.increment))
+      store.send(.left(.increment))
+    }
+    #expect(store.state.left?.count == 13)
+    #expect(store.state.right?.count == 3)
+  }
 }

@@ -33,19 +33,12 @@ extension Reducer {
   /// element is removed, its running effects are cancelled, and each element's cancellation ids
   /// are its own. An action for an id that is not in the array is reported as an issue.
   ///
-  /// The key paths are autoclosures, evaluated only until this call site is known to build the
-  /// same ones each time (see ``Scope``), so a `body` that runs for every action does not rebuild
-  /// a literal such as `\.child`.
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
   @inlinable
   public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
-    _ toElementsState:
-      @autoclosure () -> WritableKeyPath<
-        State, IdentifiedArray<ID, ElementState>
-      >,
-    action toElementAction:
-      @autoclosure () -> CaseKeyPath<
-        Action, IdentifiedAction<ID, ElementAction>
-      >,
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -56,17 +49,8 @@ extension Reducer {
     _ForEachReducer(
       parent: self,
       element: element(),
-      toElementsState: _KeyPathCache.shared.keyPath(
-        toElementsState,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
-          value: IdentifiedArray<ID, ElementState>.self, argument: 1)),
-      toElementAction: _KeyPathCache.shared.casePath(
-        toElementAction,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
-          value: IdentifiedAction<ID, ElementAction>.self)
-      ).casePath,
+      toElementsState: toElementsState,
+      toElementAction: _KeyPathCache.shared.casePath(toElementAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

@@ -30,13 +30,12 @@ extension Reducer {
   /// When the state leaves the case, the child's running effects are cancelled. A child action
   /// that arrives while the state is in another case is reported as an issue.
   ///
-  /// The key paths are autoclosures, evaluated only until this call site is known to build the
-  /// same ones each time (see ``Scope``), so a `body` that runs for every action does not rebuild
-  /// a literal such as `\.child`.
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
   @inlinable
   public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
-    _ toCaseState: @autoclosure () -> CaseKeyPath<State, CaseState>,
-    action toCaseAction: @autoclosure () -> CaseKeyPath<Action, CaseAction>,
+    _ toCaseState: CaseKeyPath<State, CaseState>,
+    action toCaseAction: CaseKeyPath<Action, CaseAction>,
     @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -44,23 +43,12 @@ extension Reducer {
     column: UInt = #column
   ) -> _IfCaseLetReducer<Self, Case>
   where CaseState == Case.State, CaseAction == Case.Action {
-    let state = _KeyPathCache.shared.casePath(
-      toCaseState,
-      at: .init(
-        fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
-        value: CaseState.self,
-        argument: 1))
-    return _IfCaseLetReducer(
+    _IfCaseLetReducer(
       parent: self,
       child: `case`(),
-      toChildState: state.casePath,
-      stateKeyPath: state.keyPath,
-      toChildAction: _KeyPathCache.shared.casePath(
-        toCaseAction,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
-          value: CaseAction.self)
-      ).casePath,
+      toChildState: _KeyPathCache.shared.casePath(toCaseState),
+      stateKeyPath: toCaseState,
+      toChildAction: _KeyPathCache.shared.casePath(toCaseAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

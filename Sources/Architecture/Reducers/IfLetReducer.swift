@@ -30,9 +30,8 @@ extension Reducer {
   /// running effects are cancelled. A child action that arrives while the state is `nil` is
   /// reported as an issue.
   ///
-  /// The key paths are autoclosures, evaluated only until this call site is known to build the
-  /// same ones each time (see ``Scope``), so a `body` that runs for every action does not rebuild
-  /// a literal such as `\.child`.
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
   ///
   /// - Parameters:
   ///   - toWrappedState: The optional child state.
@@ -40,8 +39,8 @@ extension Reducer {
   ///   - wrapped: The child reducer.
   @inlinable
   public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
-    _ toWrappedState: @autoclosure () -> WritableKeyPath<State, WrappedState?>,
-    action toWrappedAction: @autoclosure () -> CaseKeyPath<Action, WrappedAction>,
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: CaseKeyPath<Action, WrappedAction>,
     @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -52,17 +51,8 @@ extension Reducer {
     _IfLetReducer(
       parent: self,
       child: wrapped(),
-      toChildState: _KeyPathCache.shared.keyPath(
-        toWrappedState,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: State.self,
-          value: WrappedState?.self, argument: 1)),
-      toChildAction: _KeyPathCache.shared.casePath(
-        toWrappedAction,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: Action.self,
-          value: WrappedAction.self)
-      ).casePath,
+      toChildState: toWrappedState,
+      toChildAction: _KeyPathCache.shared.casePath(toWrappedAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

@@ -44,47 +44,30 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
 
   /// Runs `child` on the state at a key path, for actions of a case.
   ///
-  ///
-  /// The key paths are autoclosures: a literal such as `\.child` is evaluated only until this
-  /// call site is known to build the same key path each time, so a `body` that runs for every
-  /// action stops rebuilding it. An expression that reads a stored key path (a property of the
-  /// reducer, say) is evaluated every time, so it can differ between reducers. An expression that
-  /// builds different key paths at one call site (`flag ? \.a : \.b`) is not supported: debug
-  /// builds report it as an issue; write one operator per case instead.
+  /// The case key path is converted to a case path once per distinct key path and the result
+  /// kept by key path, so a `body` that runs for every action does not convert `\.child` again.
+  /// The key paths themselves are used as given each time: a call site may pass a different key
+  /// path on every evaluation (`flag ? \.a : \.b`, a property of the reducer) and each one
+  /// routes its own case.
   @inlinable
   public init<ChildState, ChildAction>(
-    state toChildState: @autoclosure () -> WritableKeyPath<ParentState, ChildState>,
-    action toChildAction: @autoclosure () -> CaseKeyPath<ParentAction, ChildAction>,
-    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(
-      _KeyPathCache.shared.keyPath(
-        toChildState,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentState.self,
-          value: ChildState.self, argument: 1)))
-    self.toChildAction =
-      _KeyPathCache.shared.casePath(
-        toChildAction,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentAction.self,
-          value: ChildAction.self)
-      ).casePath
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = _KeyPathCache.shared.casePath(toChildAction)
     self.child = child()
   }
 
   /// Runs `child` on one case of an enum state, for actions of a case.
   ///
-  /// Both case key paths are evaluated as described for
-  /// ``init(state:action:child:fileID:filePath:line:column:)``.
+  /// Both case key paths are converted as described for
+  /// ``init(state:action:child:)``.
   @inlinable
   public init<ChildState, ChildAction>(
-    state toChildState: @autoclosure () -> CaseKeyPath<ParentState, ChildState>,
-    action toChildAction: @autoclosure () -> CaseKeyPath<ParentAction, ChildAction>,
+    state toChildState: CaseKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -92,20 +75,9 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     column: UInt = #column
   ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .casePath(
-      _KeyPathCache.shared.casePath(
-        toChildState,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentState.self,
-          value: ChildState.self, argument: 1)
-      ).casePath,
+      _KeyPathCache.shared.casePath(toChildState),
       SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    self.toChildAction =
-      _KeyPathCache.shared.casePath(
-        toChildAction,
-        at: .init(
-          fileID: fileID, filePath: filePath, line: line, column: column, root: ParentAction.self,
-          value: ChildAction.self)
-      ).casePath
+    self.toChildAction = _KeyPathCache.shared.casePath(toChildAction)
     self.child = child()
   }
 
