@@ -43,6 +43,10 @@ public final class Store<State, Action> {
   ///   - reducer: The reducer that runs the feature.
   ///   - prepareDependencies: Overrides dependencies for the reducer and every effect it starts,
   ///     for example `$0.context = .preview`.
+  // Inlinable, so that the closure below is made where `R` is known and calls its specialized
+  // `reduce`, rather than reaching a generic reducer through an existential into unspecialized
+  // code that looks up generic metadata on every action.
+  @inlinable
   public convenience init<R: Reducer<State, Action>>(
     initialState: @autoclosure () -> R.State,
     @ReducerBuilder<State, Action> reducer: () -> R,
@@ -54,7 +58,19 @@ public final class Store<State, Action> {
       (initialState(), reducer(), DependencyValues._current)
     }
     self.init(
-      core: RootCore(initialState: initialState, reducer: reducer, dependencies: dependencies))
+      initialState: initialState,
+      reduce: { reducer.reduce(into: &$0, action: $1) },
+      dependencies: dependencies)
+  }
+
+  @usableFromInline
+  convenience init(
+    initialState: State,
+    reduce: @escaping (inout State, Action) -> Effect<Action>,
+    dependencies: DependencyValues
+  ) {
+    self.init(
+      core: RootCore(initialState: initialState, reduce: reduce, dependencies: dependencies))
   }
 
   init(core: any Core<State, Action>) {

@@ -71,12 +71,11 @@ public struct Dependency<Value>: Sendable {
   /// current ones, so a default that reads other dependencies sees the same overrides.
   public var wrappedValue: Value {
     let current = DependencyValues._current
-    let values =
+    var values =
       initialValues.storage.isEmpty && initialValues.cachedValues === current.cachedValues
       ? current : initialValues.merging(current)
-    return DependencyValues.$currentAccess.withValue(access) {
-      read(values)
-    }
+    values.access = access
+    return read(values)
   }
 }
 

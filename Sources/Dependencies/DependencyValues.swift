@@ -42,6 +42,11 @@ public struct DependencyValues: Sendable {
 
   var storage: [ObjectIdentifier: any Sendable] = [:]
 
+  /// The `@Dependency` wrapper reading through these values, if one is. It becomes
+  /// ``currentAccess`` only where a default is created (the only code that reports issues about
+  /// the read), so that an ordinary read does not pay for entering a task-local scope.
+  var access: DependencyAccess?
+
   /// The default values created for these values. `DependencyValues()` starts a fresh cache, and
   /// copies share it.
   @_spi(Internals) public var cachedValues = CachedValues()
@@ -111,12 +116,25 @@ public struct DependencyValues: Sendable {
 
 /// Who is reading a dependency: the `@Dependency` wrapper's location and, for a key type, its
 /// name. The key-path name comes from the `DependencyValues` property (`#function`).
-struct DependencyAccess: Sendable {
-  var explicitName: String?
-  var fileID: StaticString
-  var filePath: StaticString
-  var line: UInt
-  var column: UInt
+///
+/// A class, so that ``DependencyValues`` can carry one to where a default is created for the
+/// price of a reference.
+final class DependencyAccess: Sendable {
+  let explicitName: String?
+  let fileID: StaticString
+  let filePath: StaticString
+  let line: UInt
+  let column: UInt
+
+  init(
+    explicitName: String?, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+  ) {
+    self.explicitName = explicitName
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
 }
 
 extension DependencyValues {

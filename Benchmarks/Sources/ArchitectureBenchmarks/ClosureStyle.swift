@@ -40,6 +40,19 @@ struct ClosureReducer<State, Action> {
     }
   }
 
+  func optional<GlobalState, GlobalAction>(
+    state toLocalState: WritableKeyPath<GlobalState, State?>,
+    action toLocalAction: AnyCasePath<GlobalAction, Action>
+  ) -> ClosureReducer<GlobalState, GlobalAction> {
+    ClosureReducer<GlobalState, GlobalAction> { globalState, globalAction in
+      guard let localAction = toLocalAction.extract(from: globalAction),
+        globalState[keyPath: toLocalState] != nil
+      else { return .none }
+      return self.run(&globalState[keyPath: toLocalState]!, localAction)
+        .map { toLocalAction.embed($0) }
+    }
+  }
+
   /// A reducer that can refer to itself, for recursive features.
   static func recurse(
     _ reducer: @escaping (ClosureReducer, inout State, Action) -> Effect<Action>
@@ -88,6 +101,59 @@ func closureThreeLevelsState() -> ClosureLevelState<
 > {
   .init(child: .init(child: .init(child: .init())))
 }
+
+/// The `ifLet` chain's shape in the closure style: optional state at each level.
+func closureOptionalLevel<Child, ChildAction>(
+  _ child: ClosureReducer<Child, ChildAction>
+) -> ClosureReducer<ClosureOptionalState<Child>, ClosureLevelAction<ChildAction>> {
+  .combine(
+    ClosureReducer { _, _ in .none },
+    child.optional(state: \.child, action: ClosureLevelAction.childCase)
+  )
+}
+
+struct ClosureOptionalState<Child> { var child: Child? }
+
+@MainActor let closureOptionalThreeLevels = closureOptionalLevel(
+  closureOptionalLevel(closureOptionalLevel(closureLeaf)))
+
+/// The `forEach` chain's shape in the closure style: one identified element at each level.
+func closureElementLevel<Child: Identifiable<Int>, ChildAction>(
+  _ child: ClosureReducer<Child, ChildAction>
+) -> ClosureReducer<ClosureElementState<Child>, ClosureElementAction<ChildAction>> {
+  .combine(
+    ClosureReducer { _, _ in .none },
+    child.forEach(state: \.rows, action: ClosureElementAction.rowsCase)
+  )
+}
+
+struct ClosureElementState<Child: Identifiable<Int>>: Identifiable {
+  var id = 0
+  var rows: IdentifiedArrayOf<Child>
+}
+
+enum ClosureElementAction<Child> {
+  case rows(IdentifiedAction<Int, Child>)
+
+  static var rowsCase: AnyCasePath<Self, IdentifiedAction<Int, Child>> {
+    AnyCasePath(
+      embed: { .rows($0) },
+      extract: {
+        guard case .rows(let rows) = $0 else { return nil }
+        return rows
+      }
+    )
+  }
+}
+
+@MainActor let closureElementLeaf = ClosureReducer<ElementLeaf.State, ElementLeaf.Action> {
+  state, _ in
+  state.count &+= 1
+  return .none
+}
+
+@MainActor let closureElementThreeLevels = closureElementLevel(
+  closureElementLevel(closureElementLevel(closureElementLeaf)))
 
 /// The recursive case study in the closure style.
 @MainActor let closureNested = ClosureReducer<Nested.State, Nested.Action>.recurse {

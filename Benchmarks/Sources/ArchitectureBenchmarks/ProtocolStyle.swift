@@ -78,3 +78,50 @@ struct Nested: Reducer {
     }
   }
 }
+
+// The same three levels with optional child state (`ifLet`) and with an identified array of one
+// element (`forEach`). These levels are generic, as reusable features are.
+
+/// A reducer the benchmark can create without arguments.
+protocol BenchmarkReducer: Reducer, SendableMetatype { init() }
+extension Leaf: BenchmarkReducer {}
+
+struct OptionalLevel<Child: BenchmarkReducer>: BenchmarkReducer {
+  struct State { var child: Child.State? }
+  @CasePathable
+  enum Action { case child(Child.Action) }
+
+  var body: some ReducerOf<Self> {
+    Reduce { _, _ in .none }
+      .ifLet(\.child, action: \.child) { Child() }
+  }
+}
+
+/// A leaf that can be an element of an identified array.
+struct ElementLeaf: BenchmarkReducer {
+  struct State: Identifiable {
+    var id = 0
+    var count = 0
+  }
+  enum Action { case increment }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    state.count &+= 1
+    return .none
+  }
+}
+
+struct ElementLevel<Child: BenchmarkReducer>: BenchmarkReducer
+where Child.State: Identifiable<Int> {
+  struct State: Identifiable {
+    var id = 0
+    var rows: IdentifiedArrayOf<Child.State>
+  }
+  @CasePathable
+  enum Action { case rows(IdentifiedAction<Int, Child.Action>) }
+
+  var body: some ReducerOf<Self> {
+    Reduce { _, _ in .none }
+      .forEach(\.rows, action: \.rows) { Child() }
+  }
+}

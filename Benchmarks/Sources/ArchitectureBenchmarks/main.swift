@@ -4,12 +4,26 @@ import Foundation
 // Throughput of `Store.send` through three shapes of reducer, and the stack depth from `send` to
 // the innermost reducer of a 20-level recursive feature. Build in release mode.
 
+/// The value after `flag` on the command line, if any.
+func option(_ flag: String) -> String? {
+  guard let index = CommandLine.arguments.firstIndex(of: flag),
+    index + 1 < CommandLine.arguments.count
+  else { return nil }
+  return CommandLine.arguments[index + 1]
+}
+
+/// `--only leaf|scope|closure|iflet|optional|foreach|closureforeach` runs one throughput case (for `valgrind --tool=callgrind`, which
+/// counts the whole process); `--runs N` sets the number of timed runs (default 5).
+let onlyCase = option("--only")
+let timedRuns = Int(option("--runs") ?? "") ?? 5
+
 @MainActor
-func measure(_ name: String, actions: Int, _ send: () -> Void) -> Double {
+func measure(_ name: String, key: String, actions: Int, _ send: () -> Void) -> Double {
+  if let onlyCase, onlyCase != key { return 0 }
   for _ in 0..<(actions / 10) { send() }  // warm up
   let clock = ContinuousClock()
   var best = Duration.seconds(1_000)
-  for _ in 0..<5 {
+  for _ in 0..<timedRuns {
     let elapsed = clock.measure {
       for _ in 0..<actions { send() }
     }
@@ -38,23 +52,64 @@ func nestedState(depth: Int) -> (Nested.State, Nested.Action) {
 @MainActor
 func run() {
   let actions = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 1_000_000
-  print("Store.send throughput, best of 5 runs of \(actions) actions")
+  print("Store.send throughput, best of \(timedRuns) runs of \(actions) actions")
 
   let leafStore = Store(initialState: Leaf.State()) { Leaf() }
-  _ = measure("leaf reducer", actions: actions) { leafStore.send(.increment) }
+  _ = measure("leaf reducer", key: "leaf", actions: actions) { leafStore.send(.increment) }
 
   let scopeStore = Store(initialState: Level1.State()) { Level1() }
-  _ = measure("3-level Scope (protocol style)", actions: actions) {
+  _ = measure("3-level Scope (protocol style)", key: "scope", actions: actions) {
     scopeStore.send(.child(.child(.child(.increment))))
   }
 
   let closureStore = Store(initialState: closureThreeLevelsState()) {
     Reduce(closureThreeLevels.run)
   }
-  _ = measure("3-level pullback (closure style)", actions: actions) {
+  _ = measure("3-level pullback (closure style)", key: "closure", actions: actions) {
     closureStore.send(.child(.child(.child(.increment))))
   }
 
+  typealias OptionalChain = OptionalLevel<OptionalLevel<OptionalLevel<Leaf>>>
+  let ifLetStore = Store(
+    initialState: OptionalChain.State(child: .init(child: .init(child: .init())))
+  ) { OptionalChain() }
+  _ = measure("3-level ifLet (protocol style)", key: "iflet", actions: actions) {
+    ifLetStore.send(.child(.child(.child(.increment))))
+  }
+
+  let closureOptionalStore = Store(
+    initialState: ClosureOptionalState(
+      child: ClosureOptionalState(child: ClosureOptionalState(child: Leaf.State())))
+  ) { Reduce(closureOptionalThreeLevels.run) }
+  _ = measure("3-level optional (closure style)", key: "optional", actions: actions) {
+    closureOptionalStore.send(.child(.child(.child(.increment))))
+  }
+
+  typealias ElementChain = ElementLevel<ElementLevel<ElementLevel<ElementLeaf>>>
+  let forEachStore = Store(
+    initialState: ElementChain.State(rows: [.init(rows: [.init(rows: [.init()])])])
+  ) { ElementChain() }
+  _ = measure("3-level forEach (protocol style)", key: "foreach", actions: actions) {
+    forEachStore.send(
+      .rows(
+        .element(
+          id: 0, action: .rows(.element(id: 0, action: .rows(.element(id: 0, action: .increment)))))
+      ))
+  }
+
+  let closureElementStore = Store(
+    initialState: ClosureElementState(
+      rows: [ClosureElementState(rows: [ClosureElementState(rows: [ElementLeaf.State()])])])
+  ) { Reduce(closureElementThreeLevels.run) }
+  _ = measure("3-level forEach (closure style)", key: "closureforeach", actions: actions) {
+    closureElementStore.send(
+      .rows(
+        .element(
+          id: 0, action: .rows(.element(id: 0, action: .rows(.element(id: 0, action: .increment)))))
+      ))
+  }
+
+  if onlyCase != nil { return }
   print("")
   print("Stack frames from Store.send to the innermost reducer, Nested at 20 levels")
   let (state, action) = nestedState(depth: 20)

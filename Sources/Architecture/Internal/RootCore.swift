@@ -6,7 +6,9 @@ import IssueReporting
 @MainActor
 final class RootCore<State, Action>: Core {
   private(set) var state: State
-  let reducer: any Reducer<State, Action>
+  /// Runs the reducer: a closure made where the reducer's type is known, so that it calls the
+  /// reducer's specialized code.
+  let reduce: (inout State, Action) -> Effect<Action>
   var dependencies: DependencyValues
   let registry = EffectRegistry<Action>()
   /// Where effects run their nonisolated code; `nil` for the global concurrent executor.
@@ -23,14 +25,27 @@ final class RootCore<State, Action>: Core {
   // Written only on the main actor; read in `deinit`, when nothing else can reach the core.
   nonisolated(unsafe) private var finishers: [Int: @Sendable () -> Void] = [:]
 
+  convenience init(
+    initialState: State,
+    reducer: some Reducer<State, Action>,
+    dependencies: DependencyValues,
+    taskExecutor: (any TaskExecutor)? = nil
+  ) {
+    self.init(
+      initialState: initialState,
+      reduce: { reducer.reduce(into: &$0, action: $1) },
+      dependencies: dependencies,
+      taskExecutor: taskExecutor)
+  }
+
   init(
     initialState: State,
-    reducer: any Reducer<State, Action>,
+    reduce: @escaping (inout State, Action) -> Effect<Action>,
     dependencies: DependencyValues,
     taskExecutor: (any TaskExecutor)? = nil
   ) {
     self.state = initialState
-    self.reducer = reducer
+    self.reduce = reduce
     self.dependencies = dependencies
     self.taskExecutor = taskExecutor
     self.stateIdentity = observableStateIdentity(State.self)
@@ -61,7 +76,7 @@ final class RootCore<State, Action>: Core {
       let action = bufferedActions[index]
       index += 1
       let effect = DependencyValues.$_current.withValue(dependencies) {
-        reducer.reduce(into: &state, action: action)
+        reduce(&state, action)
       }
       start(effect, cancelIDs: [], origin: action, group: &group, tasks: &tasks)
     }

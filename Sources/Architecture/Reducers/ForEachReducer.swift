@@ -32,6 +32,9 @@ extension Reducer {
   /// The element runs first, so it sees its action even when the parent then removes it. When an
   /// element is removed, its running effects are cancelled, and each element's cancellation ids
   /// are its own. An action for an id that is not in the array is reported as an issue.
+  ///
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
   @inlinable
   public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
     _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
@@ -47,7 +50,7 @@ extension Reducer {
       parent: self,
       element: element(),
       toElementsState: toElementsState,
-      toElementAction: AnyCasePath(toElementAction),
+      toElementAction: _KeyPathCache.shared.casePath(toElementAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

@@ -29,6 +29,9 @@ extension Reducer {
   ///
   /// When the state leaves the case, the child's running effects are cancelled. A child action
   /// that arrives while the state is in another case is reported as an issue.
+  ///
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
   @inlinable
   public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
     _ toCaseState: CaseKeyPath<State, CaseState>,
@@ -43,9 +46,9 @@ extension Reducer {
     _IfCaseLetReducer(
       parent: self,
       child: `case`(),
-      toChildState: AnyCasePath(toCaseState),
+      toChildState: _KeyPathCache.shared.casePath(toCaseState),
       stateKeyPath: toCaseState,
-      toChildAction: AnyCasePath(toCaseAction),
+      toChildAction: _KeyPathCache.shared.casePath(toCaseAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

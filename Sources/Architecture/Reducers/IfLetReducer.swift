@@ -30,6 +30,9 @@ extension Reducer {
   /// running effects are cancelled. A child action that arrives while the state is `nil` is
   /// reported as an issue.
   ///
+  /// Case key paths are converted to case paths once per distinct key path (see ``Scope``), so a
+  /// `body` that runs for every action does not convert `\.child` again.
+  ///
   /// - Parameters:
   ///   - toWrappedState: The optional child state.
   ///   - toWrappedAction: The case of the child's actions.
@@ -49,7 +52,7 @@ extension Reducer {
       parent: self,
       child: wrapped(),
       toChildState: toWrappedState,
-      toChildAction: AnyCasePath(toWrappedAction),
+      toChildAction: _KeyPathCache.shared.casePath(toWrappedAction),
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

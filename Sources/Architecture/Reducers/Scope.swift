@@ -43,6 +43,12 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   let child: Child
 
   /// Runs `child` on the state at a key path, for actions of a case.
+  ///
+  /// The case key path is converted to a case path once per distinct key path and the result
+  /// kept by key path, so a `body` that runs for every action does not convert `\.child` again.
+  /// The key paths themselves are used as given each time: a call site may pass a different key
+  /// path on every evaluation (`flag ? \.a : \.b`, a property of the reducer) and each one
+  /// routes its own case.
   @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
@@ -50,11 +56,14 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .keyPath(toChildState)
-    self.toChildAction = AnyCasePath(toChildAction)
+    self.toChildAction = _KeyPathCache.shared.casePath(toChildAction)
     self.child = child()
   }
 
   /// Runs `child` on one case of an enum state, for actions of a case.
+  ///
+  /// Both case key paths are converted as described for
+  /// ``init(state:action:child:)``.
   @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: CaseKeyPath<ParentState, ChildState>,
@@ -66,9 +75,9 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     column: UInt = #column
   ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .casePath(
-      AnyCasePath(toChildState),
+      _KeyPathCache.shared.casePath(toChildState),
       SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    self.toChildAction = AnyCasePath(toChildAction)
+    self.toChildAction = _KeyPathCache.shared.casePath(toChildAction)
     self.child = child()
   }
 

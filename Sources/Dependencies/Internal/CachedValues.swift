@@ -52,10 +52,21 @@ import IssueReporting
       return value
     }
     // A default is created with the values it is read through as the current ones, so when it
-    // reads other dependencies it sees the reader's overrides.
-    let value = DependencyValues.$_current.withValue(values) {
+    // reads other dependencies it sees the reader's overrides. The reader's location goes into
+    // `currentAccess` below, not into the current values, where wrappers created by the default
+    // would capture it.
+    var current = values
+    current.access = nil
+    let value = DependencyValues.$_current.withValue(current) {
       DependencyValues.$currentName.withValue(function) {
-        Self.makeDefault(Key.self, context: context)
+        // The reading wrapper's location, for issues reported while the default is created.
+        if let access = values.access {
+          DependencyValues.$currentAccess.withValue(access) {
+            Self.makeDefault(Key.self, context: context)
+          }
+        } else {
+          Self.makeDefault(Key.self, context: context)
+        }
       }
     }
     // A default read only because a field of it is being written is not kept: the scope

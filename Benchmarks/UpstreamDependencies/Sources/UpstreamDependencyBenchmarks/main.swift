@@ -1,0 +1,1 @@
+../../../Sources/DependencyBenchmarks/main.swift
