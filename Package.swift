@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "DependenciesTestSupport", targets: ["DependenciesTestSupport"]),
     .library(name: "Architecture", targets: ["Architecture"]),
     .library(name: "SpeechClient", targets: ["SpeechClient"]),
+    .library(name: "Recognition", targets: ["Recognition"]),
     .library(name: "AudioInput", targets: ["AudioInput"]),
     .library(name: "PocketSphinx", targets: ["PocketSphinx"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
@@ -157,7 +158,20 @@ let package = Package(
       pkgConfig: "samplerate",
       providers: [.apt(["libsamplerate0-dev"])]
     ),
-    // The live pipeline: audio input → decoder → the client that wires them together.
+    // The live pipeline: audio input → an engine's recognizer → the client that wires them.
+    // The engine-neutral recognition layer: the recognizer protocol, words and events, the
+    // generic pool, the pause segmenter. Pure Swift; the engines conform to it.
+    .target(
+      name: "Recognition"
+    ),
+    .testTarget(
+      name: "RecognitionTests",
+      dependencies: [
+        "Recognition",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .target(
       name: "AudioInput",
       dependencies: [
@@ -198,6 +212,7 @@ let package = Package(
         "SpeechClient",
         "Dependencies",
         "AudioInput",
+        "Recognition",
         "PocketSphinx",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]

@@ -2,6 +2,7 @@ import AudioInput
 import ConcurrencyExtras
 import Foundation
 import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// Audio files decoded ahead, in parallel, on the shared decoder pool, and delivered in order.

@@ -1,8 +1,7 @@
 import Foundation
-import LiveTestSupport
 import Testing
 
-@testable import AudioInput
+@testable import Recognition
 
 struct UtteranceSegmenterTests {
   /// `seconds` of a 440 Hz tone at `amplitude`, or of low noise when `amplitude` is small.

@@ -37,7 +37,7 @@ public struct UtteranceSegmenter: Sendable {
 
     /// Where the piece starts, in seconds.
     public var startTime: TimeInterval {
-      Double(start) / Double(SampleFormat.sampleRate)
+      Double(start) / Double(RecognitionAudio.sampleRate)
     }
   }
 
@@ -49,7 +49,7 @@ public struct UtteranceSegmenter: Sendable {
   public var maximumDuration: TimeInterval
 
   /// Samples per analysis frame: 10 ms.
-  static let frameLength = SampleFormat.sampleRate / 100
+  static let frameLength = RecognitionAudio.sampleRate / 100
   /// How far above the background a frame may be and still be quiet, in dB.
   static let quietMargin = 18.0
   /// How fast the background estimate rises, in dB per frame (2 dB a second).
@@ -84,7 +84,7 @@ public struct UtteranceSegmenter: Sendable {
     pending += samples
     var segments: [Segment] = []
     let frame = Self.frameLength
-    let rate = Double(SampleFormat.sampleRate)
+    let rate = Double(RecognitionAudio.sampleRate)
     let pauseSamples = Int(minimumPause * rate)
     let shortest = Int(minimumDuration * rate)
     let longest = Int(maximumDuration * rate)

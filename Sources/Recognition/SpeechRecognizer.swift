@@ -1,0 +1,71 @@
+import Foundation
+
+/// A speech recognition engine's decoder: fed 16 kHz mono samples, it splits them into
+/// utterances and reports partial and final words.
+///
+/// A recognizer is not thread-safe: one thread feeds it (a pool's worker, or a task's own
+/// thread). What it holds that can be shared (a loaded model) it shares itself.
+///
+/// ```swift
+/// let recognizer: some SpeechRecognizer = try Decoder(configuration: configuration)
+/// for event in try samples.withUnsafeBufferPointer({ try recognizer.process($0) }) {
+///   if case .utterance(let words) = event { print(words.map(\.text)) }
+/// }
+/// if let words = try recognizer.finish() { print(words.map(\.text)) }
+/// ```
+public protocol SpeechRecognizer: AnyObject {
+  /// Decodes a chunk of samples (16 kHz, mono, signed 16-bit).
+  ///
+  /// - Returns: a partial hypothesis that changed, and the final words of an utterance that
+  ///   ended, in order. Word times count from the start of the stream.
+  func process(
+    _ samples: UnsafeBufferPointer<Int16>
+  ) throws(RecognitionFailure)
+    -> [RecognitionEvent]
+
+  /// Ends the utterance in progress, if any, and returns its final words; the recognizer can go
+  /// on decoding afterwards.
+  func finish() throws(RecognitionFailure) -> [RecognizedWord]?
+
+  /// Forgets everything heard before, so what follows decodes as if the recognizer had just been
+  /// loaded: the utterance in progress is dropped and word times count from the next sample.
+  func reset() throws(RecognitionFailure)
+
+  /// Decodes a piece of a longer input on its own (a file cut at pauses), as if the recognizer
+  /// had just been loaded, and returns its events with word times counted from the start of the
+  /// whole input (`offset` seconds before the piece). Utterances without words are left out.
+  func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval
+  )
+    throws(RecognitionFailure) -> [RecognitionEvent]
+}
+
+extension SpeechRecognizer {
+  /// Feeds the piece in chunks of 2048 samples, as a file reader would, then finishes it.
+  public func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    try reset()
+    var events: [RecognitionEvent] = []
+    let chunkSize = 2048
+    for start in stride(from: 0, to: samples.count, by: chunkSize) {
+      let end = min(start + chunkSize, samples.count)
+      events += try samples.withUnsafeBufferPointer { buffer throws(RecognitionFailure) in
+        try process(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+      }
+    }
+    if let words = try finish() {
+      events.append(.utterance(words))
+    }
+    return events.compactMap { event in
+      if case let .utterance(words) = event, words.isEmpty { return nil }
+      return event.shifted(by: offset)
+    }
+  }
+}
+
+/// The audio format every recognizer takes.
+public enum RecognitionAudio {
+  /// Samples per second.
+  public static let sampleRate = 16_000
+}
