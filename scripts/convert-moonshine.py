@@ -45,6 +45,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -435,7 +436,7 @@ def source_files() -> list[str]:
 
 def check_source(source: Path) -> None:
     if not source.is_dir():
-        raise Failure(f"source directory {source} does not exist ({PIP_HINT})")
+        raise Failure(f"source directory {source} does not exist")
     for name in source_files():
         if not (source / name).is_file():
             raise Failure(f"source file {source / name} is missing")
@@ -551,12 +552,13 @@ Moonshine base (English) speech recognition model, for transcribe.
 Moonshine is by Useful Sensors (now Moonshine AI) and is released under the MIT licence: see
 LICENSE in this directory ("Copyright (c) 2025 Moonshine AI").
 
-Source: {origin}, files {', '.join(source_files())}.
-Converted {manifest['converted']} by transcribe's scripts/convert-moonshine.py from ONNX Runtime's
-ORT format to plain ONNX (onnx {manifest['converter']['onnx']}, onnxruntime \
-{manifest['converter']['onnxruntime']}). Same graphs and weights (8-bit weights kept as they are);
-plain ONNX lets ONNX Runtime fold the weight dequantization once at load instead of on every run.
-tokenizer.bin is copied unchanged. model.json lists checksums and the graphs' inputs and outputs.
+Source: {origin}:
+{', '.join(source_files())}.
+Converted {manifest['converted']} by transcribe's scripts/convert-moonshine.py
+(onnx {manifest['converter']['onnx']}, onnxruntime {manifest['converter']['onnxruntime']}) from ONNX Runtime's ORT format to plain ONNX:
+the same graphs and weights (8-bit weights kept as they are). Plain ONNX lets ONNX Runtime fold
+the weights' dequantization once at load instead of on every run. tokenizer.bin is copied
+unchanged. model.json lists checksums and the graphs' inputs and outputs.
 """)
 
 
@@ -567,7 +569,13 @@ def convert_into(directory: Path, source: Path, modules) -> dict:
     started = time.monotonic()
     for stem in MODEL_STEMS:
         log(f"converting {stem}.ort")
-        model = converter.convert((source / f"{stem}.ort").read_bytes())
+        try:
+            model = converter.convert((source / f"{stem}.ort").read_bytes())
+        except Failure:
+            raise
+        except Exception as error:  # a truncated or corrupt flatbuffer fails anywhere inside
+            raise Failure(f"{source / stem}.ort is not a readable ORT-format model "
+                          f"({error.__class__.__name__}: {error})") from error
         try:
             onnx.checker.check_model(model)
         except onnx.checker.ValidationError as error:
@@ -627,6 +635,21 @@ def fsync_path(path: Path) -> None:
         os.close(descriptor)
 
 
+STALE_SECONDS = 3600
+
+
+def remove_stale(parent: Path, name: str) -> None:
+    """Removes staging and retired directories that a killed run left behind (only old ones, so
+    a conversion running concurrently keeps its own)."""
+    for pattern in (f".{name}.tmp-*", f".{name}.old-*"):
+        for path in parent.glob(pattern):
+            try:
+                if path.is_dir() and time.time() - path.stat().st_mtime > STALE_SECONDS:
+                    shutil.rmtree(path, ignore_errors=True)
+            except OSError:
+                pass
+
+
 def install_atomically(output: Path, build) -> None:
     """Builds into a temporary directory beside `output` and renames it into place. An existing
     `output` is moved aside first and removed after; on failure it is put back."""
@@ -634,6 +657,7 @@ def install_atomically(output: Path, build) -> None:
         raise Failure(f"{output} exists and is not a directory")
     parent = output.parent
     parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(parent, output.name)
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-", dir=parent))
     try:
         build(staging)
@@ -705,6 +729,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--traceback", action="store_true", help="show tracebacks on errors")
     parser.add_argument("output", type=Path, metavar="OUTPUT_DIR")
     arguments = parser.parse_args(argv)
+    # Turn SIGTERM into an exception, so the staging directory is removed on the way out.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
 
     try:
         modules = import_modules()
