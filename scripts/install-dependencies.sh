@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages transcribe needs to build, run and test. Idempotent: installs only
-# what is missing, without prompts. Run as root (or with sudo available).
+# Installs the Debian packages, Python modules and model files transcribe needs to build, run and
+# test. Idempotent: installs only what is missing, without prompts. Run as root (or with sudo
+# available) for a system-wide install; run as another user, it still installs the Python
+# modules (for that user's python3) and the Moonshine model and library link under $HOME.
 #
 #   build:  pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
 #   run:    pocketsphinx-en-us (the default English model)
@@ -12,6 +14,17 @@
 #           nginx (two `transcribe serve` instances behind a load balancer)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
+#   moonshine (the Moonshine speech engine), pip, pinned:
+#           onnxruntime==1.32.0: the ONNX Runtime library transcribe dlopens, and the Python
+#             reader for ORT-format models; linked as libonnxruntime.so.1 into
+#             /usr/local/lib/transcribe (root) or ~/.local/lib/transcribe (other users),
+#           onnx==1.23.2: writes the converted model,
+#           moonshine-cpp==0.1.4: Moonshine base-en (MIT), shipped as slow ORT-format files;
+#           then scripts/convert-moonshine.py converts them once to plain ONNX, into
+#             /usr/local/share/transcribe/moonshine/base-en (root) or
+#             ${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en (other users).
+# Python modules go to whichever python3 is first on PATH (a pyenv one is fine), through
+# `python3 -m pip`; no virtual environment is needed.
 set -euo pipefail
 
 packages=(
@@ -46,23 +59,82 @@ install_python_modules() {
   done
 }
 
+# The Moonshine engine's modules, pinned: the model conversion and the library link depend on
+# these exact versions.
+moonshine_modules=(onnxruntime==1.32.0 onnx==1.23.2 moonshine-cpp==0.1.4)
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [ "$(id -u)" = 0 ]; then
+  moonshine_dir=/usr/local/share/transcribe/moonshine/base-en
+  library_dir=/usr/local/lib/transcribe
+else
+  moonshine_dir="${XDG_DATA_HOME:-$HOME/.local/share}/transcribe/moonshine/base-en"
+  library_dir="$HOME/.local/lib/transcribe"
+fi
+
+# The version of an installed Python distribution, or nothing.
+python_distribution_version() {
+  python3 -c 'import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))' \
+    "$1" 2>/dev/null || true
+}
+
+install_moonshine() {
+  local requirement name version stale=()
+  for requirement in "${moonshine_modules[@]}"; do
+    name="${requirement%%==*}"
+    version="$(python_distribution_version "$name")"
+    [ "$version" = "${requirement#*==}" ] || stale+=("$requirement")
+  done
+  if [ ${#stale[@]} -gt 0 ]; then
+    echo "install-dependencies: pip installing ${stale[*]}" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "${stale[@]}" >&2 \
+      || python3 -m pip install --quiet --disable-pip-version-check \
+        --break-system-packages "${stale[@]}" >&2
+  fi
+
+  # The model: converted once; --check verifies an earlier conversion (checksums, same source
+  # files, loads and runs in onnxruntime), so a damaged or stale one is converted again.
+  if python3 "$script_dir/convert-moonshine.py" --check "$moonshine_dir" 2>/dev/null; then
+    echo "install-dependencies: Moonshine model present in $moonshine_dir" >&2
+  else
+    echo "install-dependencies: converting the Moonshine model into $moonshine_dir" >&2
+    python3 "$script_dir/convert-moonshine.py" "$moonshine_dir"
+  fi
+
+  # ONNX Runtime's shared library, under its SONAME, where transcribe looks to dlopen it.
+  local runtime_dir library link
+  runtime_dir="$(python3 -c 'import onnxruntime, os; print(os.path.dirname(onnxruntime.__file__))')"
+  library="$runtime_dir/capi/libonnxruntime.so.${moonshine_modules[0]#*==}"
+  link="$library_dir/libonnxruntime.so.1"
+  [ -f "$library" ] || {
+    echo "install-dependencies: $library is missing from the onnxruntime wheel" >&2
+    return 1
+  }
+  if [ "$(readlink "$link" 2>/dev/null)" = "$library" ]; then
+    echo "install-dependencies: $link present" >&2
+  else
+    mkdir -p "$library_dir"
+    ln -sfn "$library" "$link"
+    echo "install-dependencies: linked $link -> $library" >&2
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-dependencies: all packages present" >&2
-  install_python_modules
-  exit 0
-fi
+else
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "install-dependencies: need root to install: ${missing[*]}" >&2
+      exit 1
+    }
+    sudo=(sudo)
+  fi
 
-sudo=()
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || {
-    echo "install-dependencies: need root to install: ${missing[*]}" >&2
-    exit 1
-  }
-  sudo=(sudo)
+  echo "install-dependencies: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q </dev/null >&2
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
 fi
-
-echo "install-dependencies: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q </dev/null >&2
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
 install_python_modules
+install_moonshine
