@@ -175,7 +175,6 @@ let package = Package(
     .target(
       name: "AudioInput",
       dependencies: [
-        "SpeechClient",
         "CPulseAudio",
         "CSndFile",
         "CSampleRate",
@@ -193,7 +192,7 @@ let package = Package(
     .target(
       name: "PocketSphinx",
       dependencies: [
-        "SpeechClient",
+        "Recognition",
         "CPocketSphinx",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
@@ -202,6 +201,7 @@ let package = Package(
       name: "PocketSphinxTests",
       dependencies: [
         "PocketSphinx",
+        "Recognition",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -223,6 +223,7 @@ let package = Package(
         "SpeechClientLive",
         "AudioInput",
         "PocketSphinx",
+        "Recognition",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]

@@ -1,6 +1,5 @@
 import CPulseAudio
 import Foundation
-import SpeechClient
 
 /// A capture source of the PulseAudio server, as `transcribe --list-devices` shows it.
 public struct AudioDevice: Equatable, Sendable, Identifiable {
@@ -35,11 +34,11 @@ public struct AudioDevice: Equatable, Sendable, Identifiable {
   /// }
   /// ```
   ///
-  /// - Throws: `SpeechClient.Failure.audioServerUnreachable` when the server does not answer
+  /// - Throws: `AudioInputFailure.audioServerUnreachable` when the server does not answer
   ///   within the connect timeout.
   public static func captureSources(
     _ settings: PulseAudioSettings
-  ) throws(SpeechClient.Failure) -> [AudioDevice] {
+  ) throws(AudioInputFailure) -> [AudioDevice] {
     let timeout = settings.connectTimeout
     let deadline = ContinuousClock.now + timeout
     let connection: PulseConnection
@@ -56,7 +55,7 @@ extension PulseConnection {
   /// The server's capture sources, in its order, the default one marked.
   func captureSources(
     deadline: ContinuousClock.Instant
-  ) throws(SpeechClient.Failure) -> [AudioDevice] {
+  ) throws(AudioInputFailure) -> [AudioDevice] {
     let defaultSource = try defaultSourceName(deadline: deadline)
     // The callback copies each source out at once: its strings live only during the callback.
     let sources = ValueBox<[AudioDevice]>([])
@@ -80,7 +79,7 @@ extension PulseConnection {
       throw .audioServerUnreachable("\(serverDescription): listing sources failed: \(errorText)")
     }
     try wait(for: operation, deadline: deadline) {
-      SpeechClient.Failure.audioServerUnreachable(
+      AudioInputFailure.audioServerUnreachable(
         "\(serverDescription) did not list its sources in time")
     }
     return withExtendedLifetime(sources) {
@@ -94,7 +93,7 @@ extension PulseConnection {
 
   /// The failure for a capture source that does not exist: its name and the server's sources
   /// (monitors of outputs last), or just its name if they cannot be listed in time.
-  func sourceNotFound(_ name: String, deadline: ContinuousClock.Instant) -> SpeechClient.Failure {
+  func sourceNotFound(_ name: String, deadline: ContinuousClock.Instant) -> AudioInputFailure {
     let sources = (try? captureSources(deadline: deadline)) ?? []
     let ordered = sources.filter { !$0.isMonitor } + sources.filter(\.isMonitor)
     return .captureSourceNotFound(name: name, available: ordered.map(\.name))
@@ -103,7 +102,7 @@ extension PulseConnection {
   /// The name of the server's default source, or `nil` if it has none.
   func defaultSourceName(
     deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
-  ) throws(SpeechClient.Failure) -> String? {
+  ) throws(AudioInputFailure) -> String? {
     let box = ValueBox<String?>(nil)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard
@@ -119,7 +118,7 @@ extension PulseConnection {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
     try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
-      SpeechClient.Failure.audioServerUnreachable(
+      AudioInputFailure.audioServerUnreachable(
         "\(serverDescription) did not describe itself in time")
     }
     return withExtendedLifetime(box) { box.value }
@@ -128,7 +127,7 @@ extension PulseConnection {
   /// Whether the server has a source with this name.
   func hasSource(
     named name: String, deadline: ContinuousClock.Instant, stopSignal: StopSignal? = nil
-  ) throws(SpeechClient.Failure) -> Bool {
+  ) throws(AudioInputFailure) -> Bool {
     let box = ValueBox(false)
     let userData = Unmanaged.passUnretained(box).toOpaque()
     guard
@@ -143,7 +142,7 @@ extension PulseConnection {
       throw .audioServerUnreachable("\(serverDescription): \(errorText)")
     }
     try wait(for: operation, deadline: deadline, stopSignal: stopSignal) {
-      SpeechClient.Failure.audioServerUnreachable(
+      AudioInputFailure.audioServerUnreachable(
         "\(serverDescription) did not describe its sources in time")
     }
     return withExtendedLifetime(box) { box.value }

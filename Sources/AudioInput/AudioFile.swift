@@ -1,7 +1,6 @@
 import CSampleRate
 import CSndFile
 import Foundation
-import SpeechClient
 
 /// An audio file in any format libsndfile reads (WAV, FLAC, OGG, AIFF, …), at any sample rate
 /// and channel count, delivered as 16 kHz mono chunks.
@@ -39,16 +38,16 @@ public final class AudioFile: SampleSource {
   private var pending: [Int16] = []
   private var isAtEnd = false
   /// What to report once the readable audio has been delivered.
-  private var failureAtEnd: SpeechClient.Failure?
+  private var failureAtEnd: AudioInputFailure?
 
   /// Opens the file.
   ///
   /// - Parameters:
   ///   - url: a regular file, or a FIFO or device that delivers an audio file's bytes.
   ///   - stopSignal: raising it ends a read that waits for a stalled FIFO.
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` when the file is missing, a directory, not
+  /// - Throws: `AudioInputFailure.fileUnreadable` when the file is missing, a directory, not
   ///   audio, or has no audio in it.
-  public convenience init(url: URL, stopSignal: StopSignal? = nil) throws(SpeechClient.Failure) {
+  public convenience init(url: URL, stopSignal: StopSignal? = nil) throws(AudioInputFailure) {
     let path = url.path
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
@@ -73,9 +72,9 @@ public final class AudioFile: SampleSource {
   /// Opens standard input: a pipe (`sox … -t wav - | transcribe --input -`) or a redirected
   /// file.
   ///
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` naming ``standardInputName`` when it holds
+  /// - Throws: `AudioInputFailure.fileUnreadable` naming ``standardInputName`` when it holds
   ///   no audio libsndfile reads.
-  public convenience init(standardInput stopSignal: StopSignal?) throws(SpeechClient.Failure) {
+  public convenience init(standardInput stopSignal: StopSignal?) throws(AudioInputFailure) {
     let name = Self.standardInputName
     let descriptor = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
     guard descriptor >= 0 else {
@@ -98,7 +97,7 @@ public final class AudioFile: SampleSource {
   /// `descriptor`.
   private convenience init(
     stream descriptor: Int32, name: String, stopSignal: StopSignal?
-  ) throws(SpeechClient.Failure) {
+  ) throws(AudioInputFailure) {
     let stream = StreamInput(descriptor: descriptor, stopSignal: stopSignal)
     var info = SF_INFO()
     var virtualIO = StreamInput.virtualIO
@@ -116,7 +115,7 @@ public final class AudioFile: SampleSource {
   private init(
     file: OpaquePointer, info: SF_INFO, name: String, stream: StreamInput?,
     stopSignal: StopSignal?
-  ) throws(SpeechClient.Failure) {
+  ) throws(AudioInputFailure) {
     // A stream's length is unknown (libsndfile may say 0 or "as long as it gets").
     guard info.channels > 0, info.samplerate > 0, info.frames > 0 || stream != nil else {
       Self.release(file)
@@ -178,9 +177,9 @@ public final class AudioFile: SampleSource {
 
   /// Reads the next chunk of 2048 samples (fewer at the end).
   ///
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` once the readable audio of a truncated or
+  /// - Throws: `AudioInputFailure.fileUnreadable` once the readable audio of a truncated or
   ///   damaged file has been delivered.
-  public func read() throws(SpeechClient.Failure) -> [Int16]? {
+  public func read() throws(AudioInputFailure) -> [Int16]? {
     while pending.count < Self.chunkSize, !isAtEnd {
       try fill()
     }
@@ -195,7 +194,7 @@ public final class AudioFile: SampleSource {
   }
 
   /// Reads one block from the file into `pending`, converting it to 16 kHz mono.
-  private func fill() throws(SpeechClient.Failure) {
+  private func fill() throws(AudioInputFailure) {
     let channels = Int(info.channels)
     let blockFrames = Self.blockFrames
     // Always read floats: libsndfile converts every encoding to them exactly, whereas reading

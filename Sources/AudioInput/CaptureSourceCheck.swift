@@ -1,13 +1,11 @@
-import SpeechClient
-
 /// Whether a capture source can be recorded from, and why not.
 public enum CaptureSourceCheck: Equatable, Sendable {
   /// The server answered and has the source.
   case available
   /// The server refused access (authentication or permissions).
-  case accessDenied(SpeechClient.Failure)
+  case accessDenied(AudioInputFailure)
   /// No server answered in time, or it has no such source (or no default source).
-  case unavailable(SpeechClient.Failure)
+  case unavailable(AudioInputFailure)
   /// The stop signal was raised before the server answered.
   case stopped
 
@@ -40,7 +38,7 @@ public enum CaptureSourceCheck: Equatable, Sendable {
     } catch {
       return error.isAccessDenied ? .accessDenied(error.failure) : .unavailable(error.failure)
     }
-    do throws(SpeechClient.Failure) {
+    do throws(AudioInputFailure) {
       let name: String?
       if let device {
         name = device

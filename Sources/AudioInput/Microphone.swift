@@ -1,6 +1,5 @@
 import CPulseAudio
 import Foundation
-import SpeechClient
 
 /// A PulseAudio record stream: 16 kHz mono s16le from the default or a named capture source.
 ///
@@ -35,11 +34,11 @@ public final class Microphone: SampleSource {
   ///   - device: the capture source's server name; `nil` for the server's default source.
   ///   - settings: the server and the timeouts.
   ///   - stopSignal: raising it ends connecting and reading at once, from any thread.
-  /// - Throws: `SpeechClient.Failure.audioServerUnreachable` when no server answers in time,
-  ///   `SpeechClient.Failure.captureSourceMissing` for an unknown source.
+  /// - Throws: `AudioInputFailure.audioServerUnreachable` when no server answers in time,
+  ///   `AudioInputFailure.captureSourceMissing` for an unknown source.
   public init(
     device: String?, settings: PulseAudioSettings, stopSignal: StopSignal
-  ) throws(SpeechClient.Failure) {
+  ) throws(AudioInputFailure) {
     let connectTimeout = settings.connectTimeout
     let deadline = ContinuousClock.now + connectTimeout
     let connection: PulseConnection
@@ -75,7 +74,7 @@ public final class Microphone: SampleSource {
     self.stopSignal = stopSignal
 
     try connection.runUntil(deadline: deadline, stopSignal: stopSignal) {
-      () throws(SpeechClient.Failure) -> Bool in
+      () throws(AudioInputFailure) -> Bool in
       switch pa_stream_get_state(stream) {
       case PA_STREAM_READY: return true
       case PA_STREAM_FAILED, PA_STREAM_TERMINATED: throw streamFailure()
@@ -104,16 +103,16 @@ public final class Microphone: SampleSource {
 
   /// Waits for the next audio the server sends.
   ///
-  /// - Throws: `SpeechClient.Failure.audioDeviceFailed` when the server goes away, the source
+  /// - Throws: `AudioInputFailure.audioDeviceFailed` when the server goes away, the source
   ///   stops, or no audio came for ``PulseAudioSettings/audioTimeout``.
-  public func read() throws(SpeechClient.Failure) -> [Int16]? {
+  public func read() throws(AudioInputFailure) -> [Int16]? {
     if stopSignal.isStopped { return drain() }
     // The watchdog counts from here, not from the last audio: audio that arrived while the
     // caller was busy (loading the model, decoding) waits in the socket until the next poll.
     let waitingSince = ContinuousClock.now
     let wake = UncheckedSendable(connection.mainloop)
     return try stopSignal.withWaker({ pa_mainloop_wakeup(wake.value) }) {
-      () throws(SpeechClient.Failure) -> [Int16]? in
+      () throws(AudioInputFailure) -> [Int16]? in
       while !stopSignal.isStopped {
         if let samples = try takeAudio() { return samples }
         guard pa_context_get_state(connection.context) == PA_CONTEXT_READY else {
@@ -162,7 +161,7 @@ public final class Microphone: SampleSource {
   }
 
   /// Copies out whatever audio the stream holds; `nil` when it holds none.
-  private func takeAudio() throws(SpeechClient.Failure) -> [Int16]? {
+  private func takeAudio() throws(AudioInputFailure) -> [Int16]? {
     var samples: [Int16] = []
     while pa_stream_readable_size(stream) > 0 {
       var data: UnsafeRawPointer?
@@ -195,7 +194,7 @@ public final class Microphone: SampleSource {
     return samples.isEmpty ? nil : samples
   }
 
-  private func streamFailure() -> SpeechClient.Failure {
+  private func streamFailure() -> AudioInputFailure {
     let code = connection.errorCode
     if code == Int32(PA_ERR_NOENTITY.rawValue) {
       guard let device else {

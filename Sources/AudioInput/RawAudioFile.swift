@@ -1,5 +1,4 @@
 import Foundation
-import SpeechClient
 
 /// A headerless file of 16 kHz mono signed 16-bit little-endian samples, read in chunks.
 ///
@@ -24,8 +23,8 @@ public final class RawAudioFile: SampleSource {
   /// - Parameters:
   ///   - url: a regular file, or a FIFO or device that delivers samples.
   ///   - stopSignal: raising it ends a read that waits for a stalled FIFO.
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` when it cannot be opened.
-  public convenience init(url: URL, stopSignal: StopSignal? = nil) throws(SpeechClient.Failure) {
+  /// - Throws: `AudioInputFailure.fileUnreadable` when it cannot be opened.
+  public convenience init(url: URL, stopSignal: StopSignal? = nil) throws(AudioInputFailure) {
     // Non-blocking, so opening a FIFO that no writer opened yet returns at once.
     let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else {
@@ -36,8 +35,8 @@ public final class RawAudioFile: SampleSource {
 
   /// Opens standard input (`arecord -f S16_LE -r 16000 | transcribe --raw --input -`).
   ///
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` when it cannot be read.
-  public convenience init(standardInput stopSignal: StopSignal?) throws(SpeechClient.Failure) {
+  /// - Throws: `AudioInputFailure.fileUnreadable` when it cannot be read.
+  public convenience init(standardInput stopSignal: StopSignal?) throws(AudioInputFailure) {
     let descriptor = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
     guard descriptor >= 0 else {
       throw .fileUnreadable(
@@ -49,7 +48,7 @@ public final class RawAudioFile: SampleSource {
 
   private init(
     descriptor: Int32, name: String, stopSignal: StopSignal?
-  ) throws(SpeechClient.Failure) {
+  ) throws(AudioInputFailure) {
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
       let reason = String(cString: strerror(errno))
@@ -89,8 +88,8 @@ public final class RawAudioFile: SampleSource {
 
   /// Reads the next chunk of 2048 samples (fewer at the end); `nil` at the end or once stopped.
   ///
-  /// - Throws: `SpeechClient.Failure.fileUnreadable` when reading fails.
-  public func read() throws(SpeechClient.Failure) -> [Int16]? {
+  /// - Throws: `AudioInputFailure.fileUnreadable` when reading fails.
+  public func read() throws(AudioInputFailure) -> [Int16]? {
     var bytes = [UInt8](repeating: 0, count: AudioFile.chunkSize * 2)
     var offset = 0
     if let leftoverByte {

@@ -1,5 +1,4 @@
 import Foundation
-import SpeechClient
 
 /// A source of 16 kHz mono signed 16-bit samples, read on its task's own thread.
 ///
@@ -15,8 +14,8 @@ import SpeechClient
 public protocol SampleSource: AnyObject {
   /// Reads the next chunk of samples; `nil` at the end of the input.
   ///
-  /// - Throws: a `SpeechClient.Failure` when the source fails. Samples read before are valid.
-  func read() throws(SpeechClient.Failure) -> [Int16]?
+  /// - Throws: an ``AudioInputFailure`` when the source fails. Samples read before are valid.
+  func read() throws(AudioInputFailure) -> [Int16]?
 
   /// How much of the input has been read, 0…1, or `nil` for a source without an end.
   var progress: Double? { get }

@@ -1,6 +1,6 @@
 import CPocketSphinx
 import Foundation
-import SpeechClient
+import Recognition
 
 extension Decoder {
   /// The name of the phrase search among the decoder's searches.
@@ -13,10 +13,10 @@ extension Decoder {
   /// lacks is left out (as vosk leaves out unknown words). The utterance in progress is dropped.
   ///
   /// - Returns: the phrases used.
-  /// - Throws: `SpeechClient.Failure.wordNotInDictionary` when no phrase is left,
-  ///   `SpeechClient.Failure.decoderFailure` when pocketsphinx refuses the grammar.
+  /// - Throws: `RecognitionFailure.wordNotInDictionary` when no phrase is left,
+  ///   `RecognitionFailure.decoderFailure` when pocketsphinx refuses the grammar.
   @discardableResult
-  public func restrict(toPhrases phrases: [String]) throws(SpeechClient.Failure) -> [String] {
+  public func restrict(toPhrases phrases: [String]) throws(RecognitionFailure) -> [String] {
     var usable: [String] = []
     var unknown: String?
     for phrase in phrases {
@@ -57,7 +57,7 @@ extension Decoder {
   }
 
   /// Goes back to the search the decoder was loaded with, after ``restrict(toPhrases:)``.
-  public func removeRestriction() throws(SpeechClient.Failure) {
+  public func removeRestriction() throws(RecognitionFailure) {
     guard let originalSearch else { return }
     ps_end_utt(decoder)
     guard ps_set_search(decoder, originalSearch) >= 0, ps_start_utt(decoder) >= 0 else {

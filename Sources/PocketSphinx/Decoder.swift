@@ -1,6 +1,6 @@
 import CPocketSphinx
 import Foundation
-import SpeechClient
+import Recognition
 
 /// One pocketsphinx decoder, fed 16 kHz mono samples, that splits the audio into utterances.
 ///
@@ -14,13 +14,13 @@ import SpeechClient
 /// thread-safe itself: one thread feeds it. `deinit` frees the pocketsphinx decoder exactly once.
 ///
 /// ```swift
-/// let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+/// let decoder = try Decoder(configuration: DecoderConfiguration())
 /// for event in try samples.withUnsafeBufferPointer({ try decoder.process($0) }) {
 ///   if case .utterance(let words) = event { print(words.map(\.text)) }
 /// }
 /// if let words = try decoder.finish() { print(words.map(\.text)) }
 /// ```
-public final class Decoder {
+public final class Decoder: SpeechRecognizer {
   let decoder: OpaquePointer
   /// The search the decoder was loaded with, while a phrase list replaces it.
   var originalSearch: String?
@@ -36,9 +36,9 @@ public final class Decoder {
 
   /// Loads the model.
   ///
-  /// - Throws: `SpeechClient.Failure.modelMissing` when a file is missing,
-  ///   `SpeechClient.Failure.modelCorrupt` when pocketsphinx cannot load it.
-  public init(configuration: DecoderConfiguration) throws(SpeechClient.Failure) {
+  /// - Throws: `RecognitionFailure.modelMissing` when a file is missing,
+  ///   `RecognitionFailure.modelCorrupt` when pocketsphinx cannot load it.
+  public init(configuration: DecoderConfiguration) throws(RecognitionFailure) {
     try configuration.validate()
 
     guard let config = Self.parse(configuration.arguments) else {
@@ -93,15 +93,15 @@ public final class Decoder {
   ///   ended, in order.
   public func process(
     _ samples: UnsafeBufferPointer<Int16>
-  ) throws(SpeechClient.Failure)
-    -> [DecoderEvent]
+  ) throws(RecognitionFailure)
+    -> [RecognitionEvent]
   {
     guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
     guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
       throw .decoderFailure("pocketsphinx failed to process audio")
     }
     let isInSpeech = ps_get_in_speech(decoder) != 0
-    var events: [DecoderEvent] = []
+    var events: [RecognitionEvent] = []
     if isInSpeech, !isInUtterance {
       isInUtterance = true
       samplesInUtterance = 0
@@ -145,7 +145,7 @@ public final class Decoder {
   /// Ends the utterance in progress, if any, and returns its final words.
   ///
   /// The decoder can go on decoding afterwards.
-  public func finish() throws(SpeechClient.Failure) -> [RecognizedWord]? {
+  public func finish() throws(RecognitionFailure) -> [RecognizedWord]? {
     guard isInUtterance else { return nil }
     let words = try endUtterance()
     guard ps_start_utt(decoder) >= 0 else {
@@ -161,7 +161,7 @@ public final class Decoder {
   ///
   /// A pooled decoder calls this before each piece of audio, so a piece decodes to the same
   /// words whichever decoder, and whatever it decoded before, gets it.
-  public func startNewStream() throws(SpeechClient.Failure) {
+  public func startNewStream() throws(RecognitionFailure) {
     isInUtterance = false
     lastPartial = []
     samplesInUtterance = 0
@@ -177,6 +177,11 @@ public final class Decoder {
     }
   }
 
+  /// The recognizer protocol's reset: ``startNewStream()``.
+  public func reset() throws(RecognitionFailure) {
+    try startNewStream()
+  }
+
   private static func cepstralMean(of decoder: OpaquePointer) -> [Float] {
     guard let feature = ps_get_feat(decoder), let cmn = feature.pointee.cmn_struct else {
       return []
@@ -186,7 +191,7 @@ public final class Decoder {
     return mean
   }
 
-  private func endUtterance() throws(SpeechClient.Failure) -> [RecognizedWord] {
+  private func endUtterance() throws(RecognitionFailure) -> [RecognizedWord] {
     isInUtterance = false
     lastPartial = []
     guard ps_end_utt(decoder) >= 0 else {
@@ -274,7 +279,7 @@ public final class Decoder {
   /// from the dictionary, a grammar that does not parse, or dictionary entries it could not use.
   static func failure(
     in errors: [LoggedError], _ configuration: DecoderConfiguration
-  ) -> SpeechClient.Failure? {
+  ) -> RecognitionFailure? {
     for error in errors {
       if error.message.contains("is missing in the dictionary"), let word = error.firstQuoted {
         return .wordNotInDictionary(word: word, dictionary: configuration.dictionary.path)

@@ -1,14 +1,14 @@
 import Foundation
-import SpeechClient
+import Recognition
 
-/// The model files and search a ``Decoder`` loads, resolved from a request's model choice.
+/// The model files and search a ``Decoder`` loads.
 ///
 /// Paths default to Debian's `pocketsphinx-en-us` package. Resolving checks that every file is
-/// there, so a missing model is reported as `SpeechClient.Failure.modelMissing` before
+/// there, so a missing model is reported as `RecognitionFailure.modelMissing` before
 /// pocketsphinx spends a second loading the rest.
 ///
 /// ```swift
-/// var configuration = DecoderConfiguration(model: .grammar(URL(fileURLWithPath: "cards.gram")))
+/// var configuration = DecoderConfiguration(search: .grammar(URL(fileURLWithPath: "cards.gram")))
 /// configuration.reportsPartialResults = false
 /// let decoder = try Decoder(configuration: configuration)
 /// ```
@@ -67,39 +67,25 @@ public struct DecoderConfiguration: Equatable, Sendable {
   public static let defaultDictionary = defaultModelDirectory.appendingPathComponent(
     "cmudict-en-us.dict")
 
-  /// Resolves a request's model choice, without touching the file system.
-  public init(model: SpeechRecognitionRequest.Model) {
-    var acousticModel = Self.defaultAcousticModel
-    var dictionary = Self.defaultDictionary
-    switch model {
-    case .default:
-      search = .languageModel(Self.defaultLanguageModel)
-    case let .custom(hmm, lm, dict):
-      acousticModel = hmm ?? acousticModel
-      dictionary = dict ?? dictionary
-      search = .languageModel(lm ?? Self.defaultLanguageModel)
-    case let .grammar(grammar, dict, hmm):
-      acousticModel = hmm ?? acousticModel
-      dictionary = dict ?? dictionary
-      search = .grammar(grammar)
-    case let .keyphrase(phrase, dict, hmm):
-      acousticModel = hmm ?? acousticModel
-      dictionary = dict ?? dictionary
-      search = .keyphrase(phrase)
-    case let .phrases(phrases):
-      search = .phrases(phrases)
-    }
+  /// A configuration of the given files and search, without touching the file system; by
+  /// default Debian's `pocketsphinx-en-us` model with its statistical language model.
+  public init(
+    acousticModel: URL = Self.defaultAcousticModel,
+    dictionary: URL = Self.defaultDictionary,
+    search: Search = .languageModel(Self.defaultLanguageModel)
+  ) {
     self.acousticModel = acousticModel
     self.dictionary = dictionary
+    self.search = search
   }
 
   /// Checks that every model file exists and is readable.
   ///
-  /// - Throws: `SpeechClient.Failure.modelMissing` when a file of the installed default model is
-  ///   missing, `SpeechClient.Failure.modelFileNotFound` when a file the request named is,
-  ///   `SpeechClient.Failure.modelCorrupt` when a named file is of the wrong kind or unreadable,
-  ///   `SpeechClient.Failure.decoderFailure` for an empty key phrase.
-  public func validate() throws(SpeechClient.Failure) {
+  /// - Throws: `RecognitionFailure.modelMissing` when a file of the installed default model is
+  ///   missing, `RecognitionFailure.modelFileNotFound` when a file the request named is,
+  ///   `RecognitionFailure.modelCorrupt` when a named file is of the wrong kind or unreadable,
+  ///   `RecognitionFailure.decoderFailure` for an empty key phrase.
+  public func validate() throws(RecognitionFailure) {
     try Self.requireReadable(
       acousticModel, .acousticModel, isDefault: acousticModel == Self.defaultAcousticModel,
       isDirectory: true)
@@ -142,8 +128,8 @@ public struct DecoderConfiguration: Equatable, Sendable {
   }
 
   private static func requireReadable(
-    _ url: URL, _ kind: SpeechClient.Failure.ModelFile, isDefault: Bool, isDirectory: Bool = false
-  ) throws(SpeechClient.Failure) {
+    _ url: URL, _ kind: RecognitionFailure.ModelFile, isDefault: Bool, isDirectory: Bool = false
+  ) throws(RecognitionFailure) {
     let what = kind.rawValue
     var directory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) else {

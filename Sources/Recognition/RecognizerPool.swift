@@ -91,6 +91,8 @@ public final class RecognizerPool<Recognizer: SpeechRecognizer>: Sendable {
 public protocol AnyRecognizerPool: Sendable {
   /// How many workers the pool runs at most.
   var size: Int { get }
+  /// How many workers have started so far.
+  var workerCount: Int { get }
   /// Queues a job that gets the worker's recognizer.
   func submitAny(
     _ job: @escaping @Sendable (Result<any SpeechRecognizer, RecognitionFailure>) -> Void)

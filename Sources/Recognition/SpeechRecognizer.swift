@@ -13,7 +13,7 @@ import Foundation
 /// }
 /// if let words = try recognizer.finish() { print(words.map(\.text)) }
 /// ```
-public protocol SpeechRecognizer: AnyObject {
+public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// Decodes a chunk of samples (16 kHz, mono, signed 16-bit).
   ///
   /// - Returns: a partial hypothesis that changed, and the final words of an utterance that

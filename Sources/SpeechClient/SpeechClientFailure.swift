@@ -26,6 +26,9 @@ extension SpeechClient {
     case dictionaryInvalid(path: String, reason: String)
     /// The named capture source does not exist; `available` lists the server's sources.
     case captureSourceNotFound(name: String, available: [String])
+    /// The engine asked for is not installed: its runtime library or its model is missing or
+    /// too old. `engine` names it (`Moonshine`), `reason` says what was looked for.
+    case engineUnavailable(engine: String, reason: String)
 
     /// The files a model is made of, as a request names them.
     public enum ModelFile: String, Equatable, Sendable {
@@ -37,6 +40,8 @@ extension SpeechClient {
       case dictionary
       /// The JSGF grammar (`--grammar`).
       case grammar
+      /// A neural model's directory (`--model`).
+      case modelDirectory = "model directory"
     }
 
     /// Whether the failure is about the audio device rather than the model or a file.

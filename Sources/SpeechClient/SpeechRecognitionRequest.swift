@@ -1,29 +1,90 @@
 import Foundation
 
-/// What to recognize and how.
+/// What to recognize and how: the audio source, and the engine that decodes it with its model.
 ///
 /// ```swift
-/// var request = SpeechRecognitionRequest()                    // default microphone
+/// var request = SpeechRecognitionRequest()                    // default microphone and engine
 /// request.source = .file(URL(fileURLWithPath: "talk.wav"))
-/// request.model = .grammar(URL(fileURLWithPath: "cards.gram"))
+/// request.engine = .moonshine()                               // Moonshine's installed model
+/// request.model = .grammar(URL(fileURLWithPath: "cards.gram")) // pocketsphinx with a grammar
 /// ```
 public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// Where the audio comes from.
   public var source: AudioSource
-  /// Which acoustic and language model decodes it.
-  public var model: Model
+  /// Which engine decodes it, and with which model.
+  public var engine: Engine
   /// Whether to deliver partial results while an utterance is still being spoken.
   public var shouldReportPartialResults: Bool
 
-  /// Creates a request; by default the default microphone, the default model, partial results.
+  /// Creates a request; by default the default microphone, the client's default engine, partial
+  /// results.
   public init(
     source: AudioSource = .microphone,
-    model: Model = .default,
+    engine: Engine = .automatic,
     shouldReportPartialResults: Bool = true
   ) {
     self.source = source
-    self.model = model
+    self.engine = engine
     self.shouldReportPartialResults = shouldReportPartialResults
+  }
+
+  /// Creates a request decoded by pocketsphinx with `model`.
+  public init(
+    source: AudioSource = .microphone,
+    model: Model,
+    shouldReportPartialResults: Bool = true
+  ) {
+    self.init(
+      source: source, engine: .pocketsphinx(model),
+      shouldReportPartialResults: shouldReportPartialResults)
+  }
+
+  /// The pocketsphinx model the request names (`.default` for other engines); setting it picks
+  /// pocketsphinx with that model.
+  public var model: Model {
+    get {
+      if case let .pocketsphinx(model) = engine { return model }
+      return .default
+    }
+    set { engine = .pocketsphinx(newValue) }
+  }
+
+  /// A recognition engine and its model.
+  public enum Engine: Equatable, Sendable {
+    /// The client's default engine with its default model (a live client's configuration says
+    /// which; `transcribe` picks Moonshine when it is installed).
+    case automatic
+    /// pocketsphinx with a model choice: its statistical language model, a grammar, a key
+    /// phrase, a phrase list, or model files of your own.
+    case pocketsphinx(Model = .default)
+    /// Moonshine (a neural model run by ONNX Runtime); `nil` for the installed model, or a
+    /// directory holding the converted model's files.
+    case moonshine(modelDirectory: URL? = nil)
+
+    /// The engine's name, `nil` for ``automatic``.
+    public var name: EngineName? {
+      switch self {
+      case .automatic: nil
+      case .pocketsphinx: .pocketsphinx
+      case .moonshine: .moonshine
+      }
+    }
+  }
+
+  /// The engines, by the names the command line and the server use.
+  public enum EngineName: String, CaseIterable, Equatable, Sendable {
+    /// CMU pocketsphinx: light, grammars and key phrases, word alternatives.
+    case pocketsphinx
+    /// Moonshine base: far more accurate on open speech, punctuated text.
+    case moonshine
+
+    /// The name as people write it: `Moonshine`, `pocketsphinx`.
+    public var displayName: String {
+      switch self {
+      case .pocketsphinx: "pocketsphinx"
+      case .moonshine: "Moonshine"
+      }
+    }
   }
 
   /// An audio source.
@@ -44,7 +105,7 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case pushed(PushedAudio)
   }
 
-  /// A model choice.
+  /// pocketsphinx's model choice.
   public enum Model: Equatable, Sendable {
     /// The installed default English model.
     case `default`
@@ -68,6 +129,16 @@ extension SpeechRecognitionRequest.AudioSource {
     switch self {
     case .microphone, .device: true
     case .file, .rawFile, .standardInput, .pushed: false
+    }
+  }
+}
+
+extension SpeechRecognitionRequest.EngineName {
+  /// The engine with its installed default model.
+  public var defaultEngine: SpeechRecognitionRequest.Engine {
+    switch self {
+    case .pocketsphinx: .pocketsphinx()
+    case .moonshine: .moonshine()
     }
   }
 }

@@ -18,8 +18,8 @@ extension AudioDevice {
   ) async throws(SpeechClient.Failure) -> [AudioDevice] {
     let settings = configuration.pulseAudio
     let result = await DedicatedThread.run(name: "transcribe.devices") {
-      Result { () throws(SpeechClient.Failure) in try captureSources(settings) }
+      Result { () throws(AudioInputFailure) in try captureSources(settings) }
     }
-    return try result.get()
+    return try result.mapError(SpeechClient.Failure.init).get()
   }
 }

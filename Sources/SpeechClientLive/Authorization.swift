@@ -1,6 +1,6 @@
 import AudioInput
 import Foundation
-import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// The outcome of checking whether recognition can run, with the reason when it cannot: the
@@ -10,7 +10,8 @@ public typealias AuthorizationCheck = SpeechClient.Authorization
 extension SpeechClient {
   /// Checks whether `request` can run, the way the live client's `requestAuthorization` does.
   ///
-  /// - The model files are missing → ``SpeechClient/AuthorizationStatus/restricted``.
+  /// - The engine is not installed, or its model files are missing →
+  ///   ``SpeechClient/AuthorizationStatus/restricted``.
   /// - For the microphone or a device: the server refuses access →
   ///   ``SpeechClient/AuthorizationStatus/denied``; no server answers within the connect
   ///   timeout, or the capture source does not exist → `restricted`.
@@ -38,8 +39,13 @@ extension SpeechClient {
     _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration,
     stopSignal: StopSignal
   ) -> AuthorizationCheck {
-    do {
-      try DecoderConfiguration(model: request.model).validate()
+    do throws(SpeechClient.Failure) {
+      let engine = try configuration.engine(for: request)
+      do {
+        try engine.validate()
+      } catch {
+        throw SpeechClient.Failure(error)
+      }
     } catch {
       return AuthorizationCheck(status: .restricted, reason: error)
     }
@@ -53,8 +59,10 @@ extension SpeechClient {
       device: device, configuration.pulseAudio, stopSignal: stopSignal)
     {
     case .available: return AuthorizationCheck(status: .authorized)
-    case let .accessDenied(failure): return AuthorizationCheck(status: .denied, reason: failure)
-    case let .unavailable(failure): return AuthorizationCheck(status: .restricted, reason: failure)
+    case let .accessDenied(failure):
+      return AuthorizationCheck(status: .denied, reason: SpeechClient.Failure(failure))
+    case let .unavailable(failure):
+      return AuthorizationCheck(status: .restricted, reason: SpeechClient.Failure(failure))
     case .stopped: return AuthorizationCheck(status: .notDetermined)
     }
   }

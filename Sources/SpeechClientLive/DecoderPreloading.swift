@@ -1,25 +1,31 @@
-import PocketSphinx
+import Recognition
 import SpeechClient
 
 extension LiveSpeechConfiguration {
-  /// Loads a decoder of the shared pool that pushed-audio sessions (`transcribe serve`) borrow,
-  /// so the first session does not wait for the model; returns once it is loaded.
+  /// Loads a recognizer of the shared pool that pushed-audio sessions (`transcribe serve`)
+  /// borrow, so the first session does not wait for the model; returns once it is loaded.
   ///
+  /// - Parameter request: the kind of session to prepare for; by default pushed audio with the
+  ///   configuration's default engine.
   /// - Throws: the failure that kept the model from loading (e.g.
   ///   `SpeechClient.Failure.modelMissing`).
   public func preloadStreamingDecoder(
     for request: SpeechRecognitionRequest = SpeechRecognitionRequest(
       source: .pushed(PushedAudio()))
   ) async throws(SpeechClient.Failure) {
-    let configuration = decoderConfiguration(for: request)
-    try configuration.validate()
-    let pool = SharedDecoderPools.pool(for: configuration, size: jobs)
+    let engine = try engine(for: request)
+    do {
+      try engine.validate()
+    } catch {
+      throw SpeechClient.Failure(error)
+    }
+    let pool = engine.sharedPool(size: jobs)
     let result = await withCheckedContinuation {
       (continuation: CheckedContinuation<SpeechClient.Failure?, Never>) in
-      pool.submit { decoder in
-        switch decoder {
+      pool.submitAny { recognizer in
+        switch recognizer {
         case .success: continuation.resume(returning: nil)
-        case .failure(let failure): continuation.resume(returning: failure)
+        case .failure(let failure): continuation.resume(returning: SpeechClient.Failure(failure))
         }
       }
     }

@@ -11,8 +11,8 @@ import SpeechClient
 /// pauses into pieces (``UtteranceSegmenter``) and queues the pieces on the decoder pool of
 /// ``LiveSpeechConfiguration/jobs`` workers, which decode them at the same time: the pieces of
 /// one long file, and the files of a batch, use every core. Each file's results come in order
-/// with times from the start of that file. A client whose configuration holds the batch answers
-/// `startTask` for one of its files with that file's results, decoded or not yet.
+/// with times from the start of that file. The batch's ``client(at:)`` for a file answers
+/// `startTask` with that file's results, decoded or not yet.
 ///
 /// The reader stays at most a few pieces ahead of the decoders, so memory does not grow with
 /// the length of the files.
@@ -21,26 +21,30 @@ import SpeechClient
 /// let requests = paths.map { SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: $0))) }
 /// var configuration = LiveSpeechConfiguration()
 /// configuration.jobs = 2
-/// configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
-/// let client = SpeechClient.live(configuration)
-/// for request in requests {
+/// let batch = FileRecognitionBatch(requests, configuration: configuration)
+/// for (index, request) in requests.enumerated() {
+///   let client = batch.client(at: index)
 ///   for try await result in await client.startTask(request) where result.isFinal {
 ///     print(result.bestTranscription.formattedString)
 ///   }
 /// }
 /// ```
 public final class FileRecognitionBatch: Sendable {
-  private let recognitions: [FileRecognition]
-  private let claimed = LockIsolated(Set<Int>())
+  /// The file of each request, `nil` for a request whose source is not a file.
+  private let files: [FileRecognition?]
+  private let requests: [SpeechRecognitionRequest]
+  private let configuration: LiveSpeechConfiguration
   /// Each file's length in seconds, once the reader has looked at every file.
   private let lengths = LockIsolated<[TimeInterval]?>(nil)
 
-  /// Starts decoding `requests`, whose sources must be files (others are left out).
+  /// Starts decoding the files among `requests`; the others (standard input, capture sources)
+  /// are left to stream when their turn comes.
   public init(_ requests: [SpeechRecognitionRequest], configuration: LiveSpeechConfiguration) {
-    let recognitions = requests.filter(\.source.isFileSource).map(FileRecognition.init)
-    self.recognitions = recognitions
-    var configuration = configuration
-    configuration.fileBatch = nil
+    let files = requests.map { $0.source.isFileSource ? FileRecognition(request: $0) : nil }
+    self.files = files
+    self.requests = requests
+    self.configuration = configuration
+    let recognitions = files.compactMap { $0 }
     let settings = configuration
     let lengths = self.lengths
     DedicatedThread.start(name: "transcribe.reader") {
@@ -51,6 +55,7 @@ public final class FileRecognitionBatch: Sendable {
 
   /// How far decoding has come over all the files: finished files, and audio decoded.
   public var progress: FileBatchProgress {
+    let recognitions = files.compactMap { $0 }
     let lengths = self.lengths.value
     var finished = 0
     var decoded: TimeInterval = 0
@@ -78,17 +83,20 @@ public final class FileRecognitionBatch: Sendable {
     }
   }
 
-  /// The first file of the batch not claimed yet whose request is `request`.
-  func claim(_ request: SpeechRecognitionRequest) -> FileRecognition? {
-    claimed.withValue { claimed in
-      guard
-        let index = recognitions.indices.first(where: {
-          !claimed.contains($0) && recognitions[$0].request == request
-        })
-      else { return nil }
-      claimed.insert(index)
-      return recognitions[index]
+  /// The live client for the request at `index` of the batch: its first `startTask` delivers
+  /// that file's results, decoded ahead; other tasks (and a request that is not a file) run as
+  /// a plain live client's do.
+  public func client(at index: Int) -> SpeechClient {
+    var configuration = configuration
+    if requests.indices.contains(index) {
+      configuration.authorizationRequest = requests[index]
     }
+    return .live(configuration, file: file(at: index))
+  }
+
+  /// The file of the request at `index`, `nil` when that request is not a file.
+  func file(at index: Int) -> FileRecognition? {
+    files.indices.contains(index) ? files[index] : nil
   }
 
   /// Reads every file in order, queueing its pieces on the pool.
@@ -99,29 +107,34 @@ public final class FileRecognitionBatch: Sendable {
     // Pieces read but not decoded yet: enough to keep every worker busy, and no more.
     let ahead = DispatchSemaphore(value: 2 * jobs + 2)
     for recognition in recognitions {
-      var decoderConfiguration = configuration.decoderConfiguration(for: recognition.request)
-      if !configuration.reportsPartialWordsOfFiles {
-        decoderConfiguration.reportsPartialResults = false
+      let engine: LiveEngine
+      do {
+        engine = try configuration.engine(for: recognition.request)
+      } catch {
+        recognition.readingEnded(at: 0, failure: error)
+        continue
       }
-      let pool = SharedDecoderPools.pool(for: decoderConfiguration, size: jobs)
-      let rate = Double(DecoderConfiguration.sampleRate)
+      let pool =
+        (configuration.reportsPartialWordsOfFiles ? engine : engine.withoutPartialResults())
+        .sharedPool(size: jobs)
+      let rate = Double(RecognitionAudio.sampleRate)
       let submit = { (segment: UtteranceSegmenter.Segment) in
         ahead.wait()
         let index = recognition.addSegment(
           startingAt: segment.startTime,
           endingAt: Double(segment.start + segment.samples.count) / rate)
-        pool.submit { decoder in
+        pool.submitAny { recognizer in
           defer { ahead.signal() }
           guard !recognition.isStopped else {
             recognition.segmentDecoded(index, .success([]))
             return
           }
-          let result = decoder.flatMap { decoder in
-            Result { () throws(SpeechClient.Failure) in
-              try decoder.decodeSegment(segment.samples, startingAt: segment.startTime)
+          let result = recognizer.flatMap { recognizer in
+            Result { () throws(RecognitionFailure) in
+              try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
             }
           }
-          recognition.segmentDecoded(index, result)
+          recognition.segmentDecoded(index, result.mapError(SpeechClient.Failure.init))
         }
       }
       var segmenter = UtteranceSegmenter(
@@ -130,7 +143,7 @@ public final class FileRecognitionBatch: Sendable {
       var failure: SpeechClient.Failure?
       var read = 0
       do {
-        try decoderConfiguration.validate()
+        try engine.validate()
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
         recognition.opened(
@@ -142,7 +155,7 @@ public final class FileRecognitionBatch: Sendable {
           }
         }
       } catch {
-        failure = error
+        failure = SpeechClient.Failure(live: error)
       }
       // A file that fails part-way (truncated, damaged) still gets the words read before.
       if !recognition.isStopped, let last = segmenter.finish() {
@@ -154,8 +167,9 @@ public final class FileRecognitionBatch: Sendable {
 }
 
 extension SpeechRecognitionRequest.AudioSource {
-  /// Whether the source is a file, which the decoder pool decodes, rather than a capture source.
-  var isFileSource: Bool {
+  /// Whether the source is a file, which the decoder pool decodes in pieces, rather than a
+  /// stream (a capture source, standard input, a named pipe, pushed audio).
+  public var isFileSource: Bool {
     switch self {
     case .file(let url), .rawFile(let url):
       // A named pipe or device given as a file may stall or never end: it streams too. A path

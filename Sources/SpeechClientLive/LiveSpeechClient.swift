@@ -9,7 +9,8 @@ extension SpeechClient: DependencyKey {
   /// server and source, Debian's `pocketsphinx-en-us` model, pocketsphinx's log silenced.
   public static let liveValue = SpeechClient.live()
 
-  /// A live client: PulseAudio capture or audio files, decoded by pocketsphinx.
+  /// A live client: PulseAudio capture, audio files, standard input or pushed audio, decoded by
+  /// the engine each request names (or the configuration's ``LiveSpeechConfiguration/defaultEngine``).
   ///
   /// Each client runs one task at a time: `startTask` stops a task still running (it finishes
   /// its stream with its last words), and `finishTask` stops the current task and returns once
@@ -25,13 +26,26 @@ extension SpeechClient: DependencyKey {
   /// }
   /// ```
   public static func live(_ configuration: LiveSpeechConfiguration = .init()) -> SpeechClient {
+    live(configuration, file: nil)
+  }
+
+  /// A live client whose first task delivers `file`'s results (a file of a
+  /// ``FileRecognitionBatch``, decoded ahead).
+  static func live(
+    _ configuration: LiveSpeechConfiguration, file: FileRecognition?
+  ) -> SpeechClient {
     let current = LockIsolated<(any RunningRecognition)?>(nil)
+    let unclaimedFile = LockIsolated(file)
     return SpeechClient(
       requestAuthorization: {
         await checkAuthorization(for: configuration.authorizationRequest, configuration)
       },
       startTask: { request in
-        let (task, stream) = start(request, configuration)
+        let file = unclaimedFile.withValue { file in
+          defer { file = nil }
+          return file
+        }
+        let (task, stream) = start(request, configuration, file: file)
         let previous = current.withValue { current in
           defer { current = task }
           return current
@@ -57,22 +71,20 @@ extension SpeechClient: DependencyKey {
     )
   }
 
-  /// Starts a task: files on the decoder pool (from the batch when it has them), capture sources
-  /// on a streaming decoder of their own.
+  /// Starts a task: files on the decoder pool (`file` when it was decoded ahead), capture
+  /// sources and streams on a streaming recognizer of their own.
   private static func start(
-    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration
+    _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration,
+    file: FileRecognition?
   ) -> (any RunningRecognition, AsyncThrowingStream<SpeechRecognitionResult, any Error>) {
+    if let file, file.request.source == request.source {
+      return (file, file.stream)
+    }
     guard request.source.isFileSource else {
       return RecognitionTask.start(request, configuration: configuration)
     }
-    let recognition =
-      configuration.fileBatch?.claim(request)
-      ?? FileRecognitionBatch([request], configuration: configuration).claim(request)
-    guard let recognition else {
-      // Unreachable: a one-file batch of a file request has that file.
-      return RecognitionTask.start(request, configuration: configuration)
-    }
-    return (recognition, recognition.stream)
+    let batch = FileRecognitionBatch([request], configuration: configuration)
+    return start(request, configuration, file: batch.file(at: 0))
   }
 }
 

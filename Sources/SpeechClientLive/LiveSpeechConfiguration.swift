@@ -1,6 +1,7 @@
 import AudioInput
 import Foundation
 import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// Settings of the live speech client that the `SpeechClient` interface leaves out.
@@ -14,7 +15,8 @@ public struct LiveSpeechConfiguration: Sendable {
   /// The PulseAudio server, as libpulse spells it (`unix:/run/user/1000/pulse/native`,
   /// `tcp:host:4713`); `nil` for the default (`PULSE_SERVER`, then the user's session server).
   public var server: String?
-  /// Whether pocketsphinx writes its log (about 200 lines per model load) to stderr.
+  /// Whether the engines write their logs (pocketsphinx: about 200 lines per model load) to
+  /// stderr.
   ///
   /// pocketsphinx has one log per process, so this applies to every decoder running at the time.
   public var isVerbose: Bool
@@ -46,9 +48,9 @@ public struct LiveSpeechConfiguration: Sendable {
   /// speech; a host that shows only finished utterances (output into a pipe) turns them off.
   /// Capture sources are not affected.
   public var reportsPartialWordsOfFiles = true
-  /// Files being decoded ahead; `startTask` for one of them delivers its results (see
-  /// ``FileRecognitionBatch``). Without it, each file task decodes its own file on the pool.
-  public var fileBatch: FileRecognitionBatch?
+  /// The engine for requests that leave the choice to the client
+  /// (`SpeechRecognitionRequest.Engine.automatic`).
+  public var defaultEngine: SpeechRecognitionRequest.EngineName = .pocketsphinx
 
   /// Creates a configuration; by default the default server, quiet, a 2 s connect timeout, a 3 s
   /// no-audio watchdog, 50 ms fragments, and authorization checked for the default microphone.
@@ -66,17 +68,6 @@ public struct LiveSpeechConfiguration: Sendable {
     self.audioTimeout = audioTimeout
     self.fragmentDuration = fragmentDuration
     self.authorizationRequest = authorizationRequest
-  }
-
-  /// The decoder settings for `request`.
-  func decoderConfiguration(for request: SpeechRecognitionRequest) -> DecoderConfiguration {
-    var configuration = DecoderConfiguration(model: request.model)
-    configuration.isVerbose = isVerbose
-    configuration.endOfUtteranceSilence = endOfUtteranceSilence
-    configuration.maximumUtteranceDuration = maximumUtteranceDuration
-    configuration.reportsPartialResults = request.shouldReportPartialResults
-    configuration.alternativeCount = alternativeCount
-    return configuration
   }
 
   /// The audio server settings for ``AudioInput``.

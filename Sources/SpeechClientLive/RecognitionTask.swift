@@ -2,6 +2,7 @@ import AudioInput
 import ConcurrencyExtras
 import Foundation
 import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// One recognition: a dedicated thread that reads a source, decodes it, and yields results.
@@ -34,22 +35,30 @@ final class RecognitionTask: Sendable {
     continuation.onTermination = { termination in
       if case .cancelled = termination { task.stopSignal.stop(discardingPendingAudio: true) }
     }
+    let engine: LiveEngine
+    do {
+      engine = try configuration.engine(for: request)
+    } catch {
+      continuation.finish(throwing: error)
+      task.markDone()
+      return (task, stream)
+    }
     if case .pushed = request.source {
-      // A server's sessions come and go: each borrows a loaded decoder from the shared pool for
-      // as long as it streams, instead of loading the model again.
+      // A server's sessions come and go: each borrows a loaded recognizer from the shared pool
+      // for as long as it streams, instead of loading the model again.
       // A phrase list restricts a default decoder for the session rather than loading one.
       var poolRequest = request
-      if case .phrases = request.model { poolRequest.model = .default }
-      let pool = SharedDecoderPools.pool(
-        for: configuration.decoderConfiguration(for: poolRequest), size: configuration.jobs)
-      pool.submit { decoder in
+      if case .pocketsphinx(.phrases) = request.engine { poolRequest.engine = .pocketsphinx() }
+      let poolEngine = (try? configuration.engine(for: poolRequest)) ?? engine
+      poolEngine.sharedPool(size: configuration.jobs).submitAny { recognizer in
         task.run(
-          request, configuration: configuration, continuation: continuation, pooled: decoder)
+          request, engine: engine, configuration: configuration, continuation: continuation,
+          pooled: recognizer)
         task.markDone()
       }
     } else {
       DedicatedThread.start(name: "transcribe.recognition") {
-        task.run(request, configuration: configuration, continuation: continuation)
+        task.run(request, engine: engine, configuration: configuration, continuation: continuation)
         task.markDone()
       }
     }
@@ -83,25 +92,25 @@ final class RecognitionTask: Sendable {
 
   private func run(
     _ request: SpeechRecognitionRequest,
+    engine: LiveEngine,
     configuration: LiveSpeechConfiguration,
     continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation,
-    pooled: Result<Decoder, SpeechClient.Failure>? = nil
+    pooled: Result<any SpeechRecognizer, RecognitionFailure>? = nil
   ) {
-    let decoderConfiguration = configuration.decoderConfiguration(for: request)
     var pushed: PushedAudio?
     if case let .pushed(audio) = request.source { pushed = audio }
     var transcript = Transcript()
-    var decoder: Decoder?
-    // A pooled decoder goes back to the pool forgetting this session.
+    var decoder: (any SpeechRecognizer)?
+    // A pooled recognizer goes back to the pool forgetting this session.
     defer {
       if pooled != nil {
-        try? decoder?.removeRestriction()
-        try? decoder?.startNewStream()
+        try? (decoder as? Decoder)?.removeRestriction()
+        try? decoder?.reset()
       }
     }
     var isOpeningSource = true
     do {
-      try decoderConfiguration.validate()
+      try engine.validate()
       // The source opens before the model loads, so server and file problems are reported at
       // once, and the microphone's audio waits in the server's buffer during the load.
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
@@ -112,19 +121,24 @@ final class RecognitionTask: Sendable {
         // Say so before the model loads and the first words come, so the host can warn at once.
         continuation.yield(transcript.result(isFinal: false, progress: position.report()))
       }
-      let loaded: Decoder
+      let loaded: any SpeechRecognizer
       if let pooled {
         loaded = try pooled.get()
-        // Whatever the pool's decoder heard before must not shape this session's words.
-        try loaded.startNewStream()
+        // Whatever the pool's recognizer heard before must not shape this session's words.
+        try loaded.reset()
         decoder = loaded
-        if case let .phrases(phrases) = request.model { try loaded.restrict(toPhrases: phrases) }
+        if case let .pocketsphinx(.phrases(phrases)) = request.engine {
+          guard let pocketsphinx = loaded as? Decoder else {
+            throw RecognitionFailure.decoderFailure("a phrase list needs the pocketsphinx engine")
+          }
+          try pocketsphinx.restrict(toPhrases: phrases)
+        }
       } else {
-        loaded = try Decoder(configuration: decoderConfiguration)
+        loaded = try engine.makeRecognizer()
       }
       decoder = loaded
       while let samples = try input.read() {
-        let events = try samples.withUnsafeBufferPointer { samples throws(SpeechClient.Failure) in
+        let events = try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
           try loaded.process(samples)
         }
         position.advance(by: samples.count)
@@ -165,7 +179,7 @@ final class RecognitionTask: Sendable {
         continuation.finish()
         return
       }
-      continuation.finish(throwing: error)
+      continuation.finish(throwing: SpeechClient.Failure(live: error))
     }
   }
 }
@@ -199,12 +213,12 @@ private struct AudioPosition {
   var isDueForReport: Bool {
     total != nil
       && Double(samples - reportedSamples)
-        >= Self.reportInterval * Double(DecoderConfiguration.sampleRate)
+        >= Self.reportInterval * Double(RecognitionAudio.sampleRate)
   }
 
   mutating func report() -> RecognitionProgress {
     reportedSamples = samples
-    let decoded = Double(samples) / Double(DecoderConfiguration.sampleRate)
+    let decoded = Double(samples) / Double(RecognitionAudio.sampleRate)
     return RecognitionProgress(
       audioDuration: decoded, totalAudioDuration: total.map { max($0, decoded) },
       recordedSampleRate: recordedSampleRate)

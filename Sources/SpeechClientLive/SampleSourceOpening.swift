@@ -5,7 +5,7 @@ extension SpeechRecognitionRequest.AudioSource {
   /// Opens the source as samples to decode.
   func open(
     configuration: LiveSpeechConfiguration, stopSignal: StopSignal
-  ) throws(SpeechClient.Failure) -> any SampleSource {
+  ) throws(AudioInputFailure) -> any SampleSource {
     switch self {
     case .microphone:
       try Microphone(device: nil, settings: configuration.pulseAudio, stopSignal: stopSignal)

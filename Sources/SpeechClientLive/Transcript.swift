@@ -1,10 +1,10 @@
 import Foundation
-import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// The transcript of a task so far: the finished utterances and the current partial one.
 ///
-/// Turns ``DecoderEvent``s into the results the client delivers. Finished utterances go once into
+/// Turns ``RecognitionEvent``s into the results the client delivers. Finished utterances go once into
 /// a ``TranscriptionBuilder``'s shared storage, so a result costs the same however long the
 /// transcript is; `bestTranscription.formattedString` is every finished utterance followed by the
 /// partial words.
@@ -12,7 +12,7 @@ struct Transcript: Sendable {
   private var builder = TranscriptionBuilder()
 
   /// Applies an event from the decoder.
-  mutating func apply(_ event: DecoderEvent) {
+  mutating func apply(_ event: RecognitionEvent) {
     switch event {
     case let .partial(words):
       builder.partialSegments = words.map(Self.segment)

@@ -1,3 +1,5 @@
+import SpeechClient
+
 /// How `transcribe serve` listens and what it allows.
 ///
 /// ```swift
@@ -27,6 +29,9 @@ public struct ServerConfiguration: Sendable, Equatable {
   public var maxSessionDuration: Duration
   /// How long, after SIGTERM, running sessions get to deliver their last words (default 10 s).
   public var shutdownGracePeriod: Duration
+  /// The engines this server runs, its default first: `GET /v1/models` lists them, and an
+  /// upload's `model` field picks one of them by name (other names mean the default).
+  public var engines: [SpeechRecognitionRequest.EngineName] = [.pocketsphinx]
 
   /// Creates a configuration: `127.0.0.1:2700`, two sessions, no token, and the default limits.
   public init(

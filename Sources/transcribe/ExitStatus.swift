@@ -60,7 +60,7 @@ extension SpeechClient.Failure {
     case .audioServerUnreachable: .audioServerUnreachable
     case .captureSourceMissing, .captureSourceNotFound: .captureSourceMissing
     case .audioDeviceFailed: .audioDeviceFailed
-    case .modelMissing, .modelCorrupt, .modelFileNotFound: .modelUnavailable
+    case .modelMissing, .modelCorrupt, .modelFileNotFound, .engineUnavailable: .modelUnavailable
     case .grammarInvalid, .wordNotInDictionary, .dictionaryInvalid: .modelInvalid
     case .fileUnreadable: .fileUnreadable
     case .decoderFailure: .decoderFailure
@@ -105,8 +105,12 @@ extension SpeechClient.Failure {
       "the speech model is missing (\(Self.trimmed(detail))). Install it with `apt-get install "
         + "pocketsphinx-en-us`, or point --hmm/--lm/--dict at your model files."
     case .modelCorrupt(let detail):
-      "the speech model could not be loaded (\(Self.trimmed(detail))). Reinstall pocketsphinx-en-us, or check "
-        + "the files given with --hmm/--lm/--dict/--grammar."
+      "the speech model could not be loaded (\(Self.trimmed(detail))). Reinstall it (pocketsphinx-en-us, "
+        + "or ./scripts/install-dependencies.sh for Moonshine), or check the files given with "
+        + "--model/--hmm/--lm/--dict/--grammar."
+    case .engineUnavailable(let engine, let reason):
+      "\(engine) is not installed (\(Self.trimmed(reason))). Run ./scripts/install-dependencies.sh "
+        + "from transcribe's source to install it, or use --engine pocketsphinx."
     case .fileUnreadable(let path, let reason):
       "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
         + "...), or headerless 16 kHz mono 16-bit audio with --raw."
@@ -136,6 +140,7 @@ extension SpeechClient.Failure.ModelFile {
     case .languageModel: "--lm"
     case .dictionary: "--dict"
     case .grammar: "--grammar"
+    case .modelDirectory: "--model"
     }
   }
 }

@@ -52,6 +52,15 @@ struct Serve: AsyncParsableCommand {
       valueName: "seconds"))
   var maxSessionSeconds: Double = 3600
 
+  @Option(
+    help: ArgumentHelp(
+      """
+      The default engine: moonshine or pocketsphinx (default: $TRANSCRIBE_ENGINE, else Moonshine \
+      when installed). Uploads pick another with the model field; phrase lists use pocketsphinx.
+      """,
+      valueName: "engine"))
+  var engine: SpeechRecognitionRequest.EngineName?
+
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
   @OptionGroup var previewOption: PreviewOption
 
@@ -82,6 +91,9 @@ struct Serve: AsyncParsableCommand {
     guard (1...65_536).contains(maxUploadMb) else {
       throw ValidationError("--max-upload-mb must be a whole number of MiB from 1 to 65536.")
     }
+    if engine == nil {
+      _ = try Transcribe.engine(fromEnvironment: ProcessInfo.processInfo.environment)
+    }
   }
 
   func run() async throws {
@@ -92,13 +104,30 @@ struct Serve: AsyncParsableCommand {
     // Every session borrows a decoder for as long as it streams: the pool has one for each.
     live.jobs = max(live.jobs, maxSessions)
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
+    let environment = ProcessInfo.processInfo.environment
+    let defaultEngine =
+      engine ?? (try? Transcribe.engine(fromEnvironment: environment)).flatMap { $0 }
+      ?? (LiveSpeechConfiguration.isInstalled(.moonshine) ? .moonshine : .pocketsphinx)
+    live.defaultEngine = defaultEngine
     var configuration = ServerConfiguration(
       host: host, port: port, maxSessions: maxSessions,
       token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
     configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
+    // The default first, then the other engines that are installed.
+    configuration.engines =
+      [defaultEngine]
+      + SpeechRecognitionRequest.EngineName.allCases.filter {
+        $0 != defaultEngine && LiveSpeechConfiguration.isInstalled($0)
+      }
     let preview = previewOption.preview
+    if !preview {
+      let others = configuration.engines.dropFirst().map(\.displayName)
+      Terminal.writeError(
+        "transcribe: serving with \(defaultEngine.displayName)"
+          + (others.isEmpty ? "" : " (uploads may pick \(others.joined(separator: ", ")))") + "\n")
+    }
     let settings = live
     // Its level is --log-level's (set by the bootstrap above).
     let logger = Logger(label: "transcribe.serve")

@@ -87,6 +87,24 @@ struct Transcribe: AsyncParsableCommand {
   @Flag(help: "List the capture sources (name and description) and exit.")
   var listDevices = false
 
+  @Option(
+    help: ArgumentHelp(
+      """
+      The recognition engine: moonshine (accurate, punctuated) or pocketsphinx (light; grammars \
+      and key phrases). Default: $TRANSCRIBE_ENGINE, else Moonshine when it is installed.
+      """,
+      valueName: "engine"))
+  var engine: SpeechRecognitionRequest.EngineName?
+
+  @Option(
+    help: ArgumentHelp(
+      """
+      Moonshine's model directory (default: $TRANSCRIBE_MOONSHINE_MODEL, else the one \
+      ./scripts/install-dependencies.sh installed).
+      """,
+      valueName: "dir"))
+  var model: String?
+
   @Option(help: ArgumentHelp("Recognize only what a JSGF grammar allows.", valueName: "file"))
   var grammar: String?
 
@@ -160,6 +178,23 @@ struct Transcribe: AsyncParsableCommand {
     if models > 1 {
       throw ValidationError("Use only one of --grammar, --keyphrase and --lm.")
     }
+    if engine == .moonshine, let option = pocketsphinxOption {
+      throw ValidationError(
+        "\(option) is a pocketsphinx option; it cannot be used with --engine moonshine. Leave out "
+          + "--engine moonshine, or leave out \(option).")
+    }
+    if let model {
+      if engine == .pocketsphinx || pocketsphinxOption != nil {
+        throw ValidationError(
+          "--model names a Moonshine model directory; pocketsphinx takes --hmm, --lm and --dict.")
+      }
+      if model.allSatisfy(\.isWhitespace) {
+        throw ValidationError("--model needs a directory, e.g. --model ~/models/moonshine-base-en.")
+      }
+    }
+    if engine == nil, pocketsphinxOption == nil, model == nil {
+      _ = try Self.engine(fromEnvironment: ProcessInfo.processInfo.environment)
+    }
     if !input.isEmpty, device != nil {
       throw ValidationError("--device chooses a microphone; it cannot be used with --input.")
     }
@@ -172,6 +207,38 @@ struct Transcribe: AsyncParsableCommand {
     if preview, !input.isEmpty {
       throw ValidationError("--preview speaks lorem ipsum; it cannot be used with --input.")
     }
+  }
+
+  /// The first pocketsphinx-only option given, as written on the command line.
+  var pocketsphinxOption: String? {
+    let options: [(String, Bool)] = [
+      ("--grammar", grammar != nil), ("--keyphrase", keyphrase != nil), ("--hmm", hmm != nil),
+      ("--lm", lm != nil), ("--dict", dict != nil),
+    ]
+    return options.first { $0.1 }?.0
+  }
+
+  /// `TRANSCRIBE_ENGINE`, when it is set.
+  static func engine(
+    fromEnvironment environment: [String: String]
+  ) throws -> SpeechRecognitionRequest.EngineName? {
+    guard let value = environment["TRANSCRIBE_ENGINE"], !value.isEmpty else { return nil }
+    guard let engine = SpeechRecognitionRequest.EngineName(rawValue: value.lowercased()) else {
+      throw ValidationError(
+        "TRANSCRIBE_ENGINE must be moonshine or pocketsphinx, not '\(value)'.")
+    }
+    return engine
+  }
+
+  /// The engine this run uses: `--engine`; pocketsphinx when one of its options is given;
+  /// Moonshine for `--model`; `TRANSCRIBE_ENGINE`; else Moonshine when it is installed.
+  var selectedEngine: SpeechRecognitionRequest.EngineName {
+    if let engine { return engine }
+    if pocketsphinxOption != nil { return .pocketsphinx }
+    if model != nil { return .moonshine }
+    let environment = ProcessInfo.processInfo.environment
+    if let engine = try? Self.engine(fromEnvironment: environment) { return engine }
+    return LiveSpeechConfiguration.isInstalled(.moonshine) ? .moonshine : .pocketsphinx
   }
 
   /// The request for one audio source, from the options.
@@ -197,8 +264,28 @@ struct Transcribe: AsyncParsableCommand {
     // without those, only finished utterances are written, and nothing in between is needed.
     let reportsPartialResults =
       source.isLive || duration != nil || Terminal.stderrIsTerminal || showsPartialWords
+    let engine: SpeechRecognitionRequest.Engine =
+      switch selectedEngine {
+      case .pocketsphinx: .pocketsphinx(model)
+      case .moonshine: .moonshine(modelDirectory: self.model.map { URL(fileURLWithPath: $0) })
+      }
     return SpeechRecognitionRequest(
-      source: source, model: model, shouldReportPartialResults: reportsPartialResults)
+      source: source, engine: engine, shouldReportPartialResults: reportsPartialResults)
+  }
+
+  /// The live client's settings, from the options: a value every session's client is made
+  /// from.
+  var liveConfiguration: LiveSpeechConfiguration {
+    var configuration = LiveSpeechConfiguration(isVerbose: verbose)
+    // Only JSON output shows each word's alternatives; the n-best search is skipped otherwise.
+    if format != .json { configuration.alternativeCount = 0 }
+    // Only a terminal's live row shows a file's partial words; their searches are skipped
+    // otherwise.
+    configuration.reportsPartialWordsOfFiles = showsPartialWords
+    if let jobs { configuration.jobs = jobs }
+    if let silence { configuration.endOfUtteranceSilence = silence }
+    if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
+    return configuration
   }
 
   /// Whether the words of an utterance still being decoded are shown: the live row of text on a
@@ -238,28 +325,41 @@ struct Transcribe: AsyncParsableCommand {
       }
     }
 
-    LiveSupport.configureDecoding(
-      jobs: jobs, silence: silence, maxUtterance: maxUtterance,
-      alternatives: format == .json, partialWords: showsPartialWords, verbose: verbose,
-      files: preview ? [] : sources.map { request(source: $0.0) })
+    let requests = sources.map { request(source: $0.0) }
+    // The files are decoded ahead, in parallel, on the decoder pool; each file's session finds
+    // its results ready or coming.
+    let batch =
+      preview || !requests.contains(where: \.source.isFileSource)
+      ? nil : FileRecognitionBatch(requests, configuration: liveConfiguration)
 
     let signals = await SignalHandler()
     var status = ExitStatus.success
     // Several files share one progress row for the batch, from the first file to the last.
     var batchProgress: (@Sendable () -> FileBatchProgress?)?
-    if sources.count > 1, !preview {
-      batchProgress = { @Sendable in LiveSupport.batchProgress }
+    if sources.count > 1, let batch {
+      batchProgress = { @Sendable in
+        let progress = batch.progress
+        return progress.fileCount > 1 ? progress : nil
+      }
     }
     if batchProgress != nil, Terminal.stderrIsTerminal {
-      Terminal.writeError("Transcribing \(sources.count) files…\n")
+      Terminal.writeError(
+        "Transcribing \(sources.count) files with \(selectedEngine.displayName)…\n")
     }
     var renderer: TranscriptRenderer?
-    for (source, label) in sources {
+    for (index, (_, label)) in sources.enumerated() {
       // A signal stops the whole run, not just the file it arrived during.
       guard await signals.received.isEmpty else { break }
+      let request = requests[index]
+      var client: SpeechClient?
+      if !preview {
+        var configuration = liveConfiguration
+        configuration.authorizationRequest = request
+        client = batch?.client(at: index) ?? .live(configuration)
+      }
       let session = await TranscriptionSession(
-        request: request(source: source), duration: duration.map { .seconds($0) },
-        label: label, format: format, preview: preview, verbose: verbose, renderer: renderer,
+        request: request, duration: duration.map { .seconds($0) },
+        label: label, format: format, preview: preview, client: client, renderer: renderer,
         announcesStart: batchProgress == nil, batchProgress: batchProgress)
       let outcome = await session.run(signals: signals)
       renderer = await session.renderer

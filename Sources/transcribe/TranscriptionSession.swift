@@ -23,13 +23,15 @@ final class TranscriptionSession {
   /// A session for `request`.
   ///
   /// - Parameters:
+  ///   - client: the live client to run (`nil` under `--preview` or a forced dependency
+  ///     context, where the context's client answers).
   ///   - renderer: the renderer to go on with, for the next file of a batch; `nil` for a new one.
   ///   - announcesStart: whether to say on a terminal's standard error what is transcribed
   ///     (`Transcribing talk.wav…`) before starting.
   ///   - batchProgress: the progress of the batch this file belongs to, for its progress row.
   init(
     request: SpeechRecognitionRequest, duration: Duration?, label: String?,
-    format: OutputFormat, preview: Bool, verbose: Bool, renderer: TranscriptRenderer? = nil,
+    format: OutputFormat, preview: Bool, client: SpeechClient?, renderer: TranscriptRenderer? = nil,
     announcesStart: Bool = true, batchProgress: (@Sendable () -> FileBatchProgress?)? = nil
   ) {
     self.store = Store(
@@ -39,8 +41,8 @@ final class TranscriptionSession {
     } withDependencies: {
       if preview {
         $0.context = .preview
-      } else if $0.context == .live {
-        $0.speechClient = LiveSupport.client(for: request, verbose: verbose)
+      } else if $0.context == .live, let client {
+        $0.speechClient = client
       }
     }
     var renderer =
@@ -52,7 +54,9 @@ final class TranscriptionSession {
     self.renderer = renderer
     self.header = label.flatMap { format == .text ? "==> \($0) <==\n" : nil }
     self.startMessage =
-      announcesStart ? Self.startMessage(for: request.source, preview: preview) : nil
+      announcesStart
+      ? Self.startMessage(for: request.source, engine: request.engine.name, preview: preview)
+      : nil
     self.batchProgress = batchProgress
   }
 
@@ -98,16 +102,19 @@ final class TranscriptionSession {
     }
   }
 
-  private static func startMessage(
-    for source: SpeechRecognitionRequest.AudioSource, preview: Bool
+  /// The status line that says what is transcribed, and by which engine.
+  static func startMessage(
+    for source: SpeechRecognitionRequest.AudioSource,
+    engine: SpeechRecognitionRequest.EngineName?, preview: Bool
   ) -> String {
     if preview { return "Listening to lorem ipsum (preview). Press Ctrl-C to stop." }
+    let by = engine.map { " with \($0.displayName)" } ?? ""
     switch source {
-    case .microphone: return "Listening to the default microphone. Press Ctrl-C to stop."
-    case .device(let name): return "Listening to \(name). Press Ctrl-C to stop."
-    case .file(let url), .rawFile(let url): return "Transcribing \(url.path)…"
-    case .standardInput: return "Transcribing standard input…"
-    case .pushed: return "Transcribing pushed audio…"
+    case .microphone: return "Listening to the default microphone\(by). Press Ctrl-C to stop."
+    case .device(let name): return "Listening to \(name)\(by). Press Ctrl-C to stop."
+    case .file(let url), .rawFile(let url): return "Transcribing \(url.path)\(by)…"
+    case .standardInput: return "Transcribing standard input\(by)…"
+    case .pushed: return "Transcribing pushed audio\(by)…"
     }
   }
 

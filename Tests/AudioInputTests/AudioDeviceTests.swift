@@ -1,6 +1,5 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
 import Testing
 
 @testable import AudioInput
@@ -21,7 +20,7 @@ struct AudioDeviceTests {
   }
 
   @Test func listingDevicesWithoutServerIsUnreachable() throws {
-    let error = #expect(throws: SpeechClient.Failure.self) {
+    let error = #expect(throws: AudioInputFailure.self) {
       try AudioDevice.captureSources(PulseAudioSettings(server: Self.nowhere))
     }
     guard case .audioServerUnreachable = error else {

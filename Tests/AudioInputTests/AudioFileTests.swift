@@ -1,6 +1,5 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
 import Testing
 
 @testable import AudioInput
@@ -79,7 +78,7 @@ struct AudioFileTests {
     let text = directory.file("notes.wav")
     try Data("these are not samples\n".utf8).write(to: text)
     #expect(
-      throws: SpeechClient.Failure.fileUnreadable(path: text.path, reason: "Format not recognised.")
+      throws: AudioInputFailure.fileUnreadable(path: text.path, reason: "Format not recognised.")
     ) {
       try AudioFile(url: text)
     }
@@ -92,7 +91,7 @@ struct AudioFileTests {
     ]
     for open in sources {
       #expect(
-        throws: SpeechClient.Failure.fileUnreadable(
+        throws: AudioInputFailure.fileUnreadable(
           path: directory.url.path, reason: "it is a directory")
       ) {
         try open(directory.url)
@@ -104,7 +103,7 @@ struct AudioFileTests {
     for open in [{ try AudioFile(url: $0) }, { try RawAudioFile(url: $0) }]
       as [(URL) throws -> any SampleSource]
     {
-      let error = #expect(throws: SpeechClient.Failure.self) {
+      let error = #expect(throws: AudioInputFailure.self) {
         try open(URL(fileURLWithPath: "/nonexistent/talk.wav"))
       }
       guard case .fileUnreadable(let path, let reason) = error else {

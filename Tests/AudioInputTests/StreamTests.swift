@@ -1,7 +1,6 @@
 import ConcurrencyExtras
 import Foundation
 import LiveTestSupport
-import SpeechClient
 import Testing
 
 @testable import AudioInput
@@ -132,7 +131,7 @@ struct StreamTests {
     Self.stop(stop, after: .milliseconds(300))
     let start = ContinuousClock.now
     // Opening waits for the header; the stop ends the wait, and there is no audio.
-    let error = #expect(throws: SpeechClient.Failure.self) {
+    let error = #expect(throws: AudioInputFailure.self) {
       try AudioFile(url: fifo, stopSignal: stop)
     }
     #expect(ContinuousClock.now - start < .seconds(2))

@@ -1,11 +1,10 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
 
 @testable import AudioInput
 
 /// Reads a source to its end: the samples, and the failure that ended it, if any.
-func readAll(_ source: any SampleSource) -> (samples: [Int16], failure: SpeechClient.Failure?) {
+func readAll(_ source: any SampleSource) -> (samples: [Int16], failure: AudioInputFailure?) {
   var samples: [Int16] = []
   do {
     while let chunk = try source.read() { samples += chunk }

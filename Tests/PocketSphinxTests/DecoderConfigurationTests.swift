@@ -1,34 +1,37 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
+import Recognition
 import Testing
 
 @testable import PocketSphinx
 
 struct DecoderConfigurationTests {
-  @Test func missingFilesTheRequestNamesAreNotFoundNamingThem() {
+  @Test func missingFilesTheCallerNamesAreNotFoundNamingThem() {
     let missing = URL(fileURLWithPath: "/nonexistent/file")
-    let cases: [(SpeechRecognitionRequest.Model, SpeechClient.Failure.ModelFile)] = [
-      (.custom(acousticModel: missing, languageModel: nil, dictionary: nil), .acousticModel),
-      (.custom(acousticModel: nil, languageModel: missing, dictionary: nil), .languageModel),
-      (.custom(acousticModel: nil, languageModel: nil, dictionary: missing), .dictionary),
-      (.grammar(missing), .grammar),
-      (.keyphrase("go", dictionary: missing), .dictionary),
-      (.grammar(URL(fileURLWithPath: "/tmp"), acousticModel: missing), .acousticModel),
+    let cases: [(DecoderConfiguration, RecognitionFailure.ModelFile)] = [
+      (DecoderConfiguration(acousticModel: missing), .acousticModel),
+      (DecoderConfiguration(search: .languageModel(missing)), .languageModel),
+      (DecoderConfiguration(dictionary: missing), .dictionary),
+      (DecoderConfiguration(search: .grammar(missing)), .grammar),
+      (DecoderConfiguration(dictionary: missing, search: .keyphrase("go")), .dictionary),
+      (
+        DecoderConfiguration(
+          acousticModel: missing, search: .grammar(URL(fileURLWithPath: "/tmp"))),
+        .acousticModel
+      ),
     ]
-    for (model, kind) in cases {
-      #expect(throws: SpeechClient.Failure.modelFileNotFound(kind, path: missing.path)) {
-        try DecoderConfiguration(model: model).validate()
+    for (configuration, kind) in cases {
+      #expect(throws: RecognitionFailure.modelFileNotFound(kind, path: missing.path)) {
+        try configuration.validate()
       }
     }
   }
 
   @Test func acousticModelWithoutItsDefinitionIsNotFoundNamingTheDefinition() throws {
     let directory = try TemporaryDirectory()
-    let configuration = DecoderConfiguration(
-      model: .custom(acousticModel: directory.url, languageModel: nil, dictionary: nil))
+    let configuration = DecoderConfiguration(acousticModel: directory.url)
     #expect(
-      throws: SpeechClient.Failure.modelFileNotFound(
+      throws: RecognitionFailure.modelFileNotFound(
         .acousticModel, path: directory.url.appendingPathComponent("mdef").path)
     ) {
       try configuration.validate()
@@ -37,7 +40,7 @@ struct DecoderConfigurationTests {
 
   @Test func argumentsNameTheModelFilesAndTheSearch() {
     let grammar = URL(fileURLWithPath: "/tmp/cards.gram")
-    let configuration = DecoderConfiguration(model: .grammar(grammar))
+    let configuration = DecoderConfiguration(search: .grammar(grammar))
     #expect(
       configuration.arguments == [
         "-hmm", DecoderConfiguration.defaultAcousticModel.path,
@@ -47,7 +50,7 @@ struct DecoderConfigurationTests {
   }
 
   @Test func endOfUtteranceSilenceBecomesPocketSphinxPostSpeechFrames() {
-    var configuration = DecoderConfiguration(model: .default)
+    var configuration = DecoderConfiguration()
     #expect(!configuration.arguments.contains("-vad_postspeech"))
     configuration.endOfUtteranceSilence = 1.25
     #expect(configuration.arguments.suffix(2) == ["-vad_postspeech", "125"])

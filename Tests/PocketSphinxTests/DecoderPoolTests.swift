@@ -1,6 +1,6 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
+import Recognition
 import Testing
 
 @testable import PocketSphinx
@@ -11,7 +11,7 @@ struct DecoderPoolTests {
   /// What one job saw: the decoder it got and what the piece decoded to.
   struct JobOutcome: Sendable {
     var decoder: ObjectIdentifier?
-    var result: Result<[DecoderEvent], SpeechClient.Failure>
+    var result: Result<[RecognitionEvent], RecognitionFailure>
   }
 
   /// Decodes each of `pieces` as a job on `pool`, all queued at once; returns the outcomes in
@@ -25,7 +25,7 @@ struct DecoderPoolTests {
               let outcome = JobOutcome(
                 decoder: (try? decoder.get()).map(ObjectIdentifier.init),
                 result: decoder.flatMap { decoder in
-                  Result { () throws(SpeechClient.Failure) in
+                  Result { () throws(RecognitionFailure) in
                     try decoder.decodeSegment(piece, startingAt: 0)
                   }
                 })
@@ -42,7 +42,7 @@ struct DecoderPoolTests {
 
   @Test func workersLoadTheModelOnceAndAreReusedForEveryJob() async throws {
     let goForward = try samples(ofRaw: SpeechTestData.goForward)
-    let pool = DecoderPool(configuration: DecoderConfiguration(model: .default), size: 2)
+    let pool = DecoderPool(configuration: DecoderConfiguration(), size: 2)
     let outcomes = await decode(Array(repeating: goForward, count: 6), on: pool)
     for outcome in outcomes {
       #expect(utteranceWords(try outcome.result.get()) == ["go", "forward", "ten", "meters"])
@@ -60,10 +60,10 @@ struct DecoderPoolTests {
     let goForward = try samples(ofRaw: SpeechTestData.goForward)
     let numbers = try samples(
       ofRaw: SpeechTestData.directory.appendingPathComponent("numbers.raw"))
-    let fresh = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let fresh = try Decoder(configuration: DecoderConfiguration())
     let expected = try fresh.decodeSegment(goForward, startingAt: 0)
 
-    let used = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let used = try Decoder(configuration: DecoderConfiguration())
     _ = try used.decodeSegment(numbers, startingAt: 0)
     _ = try used.decodeSegment(goForward + numbers, startingAt: 0)
     #expect(try used.decodeSegment(goForward, startingAt: 0) == expected)
@@ -71,7 +71,7 @@ struct DecoderPoolTests {
 
   @Test func pieceTimesCountFromWhereThePieceStarts() throws {
     let goForward = try samples(ofRaw: SpeechTestData.goForward)
-    let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let decoder = try Decoder(configuration: DecoderConfiguration())
     let atStart = try decoder.decodeSegment(goForward, startingAt: 0)
     let later = try decoder.decodeSegment(goForward, startingAt: 12.5)
     guard case .utterance(let first) = atStart.last, case .utterance(let second) = later.last
@@ -91,7 +91,7 @@ struct DecoderPoolTests {
   @Test func aModelThatCannotLoadIsHandedToEveryJob() async {
     let pool = DecoderPool(
       configuration: DecoderConfiguration(
-        model: .grammar(URL(fileURLWithPath: "/nonexistent/cards.gram"))),
+        search: .grammar(URL(fileURLWithPath: "/nonexistent/cards.gram"))),
       size: 2)
     let outcomes = await decode([[0, 0], [0, 0], [0, 0]], on: pool)
     for outcome in outcomes {
@@ -103,7 +103,7 @@ struct DecoderPoolTests {
   }
 
   @Test func aPoolHasAtLeastOneWorker() {
-    let pool = DecoderPool(configuration: DecoderConfiguration(model: .default), size: 0)
+    let pool = DecoderPool(configuration: DecoderConfiguration(), size: 0)
     #expect(pool.size == 1)
     #expect(pool.workerCount == 0)
   }

@@ -1,6 +1,6 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
+import Recognition
 import Testing
 
 @testable import PocketSphinx
@@ -9,14 +9,14 @@ import Testing
   .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata and pocketsphinx-en-us"))
 struct DecoderTests {
   @Test func goForwardDecodesToGoForwardTenMeters() throws {
-    let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let decoder = try Decoder(configuration: DecoderConfiguration())
     let events = try decode(try samples(ofRaw: SpeechTestData.goForward), with: decoder)
     #expect(utteranceWords(events) == ["go", "forward", "ten", "meters"])
     #expect(events.contains { if case .partial = $0 { true } else { false } })
   }
 
   @Test func longUtterancesAreEndedEarly() throws {
-    var configuration = DecoderConfiguration(model: .default)
+    var configuration = DecoderConfiguration()
     configuration.maximumUtteranceDuration = 1
     let decoder = try Decoder(configuration: configuration)
     let events = try decode(try samples(ofRaw: SpeechTestData.goForward), with: decoder)
@@ -28,10 +28,8 @@ struct DecoderTests {
     let directory = try TemporaryDirectory()
     let lm = directory.url.appendingPathComponent("broken.lm.bin")
     try Data("not a language model".utf8).write(to: lm)
-    let error = #expect(throws: SpeechClient.Failure.self) {
-      try Decoder(
-        configuration: DecoderConfiguration(
-          model: .custom(acousticModel: nil, languageModel: lm, dictionary: nil)))
+    let error = #expect(throws: RecognitionFailure.self) {
+      try Decoder(configuration: DecoderConfiguration(search: .languageModel(lm)))
     }
     guard case .modelCorrupt = error else {
       Issue.record("expected modelCorrupt, got \(String(describing: error))")
@@ -40,7 +38,7 @@ struct DecoderTests {
   }
 
   @Test func partialResultsComeAtLeastEvery200MillisecondsOfSpeech() throws {
-    let decoder = try Decoder(configuration: DecoderConfiguration(model: .default))
+    let decoder = try Decoder(configuration: DecoderConfiguration())
     let samples = try samples(ofRaw: SpeechTestData.goForward)
     // 50 ms at a time, as the microphone delivers; note how much audio went in before each event.
     var fed = 0
@@ -71,7 +69,7 @@ struct DecoderTests {
     let pause = (0..<6400).map { Int16(($0 * 7919) % 41) - 20 }
     let twice = goForward + pause + goForward
     func utterances(silence: TimeInterval) throws -> Int {
-      var configuration = DecoderConfiguration(model: .default)
+      var configuration = DecoderConfiguration()
       configuration.endOfUtteranceSilence = silence
       let events = try decode(twice, with: Decoder(configuration: configuration))
       return events.filter { if case .utterance(let words) = $0 { !words.isEmpty } else { false } }
@@ -85,8 +83,8 @@ struct DecoderTests {
     let directory = try TemporaryDirectory()
     let grammar = directory.url.appendingPathComponent("broken.gram")
     try Data("#JSGF V1.0;\ngrammar test;\npublic <cmd> = go { forward ;\n".utf8).write(to: grammar)
-    let error = #expect(throws: SpeechClient.Failure.self) {
-      try Decoder(configuration: DecoderConfiguration(model: .grammar(grammar)))
+    let error = #expect(throws: RecognitionFailure.self) {
+      try Decoder(configuration: DecoderConfiguration(search: .grammar(grammar)))
     }
     guard case .grammarInvalid(let path, let reason) = error else {
       Issue.record("expected grammarInvalid, got \(String(describing: error))")
@@ -101,19 +99,19 @@ struct DecoderTests {
     let grammar = directory.url.appendingPathComponent("words.gram")
     try Data("#JSGF V1.0;\ngrammar test;\npublic <cmd> = go flurbix;\n".utf8).write(to: grammar)
     #expect(
-      throws: SpeechClient.Failure.wordNotInDictionary(
+      throws: RecognitionFailure.wordNotInDictionary(
         word: "flurbix", dictionary: DecoderConfiguration.defaultDictionary.path)
     ) {
-      try Decoder(configuration: DecoderConfiguration(model: .grammar(grammar)))
+      try Decoder(configuration: DecoderConfiguration(search: .grammar(grammar)))
     }
   }
 
   @Test func keyphraseWordMissingFromTheDictionaryIsNamed() throws {
     #expect(
-      throws: SpeechClient.Failure.wordNotInDictionary(
+      throws: RecognitionFailure.wordNotInDictionary(
         word: "flurbix", dictionary: DecoderConfiguration.defaultDictionary.path)
     ) {
-      try Decoder(configuration: DecoderConfiguration(model: .keyphrase("go flurbix")))
+      try Decoder(configuration: DecoderConfiguration(search: .keyphrase("go flurbix")))
     }
   }
 
@@ -121,10 +119,8 @@ struct DecoderTests {
     let directory = try TemporaryDirectory()
     let dictionary = directory.url.appendingPathComponent("junk.dict")
     try Data("hello world junk\nfoo bar\n".utf8).write(to: dictionary)
-    let error = #expect(throws: SpeechClient.Failure.self) {
-      try Decoder(
-        configuration: DecoderConfiguration(
-          model: .custom(acousticModel: nil, languageModel: nil, dictionary: dictionary)))
+    let error = #expect(throws: RecognitionFailure.self) {
+      try Decoder(configuration: DecoderConfiguration(dictionary: dictionary))
     }
     guard case .dictionaryInvalid(let path, let reason) = error else {
       Issue.record("expected dictionaryInvalid, got \(String(describing: error))")
@@ -137,19 +133,15 @@ struct DecoderTests {
   @Test func acousticModelGivenWithAGrammarOrKeyphraseIsUsed() throws {
     let grammar = SpeechTestData.directory.appendingPathComponent("cards/cards.gram")
     let elsewhere = URL(fileURLWithPath: "/nonexistent/hmm")
-    for model in [
-      SpeechRecognitionRequest.Model.grammar(grammar, acousticModel: elsewhere),
-      .keyphrase("forward", acousticModel: elsewhere),
-    ] {
-      #expect(throws: SpeechClient.Failure.modelFileNotFound(.acousticModel, path: elsewhere.path))
-      {
-        try Decoder(configuration: DecoderConfiguration(model: model))
+    for search in [DecoderConfiguration.Search.grammar(grammar), .keyphrase("forward")] {
+      #expect(throws: RecognitionFailure.modelFileNotFound(.acousticModel, path: elsewhere.path)) {
+        try Decoder(configuration: DecoderConfiguration(acousticModel: elsewhere, search: search))
       }
     }
     // The default model's own directory, named explicitly, decodes as before.
     let decoder = try Decoder(
       configuration: DecoderConfiguration(
-        model: .keyphrase("forward", acousticModel: DecoderConfiguration.defaultAcousticModel)))
+        acousticModel: DecoderConfiguration.defaultAcousticModel, search: .keyphrase("forward")))
     let events = try decode(try samples(ofRaw: SpeechTestData.goForward), with: decoder)
     #expect(utteranceWords(events).contains("forward"))
   }

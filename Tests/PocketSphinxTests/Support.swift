@@ -1,6 +1,6 @@
 import Foundation
 import LiveTestSupport
-import SpeechClient
+import Recognition
 
 @testable import PocketSphinx
 
@@ -14,8 +14,8 @@ func samples(ofRaw url: URL) throws -> [Int16] {
 
 /// Feeds `samples` to `decoder` in chunks of 2048 as the live client does, then finishes it, and
 /// returns every event.
-func decode(_ samples: [Int16], with decoder: Decoder) throws -> [DecoderEvent] {
-  var events: [DecoderEvent] = []
+func decode(_ samples: [Int16], with decoder: Decoder) throws -> [RecognitionEvent] {
+  var events: [RecognitionEvent] = []
   for start in stride(from: 0, to: samples.count, by: 2048) {
     let chunk = samples[start..<min(start + 2048, samples.count)]
     events += try chunk.withUnsafeBufferPointer { try decoder.process($0) }
@@ -25,7 +25,7 @@ func decode(_ samples: [Int16], with decoder: Decoder) throws -> [DecoderEvent] 
 }
 
 /// The words of every utterance, in order.
-func utteranceWords(_ events: [DecoderEvent]) -> [String] {
+func utteranceWords(_ events: [RecognitionEvent]) -> [String] {
   events.flatMap { event -> [String] in
     guard case .utterance(let words) = event else { return [] }
     return words.map(\.text)

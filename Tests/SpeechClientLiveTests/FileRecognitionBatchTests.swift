@@ -24,11 +24,10 @@ extension LiveTests {
     func transcribeBatch(_ requests: [SpeechRecognitionRequest], jobs: Int) async -> [Outcome] {
       var configuration = LiveSpeechConfiguration()
       configuration.jobs = jobs
-      configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
-      let client = SpeechClient.live(configuration)
+      let batch = FileRecognitionBatch(requests, configuration: configuration)
       var outcomes: [Outcome] = []
-      for request in requests {
-        outcomes.append(await collect(await client.startTask(request)))
+      for (index, request) in requests.enumerated() {
+        outcomes.append(await collect(await batch.client(at: index).startTask(request)))
       }
       return outcomes
     }
@@ -164,11 +163,9 @@ extension LiveTests.FileRecognitionBatchTests {
     var configuration = LiveSpeechConfiguration()
     configuration.jobs = 2
     let batch = FileRecognitionBatch(requests, configuration: configuration)
-    configuration.fileBatch = batch
     #expect(batch.progress.fileCount == 2)
-    let client = SpeechClient.live(configuration)
-    for request in requests {
-      _ = await collect(await client.startTask(request))
+    for (index, request) in requests.enumerated() {
+      _ = await collect(await batch.client(at: index).startTask(request))
     }
     let progress = batch.progress
     // 0870 is 7.10 s long, 0880 2.99 s.

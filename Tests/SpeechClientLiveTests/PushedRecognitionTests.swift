@@ -98,10 +98,9 @@ extension LiveTests {
       var configuration = LiveSpeechConfiguration()
       configuration.jobs = 3
       try await configuration.preloadStreamingDecoder()
-      let pool = SharedDecoderPools.pool(
-        for: configuration.decoderConfiguration(
-          for: SpeechRecognitionRequest(source: .pushed(PushedAudio()))),
-        size: 3)
+      let pool = try configuration.engine(
+        for: SpeechRecognitionRequest(source: .pushed(PushedAudio()))
+      ).sharedPool(size: 3)
       #expect(pool.workerCount == 1)
     }
 

@@ -1,6 +1,5 @@
 import CPulseAudio
 import Foundation
-import SpeechClient
 
 /// A connection to a PulseAudio server on a private mainloop that the owning thread polls.
 ///
@@ -25,7 +24,7 @@ final class PulseConnection {
       code == Int32(PA_ERR_ACCESS.rawValue) || code == Int32(PA_ERR_AUTHKEY.rawValue)
     }
 
-    var failure: SpeechClient.Failure { .audioServerUnreachable(message) }
+    var failure: AudioInputFailure { .audioServerUnreachable(message) }
   }
 
   let mainloop: OpaquePointer

@@ -1,6 +1,6 @@
 import ConcurrencyExtras
 import Foundation
-import PocketSphinx
+import Recognition
 import SpeechClient
 
 /// The recognition of one file whose pieces are decoded out of order on a decoder pool: collects
@@ -24,7 +24,7 @@ final class FileRecognition: Sendable {
   private let state = LockIsolated(State())
 
   private struct State {
-    var decoded: [Int: Result<[DecoderEvent], SpeechClient.Failure>] = [:]
+    var decoded: [Int: Result<[RecognitionEvent], SpeechClient.Failure>] = [:]
     var segmentEnds: [Int: TimeInterval] = [:]
     var segmentLengths: [Int: TimeInterval] = [:]
     /// Seconds of audio in the pieces decoded so far.
@@ -109,7 +109,7 @@ final class FileRecognition: Sendable {
   }
 
   /// Hands in the words of piece `index` (or why it could not be decoded).
-  func segmentDecoded(_ index: Int, _ result: Result<[DecoderEvent], SpeechClient.Failure>) {
+  func segmentDecoded(_ index: Int, _ result: Result<[RecognitionEvent], SpeechClient.Failure>) {
     state.withValue { state in
       state.decodedAudio += state.segmentLengths.removeValue(forKey: index) ?? 0
       state.decoded[index] = result
@@ -243,7 +243,7 @@ final class FileRecognition: Sendable {
       (state.transcript.result(isFinal: isFinal, progress: progress), state.transcript))
   }
 
-  private static func end(of event: DecoderEvent) -> TimeInterval? {
+  private static func end(of event: RecognitionEvent) -> TimeInterval? {
     switch event {
     case let .partial(words), let .utterance(words):
       words.last.map { $0.timestamp + $0.duration }

@@ -1,7 +1,9 @@
+import SpeechClient
+
 /// The form fields of `POST /v1/audio/transcriptions` besides `file`, checked.
 ///
-/// - `model`: accepted and ignored, whatever its value (`whisper-1`, `gpt-4o-transcribe`, …):
-///   the server decodes with the model it was started with.
+/// - `model`: `moonshine` or `pocketsphinx` picks that engine (`GET /v1/models` lists the
+///   server's); any other name (`whisper-1`, `gpt-4o-transcribe`, …) means the server's default.
 /// - `response_format`: `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
 /// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
 ///   requires); by default `segment`.
@@ -16,6 +18,10 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var timestampGranularities: Set<OpenAITimestampGranularity> = [.segment]
   /// The `model` the client named, if any.
   public var model: String?
+  /// The engine `model` names, `nil` for the server's default.
+  public var engine: SpeechRecognitionRequest.EngineName? {
+    model.flatMap { SpeechRecognitionRequest.EngineName(rawValue: $0.lowercased()) }
+  }
   /// The `language` the client named, if any.
   public var language: String?
   /// The `prompt` the client sent, if any.

@@ -28,6 +28,10 @@ extension TranscriptionServer {
       .post("transcriptions") { request, _ in
         await endpoint.respond(to: request)
       }
+    let models = OpenAIModelList(engines: configuration.engines)
+    router.group("v1")
+      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
+      .get("models") { _, _ in models.response() }
   }
 }
 
@@ -101,8 +105,17 @@ struct OpenAITranscriptionEndpoint: Sendable {
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
 
+    let engines = server.configuration.engines
+    if let engine = options.engine, !engines.contains(engine) {
+      throw .invalidField(
+        "model", value: options.model ?? engine.rawValue,
+        expected: "an engine this server runs: "
+          + engines.map(\.rawValue).joined(separator: ", ")
+          + " (\(engine.displayName) is not installed here; GET /v1/models lists them)")
+    }
     let started = ContinuousClock.now
-    let state = await Self.recognize(file, client: server.makeSpeechClient())
+    let state = await Self.recognize(
+      file, engine: options.engine, client: server.makeSpeechClient())
     let transcription = try Self.transcription(of: state)
     server.metrics.decoded(
       audioSeconds: transcription.duration,
@@ -114,8 +127,12 @@ struct OpenAITranscriptionEndpoint: Sendable {
 
   /// Runs the `SpeechRecognition` store on `file` until the session's outcome.
   @MainActor
-  static func recognize(_ file: URL, client: SpeechClient) async -> SpeechRecognition.State {
-    let request = SpeechRecognitionRequest(source: .file(file), shouldReportPartialResults: false)
+  static func recognize(
+    _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient
+  ) async -> SpeechRecognition.State {
+    let request = SpeechRecognitionRequest(
+      source: .file(file), engine: engine.map(\.defaultEngine) ?? .automatic,
+      shouldReportPartialResults: false)
     let store = Store(initialState: SpeechRecognition.State(request: request)) {
       SpeechRecognition()
     } withDependencies: {
@@ -158,6 +175,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
     case .modelMissing: "the speech model is not installed"
     case .modelCorrupt: "the speech model cannot be loaded"
     case .decoderFailure(let reason): "the decoder failed (\(reason))"
+    case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
     default: "\(failure)"
     }
   }

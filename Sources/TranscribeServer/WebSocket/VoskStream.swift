@@ -488,6 +488,7 @@ extension VoskStream {
       case .modelMissing(let detail): "the speech model is missing (\(detail))"
       case .modelCorrupt(let detail): "the speech model could not be loaded (\(detail))"
       case .decoderFailure(let detail): "the decoder failed (\(detail))"
+      case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
       default: "\(failure)"
       }
     }

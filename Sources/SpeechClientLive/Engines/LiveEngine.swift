@@ -1,0 +1,103 @@
+import ConcurrencyExtras
+import Foundation
+import PocketSphinx
+import Recognition
+import SpeechClient
+
+/// An engine with everything it loads, resolved from a request and the client's configuration:
+/// what the live client validates, runs on a thread of its own, or shares on a pool.
+enum LiveEngine: Equatable, Sendable {
+  /// pocketsphinx with these model files and search.
+  case pocketsphinx(DecoderConfiguration)
+
+  /// The engine's name, for messages.
+  var name: SpeechRecognitionRequest.EngineName {
+    switch self {
+    case .pocketsphinx: .pocketsphinx
+    }
+  }
+
+  /// Checks that the engine's files are there before anything is opened or loaded.
+  func validate() throws(RecognitionFailure) {
+    switch self {
+    case let .pocketsphinx(configuration): try configuration.validate()
+    }
+  }
+
+  /// Loads a recognizer of this engine, to be used on the calling thread.
+  func makeRecognizer() throws(RecognitionFailure) -> any SpeechRecognizer {
+    switch self {
+    case let .pocketsphinx(configuration): try Decoder(configuration: configuration)
+    }
+  }
+
+  /// The same engine as a file's pieces use it: without partial results when nobody reads them.
+  func withoutPartialResults() -> LiveEngine {
+    switch self {
+    case var .pocketsphinx(configuration):
+      configuration.reportsPartialResults = false
+      return .pocketsphinx(configuration)
+    }
+  }
+
+  /// The pool of the process for this engine with `size` workers: created on first use and kept
+  /// for the life of the process, so every file, batch and session with the same engine reuses
+  /// loaded recognizers.
+  func sharedPool(size: Int) -> any AnyRecognizerPool {
+    Self.pools.withValue { pools in
+      if let pool = pools.first(where: { $0.engine == self && $0.pool.size == max(1, size) }) {
+        return pool.pool
+      }
+      let pool: any AnyRecognizerPool
+      switch self {
+      case let .pocketsphinx(configuration):
+        pool = DecoderPool(configuration: configuration, size: size)
+      }
+      pools.append((self, pool))
+      return pool
+    }
+  }
+
+  private static let pools = LockIsolated<[(engine: LiveEngine, pool: any AnyRecognizerPool)]>([])
+}
+
+extension LiveSpeechConfiguration {
+  /// The engine, with its settings, that decodes `request`.
+  ///
+  /// - Throws: ``SpeechClient/Failure/engineUnavailable(engine:reason:)`` for an engine this
+  ///   build cannot run.
+  func engine(for request: SpeechRecognitionRequest) throws(SpeechClient.Failure) -> LiveEngine {
+    var engine = request.engine
+    if engine == .automatic {
+      switch defaultEngine {
+      case .pocketsphinx: engine = .pocketsphinx(.default)
+      case .moonshine: engine = .moonshine(modelDirectory: nil)
+      }
+    }
+    switch engine {
+    case .automatic, .pocketsphinx:
+      var configuration = DecoderConfiguration(model: request.model)
+      configuration.isVerbose = isVerbose
+      configuration.endOfUtteranceSilence = endOfUtteranceSilence
+      configuration.maximumUtteranceDuration = maximumUtteranceDuration
+      configuration.reportsPartialResults = request.shouldReportPartialResults
+      configuration.alternativeCount = alternativeCount
+      return .pocketsphinx(configuration)
+    case .moonshine:
+      throw .engineUnavailable(
+        engine: "Moonshine", reason: "this build of transcribe has no Moonshine engine")
+    }
+  }
+}
+
+extension LiveSpeechConfiguration {
+  /// Whether `engine` can run here with its installed model: pocketsphinx when Debian's
+  /// `pocketsphinx-en-us` is there, Moonshine when ONNX Runtime and its converted model are.
+  /// Cheap: looks for files, loads nothing.
+  public static func isInstalled(_ engine: SpeechRecognitionRequest.EngineName) -> Bool {
+    switch engine {
+    case .pocketsphinx: (try? DecoderConfiguration().validate()) != nil
+    case .moonshine: false
+    }
+  }
+}
