@@ -28,8 +28,9 @@ Commands:
         load both sessions, decode the LibriVox clips, print the process's peak RSS
 
 Common options: --threads N (intra-op threads, default 1), --optimization {all,extended,basic,
-disable}, --no-arena. Sessions always set `session.intra_op.allow_spinning` = "0": spinning
-worker threads only burn a shared machine's cores.
+disable}, --no-arena, --config KEY=VALUE (a session config entry, repeatable). Sessions always
+set `session.intra_op.allow_spinning` = "0": spinning worker threads only burn a shared
+machine's cores.
 
 Used as a module: `Moonshine(directory).transcribe(samples)` returns a Transcript.
 """
@@ -126,7 +127,8 @@ class Transcript:
 OPTIMIZATION_LEVELS = ("all", "extended", "basic", "disable")
 
 
-def session_options(threads: int = 1, optimization: str = "all", arena: bool = True):
+def session_options(threads: int = 1, optimization: str = "all", arena: bool = True,
+                    config: dict[str, str] | None = None):
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -141,6 +143,8 @@ def session_options(threads: int = 1, optimization: str = "all", arena: bool = T
     }[optimization]
     options.enable_cpu_mem_arena = arena
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    for key, value in (config or {}).items():
+        options.add_session_config_entry(key, value)
     options.log_severity_level = 3
     return options
 
@@ -267,6 +271,11 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
 
 
+def current_rss_mb() -> float:
+    with open("/proc/self/statm") as statm:  # in pages: size, resident, ...
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def decode_all(model: Moonshine, clips) -> list[Transcript]:
     return [model.transcribe(read_wav(path)) for path, _ in clips]
 
@@ -328,10 +337,11 @@ def command_memory(arguments, options) -> int:
     directory, extension = model_location(arguments)
     before = peak_rss_mb()
     model = Moonshine(directory, extension, **options)
-    loaded = peak_rss_mb()
+    loaded, resident = peak_rss_mb(), current_rss_mb()
     decode_all(model, librivox_clips())
     print(f"peak RSS: {before:.0f} MB before loading, {loaded:.0f} MB with both sessions "
-          f"loaded, {peak_rss_mb():.0f} MB after decoding the LibriVox clips "
+          f"loaded ({resident:.0f} MB resident once loaded), {peak_rss_mb():.0f} MB after "
+          f"decoding the LibriVox clips ({current_rss_mb():.0f} MB resident) "
           f"(.{extension}, arena {'on' if options['arena'] else 'off'})")
     return 0
 
@@ -355,6 +365,8 @@ def main(argv: list[str]) -> int:
     common.add_argument("--optimization", choices=OPTIMIZATION_LEVELS, default="all")
     common.add_argument("--no-arena", action="store_true",
                         help="disable ONNX Runtime's CPU memory arena")
+    common.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                        help="add a session config entry, e.g. session.disable_prepacking=1")
     parser = argparse.ArgumentParser(description="Reference Moonshine decoder (see the header).")
     commands = parser.add_subparsers(dest="command", required=True)
     transcribe = commands.add_parser("transcribe", parents=[common])
@@ -365,8 +377,11 @@ def main(argv: list[str]) -> int:
     commands.add_parser("memory", parents=[common])
     arguments = parser.parse_args(argv)
 
+    config = dict(entry.split("=", 1) for entry in arguments.config if "=" in entry)
+    if len(config) != len(arguments.config):
+        parser.error("--config takes KEY=VALUE")
     options = {"threads": arguments.threads, "optimization": arguments.optimization,
-               "arena": not arguments.no_arena}
+               "arena": not arguments.no_arena, "config": config}
     return {"transcribe": command_transcribe, "librivox": command_librivox,
             "memory": command_memory}[arguments.command](arguments, options)
 
