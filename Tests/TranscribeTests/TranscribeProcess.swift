@@ -40,6 +40,9 @@ struct TranscribeProcess {
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["DEPENDENCIES_CONTEXT"] = "live"
+    // These tests were written for pocketsphinx's words; the engine tests choose Moonshine with
+    // --engine or by setting TRANSCRIBE_ENGINE themselves.
+    env["TRANSCRIBE_ENGINE"] = "pocketsphinx"
     env.merge(environment) { _, new in new }
     process.environment = env
     process.standardOutput = standardOutput ?? stdoutPipe

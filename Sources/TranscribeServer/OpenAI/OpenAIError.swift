@@ -151,3 +151,12 @@ struct OpenAIErrorBody: Codable, Equatable {
 
   var error: Detail
 }
+
+extension OpenAIError {
+  /// The upload's `model` names an engine this server cannot run: a 400 naming it.
+  static func engineNotInstalled(_ engine: String) -> OpenAIError {
+    .invalidField(
+      "model", value: engine.lowercased(),
+      expected: "an engine installed on this server (GET /v1/models lists them)")
+  }
+}

@@ -107,11 +107,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
 
     let engines = server.configuration.engines
     if let engine = options.engine, !engines.contains(engine) {
-      throw .invalidField(
-        "model", value: options.model ?? engine.rawValue,
-        expected: "an engine this server runs: "
-          + engines.map(\.rawValue).joined(separator: ", ")
-          + " (\(engine.displayName) is not installed here; GET /v1/models lists them)")
+      throw .engineNotInstalled(engine.rawValue)
     }
     let started = ContinuousClock.now
     let state = await Self.recognize(
@@ -156,9 +152,14 @@ struct OpenAITranscriptionEndpoint: Sendable {
       return OpenAITranscription(state.result)
     case .failed(.fileUnreadable(_, let reason)):
       throw .unreadableAudio(reason: reason)
+    case .failed(.engineUnavailable(let engine, _)):
+      throw .engineNotInstalled(engine)
     case .failed(let failure):
       throw .recognitionFailed(Self.describe(failure))
     case .notAuthorized(let authorization):
+      if case .engineUnavailable(let engine, _) = authorization.reason {
+        throw .engineNotInstalled(engine)
+      }
       throw .recognitionFailed(
         authorization.reason.map(Self.describe)
           ?? "recognition is not available (\(authorization.status.rawValue))")
