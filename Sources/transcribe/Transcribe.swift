@@ -11,7 +11,8 @@ import SpeechRecognitionFeature
 struct Transcribe: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "transcribe",
-    abstract: "Transcribe speech from the microphone or audio files, offline, with pocketsphinx.",
+    abstract:
+      "Transcribe speech from the microphone or audio files, offline, with Moonshine or pocketsphinx.",
     discussion: """
       With no options, listens to the default PulseAudio capture source until Ctrl-C (or \
       --duration) and writes what it hears. On a terminal the words being spoken rewrite one \
@@ -35,13 +36,26 @@ struct Transcribe: AsyncParsableCommand {
         transcribe --grammar cards.gram --dict cards.dict
         transcribe --jobs 1 --input long.wav    decode with one core instead of all
         transcribe -i talk.wav --silence 1.2    only a 1.2 s pause ends an utterance
+        transcribe --engine pocketsphinx -i talk.wav   the light engine instead of Moonshine
 
-      FILES are cut at pauses and decoded on --jobs decoders at once (each loads the model \
-      once, about 100 MB of memory each); the words and times come out in order, as one \
-      decoder would give them. Several --input files are decoded at the same time too.
+      ENGINES: Moonshine (base, English; ONNX Runtime) is far more accurate on open speech and \
+      writes punctuated, capitalized text; ./scripts/install-dependencies.sh installs it, and \
+      it is the default when installed. Its word times within an utterance are estimates \
+      (the utterance's start and end are measured; words share its length by their letters) \
+      and it has no word alternatives. pocketsphinx (Debian's pocketsphinx-en-us) measures \
+      every word's time, and alone takes grammars, key phrases and model files \
+      (--grammar, --keyphrase, --hmm, --lm, --dict imply it).
+
+      FILES are cut at pauses and decoded on --jobs decoders at once (each loads its state \
+      once; Moonshine's model is shared by all of them); the words and times come out in \
+      order, as one decoder would give them. Several --input files are decoded at the same \
+      time too.
 
       ENVIRONMENT:
         PULSE_SERVER          the PulseAudio server to capture from (e.g. unix:/run/pulse/native)
+        TRANSCRIBE_ENGINE     moonshine or pocketsphinx: the engine when --engine is not given
+        TRANSCRIBE_MOONSHINE_MODEL  Moonshine's model directory when --model is not given
+        TRANSCRIBE_ONNXRUNTIME      the ONNX Runtime library Moonshine loads (libonnxruntime.so.1)
         DEPENDENCIES_CONTEXT  live, preview or test: forces the dependency context
 
       \(ExitStatus.documentation)
