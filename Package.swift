@@ -23,6 +23,7 @@ let package = Package(
     .library(name: "Recognition", targets: ["Recognition"]),
     .library(name: "AudioInput", targets: ["AudioInput"]),
     .library(name: "PocketSphinx", targets: ["PocketSphinx"]),
+    .library(name: "Moonshine", targets: ["Moonshine"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
     .library(name: "TranscribeServer", targets: ["TranscribeServer"]),
@@ -202,6 +203,20 @@ let package = Package(
       dependencies: [
         "PocketSphinx",
         "Recognition",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // Moonshine base-en through ONNX Runtime's C API, which is loaded at run time (dlopen), so
+    // building needs neither ONNX Runtime nor its header.
+    .target(
+      name: "Moonshine",
+      dependencies: ["Recognition"]
+    ),
+    .testTarget(
+      name: "MoonshineTests",
+      dependencies: [
+        "Moonshine",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]

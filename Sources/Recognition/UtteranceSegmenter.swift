@@ -4,9 +4,8 @@ import Foundation
 /// decoded independently (and at the same time) with the same words as one decoder in one go.
 ///
 /// A pause is a run of quiet 10 ms frames at least ``minimumPause`` long; a frame is quiet when
-/// its energy is within 18 dB of the background level, which is tracked as the lowest recent
-/// frame energy (starting from a quiet room's level and rising 2 dB a second, so it follows a
-/// noise floor that goes up). A piece is cut
+/// ``SpeechActivityDetector`` does not take it for speech (its energy is within 18 dB of the
+/// background level, which is tracked as the lowest recent frame energy). A piece is cut
 /// in the middle of the first pause that ends at least ``minimumDuration`` after the piece
 /// started, so each side keeps half the pause. With no pause for ``maximumDuration``, the piece
 /// is cut at the quietest frame of its second half.
@@ -49,24 +48,14 @@ public struct UtteranceSegmenter: Sendable {
   public var maximumDuration: TimeInterval
 
   /// Samples per analysis frame: 10 ms.
-  static let frameLength = RecognitionAudio.sampleRate / 100
-  /// How far above the background a frame may be and still be quiet, in dB.
-  static let quietMargin = 18.0
-  /// How fast the background estimate rises, in dB per frame (2 dB a second).
-  static let floorRise = 0.02
-  /// Below this energy (dB of squared 16-bit samples) audio is digital silence and does not pull
-  /// the background estimate down.
-  static let silenceEnergy = 20.0
-  /// The background level assumed before any quieter audio came: a quiet room's, so speech at
-  /// the very start is not taken for background.
-  static let initialFloor = 40.0
+  static let frameLength = SpeechActivityDetector.frameLength
 
   private var pending: [Int16] = []
   private var pendingStart = 0
   private var analyzed = 0
   private var energies: [Double] = []
   private var quietRunStart: Int?
-  private var floor = initialFloor
+  private var activity = SpeechActivityDetector()
 
   /// Creates a segmenter; by default pauses of 0.5 s (pocketsphinx's end-of-utterance silence),
   /// pieces of 2 to 30 s.
@@ -89,10 +78,9 @@ public struct UtteranceSegmenter: Sendable {
     let shortest = Int(minimumDuration * rate)
     let longest = Int(maximumDuration * rate)
     while analyzed + frame <= pending.count {
-      let energy = Self.energy(of: pending[analyzed..<analyzed + frame])
+      let energy = SpeechActivityDetector.energy(of: pending[analyzed..<analyzed + frame])
       energies.append(energy)
-      let background = updateFloor(with: energy)
-      if energy < max(background, Self.silenceEnergy) + Self.quietMargin {
+      if !activity.isSpeech(energy: energy) {
         if quietRunStart == nil { quietRunStart = analyzed }
       } else if let runStart = quietRunStart {
         quietRunStart = nil
@@ -141,22 +129,5 @@ public struct UtteranceSegmenter: Sendable {
       best = index
     }
     return best * Self.frameLength
-  }
-
-  /// Tracks the background level: drops to a quieter frame at once, rises slowly otherwise.
-  private mutating func updateFloor(with energy: Double) -> Double {
-    guard energy >= Self.silenceEnergy else { return floor }
-    floor = min(energy, floor + Self.floorRise)
-    return floor
-  }
-
-  /// The frame's mean squared sample, in dB.
-  static func energy(of frame: ArraySlice<Int16>) -> Double {
-    var sum = 0.0
-    for sample in frame {
-      let value = Double(sample)
-      sum += value * value
-    }
-    return 10 * log10(sum / Double(max(frame.count, 1)) + 1)
   }
 }

@@ -1,0 +1,519 @@
+import Foundation
+import Recognition
+import Synchronization
+
+/// Moonshine base-en loaded into ONNX Runtime: the encoder and merged decoder sessions and the
+/// tokenizer, shared by every recognizer and thread of the process.
+///
+/// Load it with ``shared(_:)``: there is one model per process for each model directory (and
+/// runtime library and thread count), so memory does not grow with the number of recognizers.
+/// ``transcribe(_:prefix:)`` may be called from any number of threads at once: each call keeps
+/// its own decoding state, and ONNX Runtime sessions accept concurrent runs.
+///
+/// Decoding is greedy, with the decoder's key/value cache: the first step feeds `<s>` (and the
+/// prefix, if any) with empty past tensors, every later step the last token alone with the
+/// previous step's decoder keys/values and the first step's encoder keys/values. It stops at
+/// `</s>`, at ``maximumTokens(forSamples:)``, or when the text ends in a loop.
+///
+/// ```swift
+/// let model = try MoonshineModel.shared(MoonshineConfiguration())
+/// let samples: [Float] = pcm16.map { Float($0) / 32768 }
+/// let transcript = try samples.withUnsafeBufferPointer { try model.transcribe($0) }
+/// print(transcript.text)  // "Go forward ten meters."
+/// ```
+public final class MoonshineModel: Sendable {
+  /// The directory the model was loaded from.
+  public let modelDirectory: URL
+  /// The encoder file loaded (`.onnx`, or `.ort`).
+  public let encoderFile: URL
+  /// The decoder file loaded.
+  public let decoderFile: URL
+  /// The ONNX Runtime library the model runs in.
+  public let runtime: MoonshineRuntime.Library
+
+  let tokenizer: MoonshineTokenizer
+  let encoder: ONNXRuntimeSession
+  let decoder: ONNXRuntimeSession
+  private let layout: DecoderLayout
+
+  /// Samples per second of the audio the model takes.
+  public static let sampleRate = RecognitionAudio.sampleRate
+  /// The most tokens a second of audio may produce; fast speech makes about 4–5.
+  public static let maximumTokensPerSecond = 6.5
+  /// Tokens allowed on top of ``maximumTokensPerSecond`` (for very short audio).
+  public static let extraTokens = 4
+  /// Audio shorter than this (in samples) is too short for the encoder and transcribes as
+  /// nothing: 0.1 s.
+  public static let minimumSamples = sampleRate / 10
+
+  // MARK: Loading
+
+  /// The model for `configuration`, loaded on first use and then shared by the whole process.
+  ///
+  /// - Throws: what ``MoonshineConfiguration/validate()`` throws;
+  ///   `RecognitionFailure.runtimeUnavailable` when ONNX Runtime is missing or too old;
+  ///   `.modelCorrupt` naming the file when ONNX Runtime cannot load a model file or the graph is
+  ///   not Moonshine's.
+  public static func shared(
+    _ configuration: MoonshineConfiguration
+  ) throws(RecognitionFailure) -> MoonshineModel {
+    let key = CacheKey(configuration)
+    return try cache.withLock { (models) throws(RecognitionFailure) -> MoonshineModel in
+      if let model = models[key] { return model }
+      let model = try MoonshineModel(configuration: configuration)
+      models[key] = model
+      return model
+    }
+  }
+
+  /// What makes two configurations load different models.
+  private struct CacheKey: Hashable {
+    var directory: String
+    var runtime: String?
+    var threads: Int
+
+    init(_ configuration: MoonshineConfiguration) {
+      directory = configuration.modelDirectory.standardizedFileURL.path
+      runtime = configuration.runtimeLibrary?.standardizedFileURL.path
+      threads = configuration.threadsPerRun
+    }
+  }
+
+  /// The models loaded so far. Loading holds the lock, so two threads asking for the same model
+  /// at once load it once.
+  private static let cache = Mutex<[CacheKey: MoonshineModel]>([:])
+
+  /// Loads the model (not shared: use ``shared(_:)``).
+  init(configuration: MoonshineConfiguration) throws(RecognitionFailure) {
+    try configuration.validate()
+    let files = try MoonshineModelFiles(directory: configuration.modelDirectory)
+    let runtime = try MoonshineRuntime.load(configuration.runtimeLibrary)
+    let api = runtime.api
+    tokenizer = try MoonshineTokenizer(contentsOf: files.tokenizer)
+
+    let options: OpaquePointer
+    do {
+      options = try api.make("CreateSessionOptions") { api.createSessionOptions($0) }
+    } catch {
+      throw .decoderFailure("ONNX Runtime could not create session options: \(error.message)")
+    }
+    defer { api.releaseSessionOptions(options) }
+    do {
+      try api.check(api.setIntraOpNumThreads(options, Int32(max(1, configuration.threadsPerRun))))
+      try api.check(api.setInterOpNumThreads(options, 1))
+      try api.check(api.setSessionExecutionMode(options, ONNXRuntimeAPI.sequential))
+      try api.check(
+        api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
+      // Spinning worker threads only burn a shared machine's cores.
+      try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
+      // Without the arena, memory a run used goes back to the allocator when the run ends, so
+      // several streams do not each keep their peak.
+      try api.check(api.disableCpuMemArena(options))
+    } catch {
+      throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")
+    }
+
+    func load(_ file: URL) throws(RecognitionFailure) -> ONNXRuntimeSession {
+      do {
+        return try ONNXRuntimeSession(library: runtime, file: file, options: options)
+      } catch {
+        throw .modelCorrupt(
+          "ONNX Runtime could not load \(file.path): \(error.message)")
+      }
+    }
+    encoder = try load(files.encoder)
+    decoder = try load(files.decoder)
+    guard encoder.inputNames.count == 1, !encoder.outputNames.isEmpty else {
+      throw .modelCorrupt(
+        "\(files.encoder.path) is not Moonshine's encoder: it has inputs "
+          + "\(encoder.inputNames) and outputs \(encoder.outputNames)")
+    }
+    do {
+      layout = try DecoderLayout(decoder)
+    } catch {
+      throw .modelCorrupt("\(files.decoder.path) is not Moonshine's merged decoder: \(error)")
+    }
+    modelDirectory = configuration.modelDirectory
+    encoderFile = files.encoder
+    decoderFile = files.decoder
+    self.runtime = runtime
+  }
+
+  /// Where each of the merged decoder's inputs comes from, read from the session's names.
+  private struct DecoderLayout {
+    enum Input {
+      case tokens
+      case encoderOutput
+      case useCache
+      /// A `past_key_values.*` input fed from output `present` (same name after the prefix).
+      case past(present: Int, isEncoder: Bool)
+    }
+    var inputs: [Input]
+    var logits: Int
+    /// Output indices of the decoder's own (self-attention) keys and values.
+    var decoderPresents: [Int]
+    /// The shape of an empty past: [1, heads, 0, head size].
+    var emptyPastShape: [Int64]
+
+    init(_ session: ONNXRuntimeSession) throws(ProblemDescription) {
+      let outputs = session.outputNames
+      guard let logits = outputs.firstIndex(of: "logits") else {
+        throw ProblemDescription("it has no output `logits` (outputs: \(outputs))")
+      }
+      self.logits = logits
+      inputs = []
+      decoderPresents = []
+      var pastShape: [Int64]?
+      for (index, name) in session.inputNames.enumerated() {
+        switch name {
+        case "input_ids": inputs.append(.tokens)
+        case "encoder_hidden_states": inputs.append(.encoderOutput)
+        case "use_cache_branch": inputs.append(.useCache)
+        case _ where name.hasPrefix("past_key_values."):
+          let present = "present." + name.dropFirst("past_key_values.".count)
+          guard let output = outputs.firstIndex(of: present) else {
+            throw ProblemDescription("input `\(name)` has no output `\(present)`")
+          }
+          let isEncoder = name.contains(".encoder.")
+          inputs.append(.past(present: output, isEncoder: isEncoder))
+          if !isEncoder { decoderPresents.append(output) }
+          if pastShape == nil {
+            pastShape = try? session.inputDimensions(index)
+          }
+        default:
+          throw ProblemDescription("it has an unexpected input `\(name)`")
+        }
+      }
+      for required in ["input_ids", "encoder_hidden_states", "use_cache_branch"]
+      where !session.inputNames.contains(required) {
+        throw ProblemDescription("it has no input `\(required)`")
+      }
+      guard let pastShape, pastShape.count == 4, pastShape[1] > 0, pastShape[3] > 0,
+        !decoderPresents.isEmpty
+      else {
+        throw ProblemDescription("its past key/value inputs are not [batch, heads, length, size]")
+      }
+      emptyPastShape = [1, pastShape[1], 0, pastShape[3]]
+    }
+  }
+
+  // MARK: Transcribing
+
+  /// The most tokens a transcription of `count` samples may have, so that audio cut off
+  /// mid-word cannot make the decoder loop for long ("Mr. John, Mr. John, …").
+  public static func maximumTokens(forSamples count: Int) -> Int {
+    Int(Double(count) / Double(sampleRate) * maximumTokensPerSecond) + extraTokens
+  }
+
+  /// Transcribes 16 kHz mono samples in [-1, 1] greedily.
+  ///
+  /// - Parameters:
+  ///   - samples: the audio; shorter than ``minimumSamples`` gives an empty transcript.
+  ///   - prefix: token ids believed to start the text (the previous partial result's
+  ///     ``MoonshineTranscript/reusableTokens`` for a longer piece of the same audio). They go
+  ///     through the decoder in one pass; the tokens the model still predicts are kept, the rest
+  ///     dropped, and decoding continues from there, so the result is what decoding from scratch
+  ///     would give, sooner.
+  /// - Throws: `RecognitionFailure.decoderFailure` with ONNX Runtime's message when a run fails.
+  public func transcribe(
+    _ samples: UnsafeBufferPointer<Float>, prefix: [Int32] = []
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
+    guard samples.count >= Self.minimumSamples, let base = samples.baseAddress else {
+      return MoonshineTranscript()
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let hidden: OpaquePointer
+    do {
+      hidden = try encode(UnsafeMutableRawPointer(mutating: base), count: samples.count)
+    } catch {
+      throw .decoderFailure("ONNX Runtime failed to run Moonshine's encoder: \(error.message)")
+    }
+    defer { runtime.api.releaseValue(hidden) }
+    let encoded = clock.now
+    var transcript: MoonshineTranscript
+    do {
+      var decoding = Decoding(model: self, hidden: hidden)
+      defer { decoding.release() }
+      let limit = Self.maximumTokens(forSamples: samples.count)
+      transcript = try decoding.run(prefix: Array(prefix.prefix(limit)), limit: limit)
+    } catch {
+      throw .decoderFailure("ONNX Runtime failed to run Moonshine's decoder: \(error.message)")
+    }
+    transcript.encoderSeconds = (encoded - start).seconds
+    transcript.decoderSeconds = (clock.now - encoded).seconds
+    return transcript
+  }
+
+  /// Runs the encoder over the samples (not copied: the tensor is made over them).
+  func encode(
+    _ samples: UnsafeMutableRawPointer, count: Int
+  ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
+    let api = runtime.api
+    let shape: [Int64] = [1, Int64(count)]
+    let input = try api.make("CreateTensorWithDataAsOrtValue") {
+      api.createTensorWithDataAsOrtValue(
+        runtime.cpuMemory.pointer, samples, count * MemoryLayout<Float>.stride, shape, 2,
+        ONNXRuntimeAPI.ElementType.float.rawValue, $0)
+    }
+    defer { api.releaseValue(input) }
+    return try encoder.run([input], outputs: [0])[0]
+  }
+
+  /// One transcription's decoder state: the values it owns, released by ``release()``.
+  private struct Decoding {
+    let model: MoonshineModel
+    let api: ONNXRuntimeAPI
+    let hidden: OpaquePointer
+    /// The current past keys/values, by decoder input index (nil for other inputs).
+    var pasts: [OpaquePointer?]
+    /// Values (and the buffers under them) to release at the end.
+    var owned: [OpaquePointer] = []
+    var buffers: [UnsafeMutableRawPointer] = []
+    /// `use_cache_branch` false and true, over `flags`.
+    var useCache: [OpaquePointer] = []
+    let flags: UnsafeMutablePointer<Bool>
+    var steps = 0
+
+    init(model: MoonshineModel, hidden: OpaquePointer) {
+      self.model = model
+      self.api = model.runtime.api
+      self.hidden = hidden
+      self.pasts = Array(repeating: nil, count: model.layout.inputs.count)
+      self.flags = .allocate(capacity: 2)
+      flags.initialize(repeating: false, count: 2)
+      flags[1] = true
+    }
+
+    mutating func release() {
+      for case let value? in pasts where !owned.contains(value) { api.releaseValue(value) }
+      for value in owned + useCache { api.releaseValue(value) }
+      for buffer in buffers { buffer.deallocate() }
+      flags.deallocate()
+      pasts = []
+      owned = []
+      useCache = []
+      buffers = []
+    }
+
+    private func tensor(
+      _ data: UnsafeMutableRawPointer, bytes: Int, shape: [Int64], type: ONNXRuntimeAPI.ElementType
+    ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
+      try api.make("CreateTensorWithDataAsOrtValue") {
+        api.createTensorWithDataAsOrtValue(
+          model.runtime.cpuMemory.pointer, data, bytes, shape, shape.count, type.rawValue, $0)
+      }
+    }
+
+    /// Runs one decoder step over `ids` and returns the logits (released by the caller).
+    private mutating func step(
+      _ ids: [Int32], first: Bool
+    ) throws(ONNXRuntimeAPI.Failure) -> (logits: OpaquePointer, presents: [Int: OpaquePointer]) {
+      steps += 1
+      let layout = model.layout
+      let idBuffer = UnsafeMutablePointer<Int64>.allocate(capacity: ids.count)
+      defer { idBuffer.deallocate() }
+      for (index, id) in ids.enumerated() { idBuffer[index] = Int64(id) }
+      let idTensor = try tensor(
+        idBuffer, bytes: ids.count * 8, shape: [1, Int64(ids.count)], type: .int64)
+      defer { api.releaseValue(idTensor) }
+      var inputs: [OpaquePointer?] = []
+      for (index, input) in layout.inputs.enumerated() {
+        switch input {
+        case .tokens: inputs.append(idTensor)
+        case .encoderOutput: inputs.append(hidden)
+        case .useCache: inputs.append(useCache[first ? 0 : 1])
+        case .past: inputs.append(pasts[index])
+        }
+      }
+      // The first step makes the encoder's keys/values too; later steps keep those.
+      var wanted = [layout.logits]
+      for input in layout.inputs {
+        if case let .past(present, isEncoder) = input, first || !isEncoder {
+          wanted.append(present)
+        }
+      }
+      let values = try model.decoder.run(inputs, outputs: wanted)
+      var presents: [Int: OpaquePointer] = [:]
+      for (output, value) in zip(wanted.dropFirst(), values.dropFirst()) {
+        presents[output] = value
+      }
+      return (values[0], presents)
+    }
+
+    /// Replaces the past keys/values with a step's presents; the decoder's own are cut to the
+    /// first `length` positions when `length` is given (dropping a rejected prefix's tail).
+    private mutating func keep(
+      _ presents: [Int: OpaquePointer], length: Int64?
+    ) throws(ONNXRuntimeAPI.Failure) {
+      for (index, input) in model.layout.inputs.enumerated() {
+        guard case let .past(present, isEncoder) = input, let value = presents[present] else {
+          continue
+        }
+        var kept = value
+        if !isEncoder, let length {
+          kept = try truncated(value, to: length)
+          api.releaseValue(value)
+        }
+        if let old = pasts[index], !owned.contains(old) { api.releaseValue(old) }
+        pasts[index] = kept
+        if isEncoder { owned.append(kept) }
+      }
+    }
+
+    /// A copy of a [1, heads, n, size] tensor with only the first `length` positions.
+    private mutating func truncated(
+      _ value: OpaquePointer, to length: Int64
+    ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
+      let shape = try api.shape(of: value)
+      let heads = Int(shape[1])
+      let positions = Int(shape[2])
+      let size = Int(shape[3])
+      let source = try api.data(of: value).assumingMemoryBound(to: Float.self)
+      let count = heads * Int(length) * size
+      let buffer = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
+      buffers.append(UnsafeMutableRawPointer(buffer))
+      for head in 0..<heads {
+        (buffer + head * Int(length) * size).update(
+          from: source + head * positions * size, count: Int(length) * size)
+      }
+      return try tensor(
+        buffer, bytes: count * 4, shape: [1, shape[1], length, shape[3]], type: .float)
+    }
+
+    /// Decodes: the prefix in one pass, then greedily one token per step.
+    mutating func run(
+      prefix: [Int32], limit: Int
+    ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
+      let layout = model.layout
+      // use_cache_branch false / true, and one empty past for every past input.
+      for index in 0..<2 {
+        useCache.append(try tensor(flags + index, bytes: 1, shape: [1], type: .bool))
+      }
+      let empty = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 4)
+      buffers.append(empty)
+      let emptyPast = try tensor(empty, bytes: 0, shape: layout.emptyPastShape, type: .float)
+      owned.append(emptyPast)
+      for (index, input) in layout.inputs.enumerated() {
+        if case .past = input { pasts[index] = emptyPast }
+      }
+
+      var tokens: [Int32] = []
+      var probabilities: [Float] = []
+      var ending = MoonshineTranscript.Ending.tokenLimit
+      // The first step: <s> and the prefix.
+      let ids = [MoonshineTokenizer.beginningOfText] + prefix
+      let (logits, presents) = try step(ids, first: true)
+      defer { api.releaseValue(logits) }
+      let (rows, vocabulary) = try logitsShape(logits)
+      guard rows == ids.count else {
+        throw ONNXRuntimeAPI.Failure(
+          code: ONNXRuntimeAPI.errorFail, message: "logits have \(rows) rows for \(ids.count) ids")
+      }
+      let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
+      var next = Self.choose(scores, count: vocabulary)
+      var row = 0
+      // Keep the prefix's tokens while the model predicts them.
+      while row + 1 < ids.count, next.token == ids[row + 1], tokens.count < limit {
+        tokens.append(next.token)
+        probabilities.append(next.probability)
+        row += 1
+        next = Self.choose(scores + row * vocabulary, count: vocabulary)
+      }
+      let keptPrefix = tokens.count
+      try keep(presents, length: row + 1 < ids.count ? Int64(row + 1) : nil)
+
+      while tokens.count < limit {
+        if next.token == MoonshineTokenizer.endOfText {
+          ending = .endOfText
+          break
+        }
+        tokens.append(next.token)
+        probabilities.append(next.probability)
+        if MoonshineModel.loopStart(in: tokens) < tokens.count {
+          ending = .repetition
+          break
+        }
+        guard tokens.count < limit else { break }
+        let (logits, presents) = try step([next.token], first: false)
+        defer { api.releaseValue(logits) }
+        try keep(presents, length: nil)
+        let (_, vocabulary) = try logitsShape(logits)
+        next = Self.choose(
+          try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary)
+      }
+
+      let words = model.tokenizer.words(of: tokens).map { word in
+        MoonshineTranscript.Word(
+          text: word.text,
+          confidence: word.tokens.reduce(Float(1)) { $0 * probabilities[$1] },
+          tokens: word.tokens)
+      }
+      return MoonshineTranscript(
+        tokens: tokens, probabilities: probabilities,
+        text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
+        keptPrefixCount: keptPrefix, decoderSteps: steps)
+    }
+
+    private func logitsShape(
+      _ logits: OpaquePointer
+    ) throws(ONNXRuntimeAPI.Failure) -> (rows: Int, vocabulary: Int) {
+      let shape = try api.shape(of: logits)
+      guard shape.count == 3, shape[2] > 0 else {
+        throw ONNXRuntimeAPI.Failure(
+          code: ONNXRuntimeAPI.errorFail, message: "logits have the shape \(shape)")
+      }
+      return (Int(shape[1]), Int(shape[2]))
+    }
+
+    /// The most likely token of a row of logits and its probability (softmax).
+    static func choose(
+      _ row: UnsafePointer<Float>, count: Int
+    ) -> (token: Int32, probability: Float) {
+      var best = 0
+      var top = row[0]
+      for index in 1..<count where row[index] > top {
+        best = index
+        top = row[index]
+      }
+      var sum: Float = 0
+      for index in 0..<count { sum += expf(row[index] - top) }
+      return (Int32(best), 1 / sum)
+    }
+  }
+
+  /// Where a loop at the end of `tokens` starts: the index after the first copy of an n-gram
+  /// that ends the tokens repeated 3 times or more in a row (8 times for a single token, 4 for a
+  /// pair, since "no, no, no" is speech), or `tokens.count` when there is none.
+  static func loopStart(in tokens: [Int32]) -> Int {
+    for length in 1...12 {
+      let repeats = max(3, (8 + length - 1) / length)
+      guard tokens.count >= length * repeats else { continue }
+      let end = tokens.count
+      let last = tokens[(end - length)..<end]
+      var matched = 1
+      while matched < repeats {
+        let start = end - length * (matched + 1)
+        guard tokens[start..<(start + length)].elementsEqual(last) else { break }
+        matched += 1
+      }
+      if matched == repeats {
+        // Extend back over further copies, then keep the first one.
+        var start = end - length * repeats
+        while start >= length, tokens[(start - length)..<start].elementsEqual(last) {
+          start -= length
+        }
+        return start + length
+      }
+    }
+    return tokens.count
+  }
+}
+
+extension Duration {
+  /// The duration in seconds.
+  var seconds: TimeInterval {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) * 1e-18
+  }
+}

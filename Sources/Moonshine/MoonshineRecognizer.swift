@@ -1,0 +1,325 @@
+import Foundation
+import Recognition
+
+/// A Moonshine speech recognizer: fed 16 kHz mono samples, it finds utterances by their energy
+/// and transcribes each with the process's shared ``MoonshineModel``.
+///
+/// Moonshine transcribes a whole piece of audio at a time, so the recognizer cuts the stream
+/// itself, with a ``SpeechActivityDetector`` over 10 ms frames: an utterance starts at the first
+/// speech frame (with 0.2 s of the audio before it) and ends after
+/// ``MoonshineConfiguration/endOfUtteranceSilence`` of quiet or at
+/// ``MoonshineConfiguration/maximumUtteranceDuration``. Utterances with less than 80 ms of speech
+/// are dropped unheard (the model invents words for noise and silence).
+///
+/// While an utterance goes on, partial results come from transcribing it again, with the previous
+/// partial's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). The next partial
+/// waits for at least 0.3 s of new audio and twice the time the last transcription took, so
+/// several streams on a busy machine report less often instead of falling behind. When a pause
+/// starts, the utterance is transcribed once early, so its final words are ready when the pause
+/// is long enough to end it.
+///
+/// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
+/// times are estimates that share the utterance's speech among its words by length, and they
+/// have no alternatives.
+///
+/// A recognizer is not thread-safe: one thread feeds it. Any number of recognizers, on any
+/// threads, share one model.
+///
+/// ```swift
+/// let recognizer = try MoonshineRecognizer(configuration: MoonshineConfiguration())
+/// for event in try samples.withUnsafeBufferPointer({ try recognizer.process($0) }) {
+///   if case .utterance(let words) = event { print(words.map(\.text).joined(separator: " ")) }
+/// }
+/// if let words = try recognizer.finish() { print(words.map(\.text)) }
+/// ```
+public final class MoonshineRecognizer: SpeechRecognizer {
+  /// The configuration the recognizer was made with.
+  public let configuration: MoonshineConfiguration
+  /// The shared model it transcribes with.
+  public let model: MoonshineModel
+
+  /// Audio kept from before an utterance's first speech frame: 0.2 s.
+  static let leadingSamples = RecognitionAudio.sampleRate / 5
+  /// Audio transcribed after an utterance's last speech frame: 0.2 s.
+  static let trailingSamples = RecognitionAudio.sampleRate / 5
+  /// The least speech (in 10 ms frames) an utterance needs to be transcribed: 80 ms.
+  static let minimumSpeechFrames = 8
+  /// The least new audio between partial results: 0.3 s.
+  static let partialInterval = 0.3
+
+  private let frameLength = SpeechActivityDetector.frameLength
+  private var detector = SpeechActivityDetector()
+  /// Samples since the last reset, analysed or not.
+  private var position = 0
+  /// Samples of an incomplete frame, waiting for the rest.
+  private var pendingFrame: [Int16] = []
+  /// The last ``leadingSamples`` of audio while no utterance is in progress.
+  private var leading: [Float] = []
+  private var utterance: Utterance?
+  /// How long the last transcription took, in seconds: sets the pace of partial results.
+  private var lastDecodeSeconds: TimeInterval = 0
+  /// Whether partial results are left out (while ``decodeSegment(_:startingAt:)`` streams).
+  private var suppressesPartials = false
+
+  /// An utterance in progress.
+  private struct Utterance {
+    /// The stream index of `samples[0]`.
+    var start: Int
+    /// Its audio so far, in [-1, 1].
+    var samples: [Float]
+    /// Where (in `samples`) its first speech frame starts and its last speech frame ends.
+    var speechStart: Int
+    var speechEnd: Int
+    var speechFrames = 0
+    /// Quiet audio since the last speech frame, in samples.
+    var quietSamples = 0
+    /// The last transcription of (the beginning of) the utterance, and how many samples it heard.
+    var transcript: MoonshineTranscript?
+    var transcribedSamples = 0
+    /// The words of the last partial result reported.
+    var reportedWords: [String] = []
+
+    var isConfirmed: Bool { speechFrames >= MoonshineRecognizer.minimumSpeechFrames }
+
+    /// The audio a final transcription hears: up to 0.2 s after the last speech.
+    var finalLength: Int { min(samples.count, speechEnd + MoonshineRecognizer.trailingSamples) }
+  }
+
+  /// Creates a recognizer over the process's shared model for `configuration` (loading it the
+  /// first time).
+  ///
+  /// - Throws: what ``MoonshineModel/shared(_:)`` throws.
+  public init(configuration: MoonshineConfiguration) throws(RecognitionFailure) {
+    self.configuration = configuration
+    self.model = try MoonshineModel.shared(configuration)
+  }
+
+  // MARK: SpeechRecognizer
+
+  /// Decodes a chunk of samples.
+  ///
+  /// - Returns: partial results that changed and the final words of utterances that ended, in
+  ///   order; word times count from the last reset.
+  /// - Throws: `RecognitionFailure.decoderFailure` when ONNX Runtime fails.
+  public func process(
+    _ samples: UnsafeBufferPointer<Int16>
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    var events: [RecognitionEvent] = []
+    var index = samples.startIndex
+    if !pendingFrame.isEmpty {
+      let needed = min(frameLength - pendingFrame.count, samples.count)
+      pendingFrame += samples[index..<index + needed]
+      index += needed
+      guard pendingFrame.count == frameLength else { return [] }
+      let frame = pendingFrame
+      pendingFrame = []
+      try frame.withUnsafeBufferPointer { frame throws(RecognitionFailure) in
+        try analyze(frame[...], into: &events)
+      }
+    }
+    while index + frameLength <= samples.endIndex {
+      try analyze(samples[index..<index + frameLength], into: &events)
+      index += frameLength
+    }
+    pendingFrame += samples[index...]
+    return events
+  }
+
+  /// Ends the utterance in progress and returns its final words (`nil` when none was in
+  /// progress, empty when it had too little speech or the model heard no words).
+  public func finish() throws(RecognitionFailure) -> [RecognizedWord]? {
+    if !pendingFrame.isEmpty, utterance != nil {
+      utterance?.samples += pendingFrame.map { Float($0) / 32768 }
+    }
+    position += pendingFrame.count
+    pendingFrame = []
+    guard let utterance else { return nil }
+    self.utterance = nil
+    leading = []
+    return try finalWords(of: utterance)
+  }
+
+  /// Forgets everything: the utterance in progress, the background level; word times count from
+  /// the next sample.
+  public func reset() throws(RecognitionFailure) {
+    detector = SpeechActivityDetector()
+    position = 0
+    pendingFrame = []
+    leading = []
+    utterance = nil
+  }
+
+  /// Transcribes a piece of a longer input (a file cut at pauses) on its own, in one
+  /// transcription: nothing when no frame of it is clearly above the background (the model would
+  /// invent words for silence), else one `.utterance` with word times counted from the start of
+  /// the whole input. A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration`` is
+  /// streamed through ``process(_:)`` instead, without partial results.
+  public func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    try reset()
+    var detector = SpeechActivityDetector()
+    var firstSpeech: Int?
+    var lastSpeech = 0
+    var speechFrames = 0
+    for start in stride(from: 0, to: samples.count - frameLength + 1, by: frameLength) {
+      let energy = SpeechActivityDetector.energy(of: samples[start..<start + frameLength])
+      if detector.isSpeech(energy: energy) {
+        if firstSpeech == nil { firstSpeech = start }
+        lastSpeech = start + frameLength
+        speechFrames += 1
+      }
+    }
+    guard let firstSpeech, speechFrames >= Self.minimumSpeechFrames else { return [] }
+    let start = max(0, firstSpeech - Self.leadingSamples)
+    let end = min(samples.count, lastSpeech + Self.trailingSamples)
+    let rate = Double(RecognitionAudio.sampleRate)
+    guard Double(end - start) <= configuration.maximumUtteranceDuration * rate else {
+      return try streamSegment(samples, startingAt: offset)
+    }
+    let audio = samples[start..<end].map { Float($0) / 32768 }
+    let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
+      try model.transcribe(audio)
+    }
+    let words = transcript.recognizedWords(
+      from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate)
+    return words.isEmpty ? [] : [.utterance(words)]
+  }
+
+  /// Decodes a piece through the streaming path, without partial results.
+  private func streamSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    suppressesPartials = true
+    defer { suppressesPartials = false }
+    var events = try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
+      try process(samples)
+    }
+    if let words = try finish(), !words.isEmpty { events.append(.utterance(words)) }
+    try reset()
+    return events.map { $0.shifted(by: offset) }
+  }
+
+  // MARK: Endpointing
+
+  /// Takes one 10 ms frame: starts, extends or ends the utterance, and reports what changed.
+  private func analyze(
+    _ frame: Slice<UnsafeBufferPointer<Int16>>, into events: inout [RecognitionEvent]
+  ) throws(RecognitionFailure) {
+    let isSpeech = detector.isSpeech(energy: SpeechActivityDetector.energy(of: frame))
+    position += frame.count
+    let samples = frame.map { Float($0) / 32768 }
+    guard var current = utterance else {
+      leading += samples
+      if leading.count > Self.leadingSamples {
+        leading.removeFirst(leading.count - Self.leadingSamples)
+      }
+      if isSpeech {
+        let speechStart = leading.count - frame.count
+        utterance = Utterance(
+          start: position - leading.count, samples: leading, speechStart: speechStart,
+          speechEnd: leading.count, speechFrames: 1)
+        leading = []
+      }
+      return
+    }
+    current.samples += samples
+    if isSpeech {
+      current.speechFrames += 1
+      current.speechEnd = current.samples.count
+      current.quietSamples = 0
+    } else {
+      current.quietSamples += frame.count
+    }
+    utterance = current
+
+    let rate = Double(RecognitionAudio.sampleRate)
+    let quiet = Double(current.quietSamples) / rate
+    if quiet >= configuration.endOfUtteranceSilence
+      || Double(current.samples.count) >= configuration.maximumUtteranceDuration * rate
+    {
+      utterance = nil
+      leading = Array(current.samples.suffix(Self.leadingSamples))
+      let words = try finalWords(of: current)
+      if !words.isEmpty { events.append(.utterance(words)) }
+      return
+    }
+    guard current.isConfirmed else { return }
+    if current.quietSamples >= Self.trailingSamples,
+      current.transcribedSamples < current.finalLength,
+      quiet >= configuration.endOfUtteranceSilence - 1.2 * expectedDecodeSeconds(current)
+    {
+      // A pause: transcribe what the final result will hear, so it is ready when the pause is
+      // long enough (and report it as a partial result meanwhile).
+      try transcribe(&current, samples: current.finalLength)
+      if let event = partial(&current) { events.append(event) }
+      utterance = current
+    } else if isSpeech, configuration.reportsPartialResults, !suppressesPartials {
+      let newAudio = Double(current.samples.count - current.transcribedSamples) / rate
+      if newAudio >= max(Self.partialInterval, 2 * lastDecodeSeconds) {
+        try transcribe(&current, samples: current.samples.count)
+        if let event = partial(&current) { events.append(event) }
+        utterance = current
+      }
+    }
+  }
+
+  /// How long transcribing the utterance as it is will take, judging by the last transcription.
+  private func expectedDecodeSeconds(_ utterance: Utterance) -> TimeInterval {
+    guard utterance.transcribedSamples > 0 else {
+      // Nothing measured yet for this utterance: assume a real-time factor of 0.15.
+      return 0.15 * Double(utterance.samples.count) / Double(RecognitionAudio.sampleRate)
+    }
+    return lastDecodeSeconds * Double(utterance.finalLength)
+      / Double(utterance.transcribedSamples)
+  }
+
+  /// Transcribes the utterance's first `count` samples, reusing the last transcription's tokens.
+  private func transcribe(
+    _ utterance: inout Utterance, samples count: Int
+  ) throws(RecognitionFailure) {
+    let prefix = utterance.transcript?.reusableTokens ?? []
+    let started = ContinuousClock.now
+    let transcript = try utterance.samples.withUnsafeBufferPointer {
+      samples throws(RecognitionFailure) in
+      try model.transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix)
+    }
+    lastDecodeSeconds = (ContinuousClock.now - started).seconds
+    utterance.transcript = transcript
+    utterance.transcribedSamples = count
+  }
+
+  /// A partial result for the utterance's last transcription, when its words changed and partial
+  /// results are wanted.
+  private func partial(_ utterance: inout Utterance) -> RecognitionEvent? {
+    guard configuration.reportsPartialResults, !suppressesPartials,
+      let transcript = utterance.transcript
+    else { return nil }
+    let texts = transcript.words.map(\.text)
+    guard texts != utterance.reportedWords, !texts.isEmpty else { return nil }
+    utterance.reportedWords = texts
+    let (start, end) = speechSpan(of: utterance)
+    return .partial(transcript.recognizedWords(from: start, to: end, includesConfidence: false))
+  }
+
+  /// The final words of an utterance that ended: its transcription up to 0.2 s after the last
+  /// speech (made early in the pause when possible); empty when it had too little speech.
+  private func finalWords(of utterance: Utterance) throws(RecognitionFailure) -> [RecognizedWord] {
+    guard utterance.isConfirmed else { return [] }
+    var utterance = utterance
+    if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
+      try transcribe(&utterance, samples: utterance.finalLength)
+    }
+    let (start, end) = speechSpan(of: utterance)
+    return utterance.transcript?.recognizedWords(from: start, to: end) ?? []
+  }
+
+  /// When the utterance's speech starts and ends, in seconds from the last reset.
+  private func speechSpan(of utterance: Utterance) -> (TimeInterval, TimeInterval) {
+    let rate = Double(RecognitionAudio.sampleRate)
+    return (
+      Double(utterance.start + utterance.speechStart) / rate,
+      Double(utterance.start + utterance.speechEnd) / rate
+    )
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Recognition
+
+/// Moonshine's vocabulary, read from `tokenizer.bin`: token ids to the bytes they stand for.
+///
+/// The file holds one byte string per token id, in id order, each prefixed by its length: one
+/// byte for lengths below 128; otherwise the first byte holds the low 7 bits with its top bit set
+/// and a second byte the rest (`length = (b0 & 0x7F) | b1 << 7`). Ids 0–2 are `<unk>`, `<s>` and
+/// `</s>`; ids 3–258 are byte-fallback tokens holding one raw byte each; `▁` (U+2581) marks a
+/// space.
+struct MoonshineTokenizer: Sendable {
+  /// Each token's bytes, with `▁` already replaced by a space.
+  let pieces: [[UInt8]]
+
+  /// Ids below this are special tokens and stand for no text.
+  static let firstTextToken: Int32 = 3
+  /// The id of `<s>`, which starts the decoder's input.
+  static let beginningOfText: Int32 = 1
+  /// The id of `</s>`, which the decoder produces at the end.
+  static let endOfText: Int32 = 2
+
+  /// Reads a tokenizer file.
+  ///
+  /// - Throws: `RecognitionFailure.modelCorrupt` naming the file when it cannot be read, a length
+  ///   runs past its end, or it has too few tokens to be Moonshine's.
+  init(contentsOf url: URL) throws(RecognitionFailure) {
+    guard let data = try? Data(contentsOf: url) else {
+      throw .modelCorrupt("\(url.path) cannot be read")
+    }
+    do {
+      pieces = try Self.parse([UInt8](data))
+    } catch {
+      throw .modelCorrupt("\(url.path) is not a Moonshine tokenizer: \(error.description)")
+    }
+  }
+
+  /// Parses the file's bytes; throws what is wrong with them.
+  static func parse(_ bytes: [UInt8]) throws(ProblemDescription) -> [[UInt8]] {
+    var pieces: [[UInt8]] = []
+    var position = 0
+    while position < bytes.count {
+      var length = Int(bytes[position])
+      position += 1
+      if length >= 128 {
+        guard position < bytes.count else {
+          throw ProblemDescription("it ends inside token \(pieces.count)'s length")
+        }
+        length = (length & 0x7F) | Int(bytes[position]) << 7
+        position += 1
+      }
+      guard position + length <= bytes.count else {
+        throw ProblemDescription("token \(pieces.count) runs past the end of the file")
+      }
+      pieces.append(spaced(bytes[position..<position + length]))
+      position += length
+    }
+    // 3 special tokens, 256 byte tokens, then the vocabulary proper.
+    guard pieces.count > 259 else {
+      throw ProblemDescription("it has \(pieces.count) tokens")
+    }
+    guard pieces[1] == Array("<s>".utf8), pieces[2] == Array("</s>".utf8) else {
+      throw ProblemDescription("tokens 1 and 2 are not <s> and </s>")
+    }
+    return pieces
+  }
+
+  /// A token's bytes with each `▁` (E2 96 81) replaced by a space.
+  private static func spaced(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    var index = bytes.startIndex
+    while index < bytes.endIndex {
+      if bytes[index] == 0xE2, index + 2 < bytes.endIndex, bytes[index + 1] == 0x96,
+        bytes[index + 2] == 0x81
+      {
+        result.append(0x20)
+        index += 3
+      } else {
+        result.append(bytes[index])
+        index += 1
+      }
+    }
+    return result
+  }
+
+  /// The bytes token `id` stands for: none for special tokens and ids past the vocabulary (the
+  /// model's logits are padded to 32768).
+  func bytes(of id: Int32) -> [UInt8] {
+    guard id >= Self.firstTextToken, Int(id) < pieces.count else { return [] }
+    return pieces[Int(id)]
+  }
+
+  /// Splits tokens into words at spaces; each word lists the indices (into `tokens`) of the tokens
+  /// that wrote it. A token that writes a space and letters belongs to the word of its letters.
+  func words(of tokens: [Int32]) -> [(text: String, tokens: [Int])] {
+    var words: [(text: String, tokens: [Int])] = []
+    var bytes: [UInt8] = []
+    var owners: [Int] = []
+    func endWord() {
+      guard !bytes.isEmpty else { return }
+      var seen = Set<Int>()
+      let wordTokens = owners.filter { seen.insert($0).inserted }
+      words.append((String(decoding: bytes, as: UTF8.self), wordTokens))
+      bytes = []
+      owners = []
+    }
+    for (index, token) in tokens.enumerated() {
+      for byte in self.bytes(of: token) {
+        if byte == 0x20 {
+          endWord()
+        } else {
+          bytes.append(byte)
+          owners.append(index)
+        }
+      }
+    }
+    endWord()
+    return words
+  }
+}

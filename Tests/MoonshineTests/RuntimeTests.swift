@@ -1,0 +1,143 @@
+import Foundation
+import Recognition
+import Testing
+
+@testable import Moonshine
+
+@Suite struct RuntimeTests {
+  @Test func continuousIntegrationHasTheModel() {
+    // On CI the model tests must run, not be skipped.
+    guard ProcessInfo.processInfo.environment["CI"] != nil else { return }
+    #expect(
+      isModelInstalled,
+      "CI must install ONNX Runtime and the Moonshine model: ./scripts/install-dependencies.sh")
+  }
+
+  @Test(.enabled(if: isModelInstalled, modelRequirement))
+  func statusFunctionsRoundTripAMessage() throws {
+    let library = try MoonshineRuntime.load(nil)
+    let api = library.api
+    // CreateStatus (0), GetErrorCode (1), GetErrorMessage (2), ReleaseStatus (93).
+    let status = try #require(api.createStatus(2, "a message from the test"))
+    #expect(api.getErrorCode(status) == 2)
+    #expect(api.message(of: status) == "a message from the test")
+    api.releaseStatus(status)
+    #expect(throws: ONNXRuntimeAPI.Failure.self) {
+      try api.check(api.createStatus(ONNXRuntimeAPI.errorFail, "fails"))
+    }
+  }
+
+  @Test(.enabled(if: isModelInstalled, modelRequirement))
+  func versionMatchesTheLibrary() throws {
+    let library = try MoonshineRuntime.load(nil)
+    let parts = library.version.split(separator: ".").compactMap { Int($0) }
+    #expect(parts.count == 3)
+    #expect(parts.first == 1 && parts[1] >= 17)
+    let file = try #require(library.path.split(separator: "/").last)
+    if file.hasPrefix("libonnxruntime.so.1.") {
+      #expect(file == "libonnxruntime.so.\(library.version)")
+    }
+    // Loaded once per process.
+    #expect(try MoonshineRuntime.load(nil) === library)
+  }
+
+  @Test(.enabled(if: isModelInstalled, modelRequirement))
+  func sessionsReadTheirNamesAndShapes() throws {
+    let model = try MoonshineModel.shared(installedConfiguration)
+    #expect(model.encoder.inputNames == ["input_values"])
+    #expect(model.encoder.outputNames.first == "last_hidden_state")
+    // SessionGetInputTypeInfo, CastTypeInfoToTensorInfo, GetDimensions.
+    #expect(try model.encoder.inputDimensions(0) == [-1, -1])
+    #expect(try model.encoder.inputElementType(0) == ONNXRuntimeAPI.ElementType.float.rawValue)
+    let names = model.decoder.inputNames
+    #expect(names.contains("input_ids"))
+    #expect(names.contains("use_cache_branch"))
+    #expect(names.filter { $0.hasPrefix("past_key_values.") }.count == 32)
+    let past = try #require(names.firstIndex(of: "past_key_values.0.decoder.key"))
+    let dimensions = try model.decoder.inputDimensions(past)
+    #expect(dimensions.count == 4 && dimensions[1] == 8 && dimensions[3] == 52)
+    // CreateTensorWithDataAsOrtValue, Run, GetTensorTypeAndShape on a real run.
+    let samples = [Float](repeating: 0, count: 16_000)
+    let hidden = try samples.withUnsafeBufferPointer {
+      try model.encode(UnsafeMutableRawPointer(mutating: $0.baseAddress!), count: $0.count)
+    }
+    defer { model.runtime.api.releaseValue(hidden) }
+    let shape = try model.runtime.api.shape(of: hidden)
+    #expect(shape.count == 3 && shape[0] == 1 && shape[2] == 416)
+    #expect((38...46).contains(shape[1]))  // about samples / 384
+  }
+
+  @Test func aMissingLibraryIsReported() {
+    let path = "/nonexistent/libonnxruntime.so.1"
+    #expect {
+      try MoonshineRuntime.load(URL(fileURLWithPath: path))
+    } throws: { error in
+      guard case let .runtimeUnavailable(engine, reason) = error as? RecognitionFailure else {
+        return false
+      }
+      return engine == "Moonshine" && reason.contains(path) && reason.contains("does not exist")
+        && reason.contains("pip install onnxruntime")
+        && reason.contains("./scripts/install-dependencies.sh")
+    }
+  }
+
+  @Test func theEnvironmentVariableNamesTheLibrary() {
+    let path = "/nonexistent/from-the-environment/libonnxruntime.so.1"
+    #expect {
+      try MoonshineRuntime.load(nil, environment: ["TRANSCRIBE_ONNXRUNTIME": path])
+    } throws: { error in
+      guard case let .runtimeUnavailable(_, reason) = error as? RecognitionFailure else {
+        return false
+      }
+      return reason.contains(path)
+    }
+  }
+
+  @Test func aLibraryThatIsNotONNXRuntimeIsReported() throws {
+    let zlib = "/lib/x86_64-linux-gnu/libz.so.1"
+    try #require(FileManager.default.fileExists(atPath: zlib))
+    #expect {
+      try MoonshineRuntime.load(URL(fileURLWithPath: zlib))
+    } throws: { error in
+      guard case let .runtimeUnavailable(_, reason) = error as? RecognitionFailure else {
+        return false
+      }
+      return reason.contains("is not ONNX Runtime") && reason.contains("OrtGetApiBase")
+    }
+  }
+
+  @Test(.enabled(if: isModelInstalled, modelRequirement))
+  func aRecognizerReportsAMissingRuntime() {
+    var configuration = installedConfiguration
+    configuration.runtimeLibrary = URL(fileURLWithPath: "/lib/x86_64-linux-gnu/libz.so.1")
+    #expect {
+      try MoonshineRecognizer(configuration: configuration)
+    } throws: { error in
+      guard case .runtimeUnavailable = error as? RecognitionFailure else { return false }
+      return true
+    }
+  }
+
+  @Test func theSearchLooksWhereTheInstallScriptAndPipPutTheLibrary() throws {
+    let home = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    let capi = home.appendingPathComponent(
+      ".local/lib/python3.11/site-packages/onnxruntime/capi")
+    try FileManager.default.createDirectory(at: capi, withIntermediateDirectories: true)
+    for name in ["libonnxruntime.so.1.9.0", "libonnxruntime.so.1.17.1", "other.so"] {
+      _ = FileManager.default.createFile(
+        atPath: capi.appendingPathComponent(name).path, contents: nil)
+    }
+    let paths = MoonshineRuntime.searchPaths(environment: [
+      "HOME": home.path, "PYENV_ROOT": home.appendingPathComponent("none").path,
+    ])
+    #expect(
+      Array(paths.prefix(5)) == [
+        home.appendingPathComponent(".local/lib/transcribe/libonnxruntime.so.1").path,
+        "/usr/local/lib/transcribe/libonnxruntime.so.1",
+        "libonnxruntime.so.1",
+        capi.appendingPathComponent("libonnxruntime.so.1.17.1").path,
+        capi.appendingPathComponent("libonnxruntime.so.1.9.0").path,
+      ])
+  }
+}
