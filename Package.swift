@@ -229,6 +229,7 @@ let package = Package(
         "AudioInput",
         "Recognition",
         "PocketSphinx",
+        "Moonshine",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),

@@ -12,6 +12,8 @@ struct MoonshineTokenizer: Sendable {
   /// Each token's bytes, with `▁` already replaced by a space.
   let pieces: [[UInt8]]
 
+  /// How many tokens Moonshine's English vocabulary has.
+  static let vocabularySize = 32_000
   /// Ids below this are special tokens and stand for no text.
   static let firstTextToken: Int32 = 3
   /// The id of `<s>`, which starts the decoder's input.
@@ -31,6 +33,12 @@ struct MoonshineTokenizer: Sendable {
       pieces = try Self.parse([UInt8](data))
     } catch {
       throw .modelCorrupt("\(url.path) is not a Moonshine tokenizer: \(error.description)")
+    }
+    // A file cut short can still end on a token's boundary: only the count tells.
+    guard pieces.count == Self.vocabularySize else {
+      throw .modelCorrupt(
+        "\(url.path) is not a Moonshine tokenizer: it has \(pieces.count) tokens, not "
+          + "\(Self.vocabularySize) (cut short, or another model's)")
     }
   }
 

@@ -48,6 +48,9 @@ public struct LiveSpeechConfiguration: Sendable {
   /// speech; a host that shows only finished utterances (output into a pipe) turns them off.
   /// Capture sources are not affected.
   public var reportsPartialWordsOfFiles = true
+  /// The ONNX Runtime library Moonshine loads; `nil` searches for it (`$TRANSCRIBE_ONNXRUNTIME`,
+  /// then where `scripts/install-dependencies.sh` links it, then the system's and pip's).
+  public var onnxRuntimeLibrary: URL?
   /// The engine for requests that leave the choice to the client
   /// (`SpeechRecognitionRequest.Engine.automatic`).
   public var defaultEngine: SpeechRecognitionRequest.EngineName = .pocketsphinx

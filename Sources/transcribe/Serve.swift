@@ -20,6 +20,10 @@ struct Serve: AsyncParsableCommand {
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
       reply per message ({"partial": ...} or {"result": [...], "text": ...}).
 
+      ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
+      upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
+      lists them, and a stream's phrase_list runs on pocketsphinx.
+
       SIGTERM or Ctrl-C stops accepting streams, lets running ones deliver their last words \
       (close 1001), and exits 0.
       """
@@ -52,14 +56,11 @@ struct Serve: AsyncParsableCommand {
       valueName: "seconds"))
   var maxSessionSeconds: Double = 3600
 
-  @Option(
-    help: ArgumentHelp(
-      """
-      The default engine: moonshine or pocketsphinx (default: $TRANSCRIBE_ENGINE, else Moonshine \
-      when installed). Uploads pick another with the model field; phrase lists use pocketsphinx.
-      """,
-      valueName: "engine"))
-  var engine: SpeechRecognitionRequest.EngineName?
+  /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
+  /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
+  @OptionGroup var engineOption: EngineOption
+
+  var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
   @OptionGroup var previewOption: PreviewOption

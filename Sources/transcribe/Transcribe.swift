@@ -101,14 +101,10 @@ struct Transcribe: AsyncParsableCommand {
   @Flag(help: "List the capture sources (name and description) and exit.")
   var listDevices = false
 
-  @Option(
-    help: ArgumentHelp(
-      """
-      The recognition engine: moonshine (accurate, punctuated) or pocketsphinx (light; grammars \
-      and key phrases). Default: $TRANSCRIBE_ENGINE, else Moonshine when it is installed.
-      """,
-      valueName: "engine"))
-  var engine: SpeechRecognitionRequest.EngineName?
+  /// `--engine`, in a group `transcribe serve` shares (see ``EngineOption``).
+  @OptionGroup var engineOption: EngineOption
+
+  var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   @Option(
     help: ArgumentHelp(

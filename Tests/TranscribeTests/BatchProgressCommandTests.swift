@@ -22,6 +22,7 @@ extension CommandTests {
       ]
       var environment = ProcessInfo.processInfo.environment
       environment["DEPENDENCIES_CONTEXT"] = "live"
+      environment["TRANSCRIBE_ENGINE"] = "pocketsphinx"
       process.environment = environment
       let output = Pipe()
       process.standardOutput = output

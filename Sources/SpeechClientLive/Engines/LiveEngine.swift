@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Foundation
+import Moonshine
 import PocketSphinx
 import Recognition
 import SpeechClient
@@ -9,11 +10,14 @@ import SpeechClient
 enum LiveEngine: Equatable, Sendable {
   /// pocketsphinx with these model files and search.
   case pocketsphinx(DecoderConfiguration)
+  /// Moonshine with this model and endpointing.
+  case moonshine(MoonshineConfiguration)
 
   /// The engine's name, for messages.
   var name: SpeechRecognitionRequest.EngineName {
     switch self {
     case .pocketsphinx: .pocketsphinx
+    case .moonshine: .moonshine
     }
   }
 
@@ -21,6 +25,14 @@ enum LiveEngine: Equatable, Sendable {
   func validate() throws(RecognitionFailure) {
     switch self {
     case let .pocketsphinx(configuration): try configuration.validate()
+    case let .moonshine(configuration):
+      do {
+        try configuration.validate()
+      } catch .modelMissing(let detail) {
+        // Moonshine's model is not a package of its own: without it the engine is not installed.
+        throw .runtimeUnavailable(engine: "Moonshine", reason: detail)
+      }
+      _ = try MoonshineRuntime.load(configuration.runtimeLibrary)
     }
   }
 
@@ -28,6 +40,7 @@ enum LiveEngine: Equatable, Sendable {
   func makeRecognizer() throws(RecognitionFailure) -> any SpeechRecognizer {
     switch self {
     case let .pocketsphinx(configuration): try Decoder(configuration: configuration)
+    case let .moonshine(configuration): try MoonshineRecognizer(configuration: configuration)
     }
   }
 
@@ -37,6 +50,9 @@ enum LiveEngine: Equatable, Sendable {
     case var .pocketsphinx(configuration):
       configuration.reportsPartialResults = false
       return .pocketsphinx(configuration)
+    case var .moonshine(configuration):
+      configuration.reportsPartialResults = false
+      return .moonshine(configuration)
     }
   }
 
@@ -52,6 +68,11 @@ enum LiveEngine: Equatable, Sendable {
       switch self {
       case let .pocketsphinx(configuration):
         pool = DecoderPool(configuration: configuration, size: size)
+      case let .moonshine(configuration):
+        pool = RecognizerPool(size: size, threadName: "transcribe.moonshine") {
+          () throws(RecognitionFailure) in
+          try MoonshineRecognizer(configuration: configuration)
+        }
       }
       pools.append((self, pool))
       return pool
@@ -83,9 +104,18 @@ extension LiveSpeechConfiguration {
       configuration.reportsPartialResults = request.shouldReportPartialResults
       configuration.alternativeCount = alternativeCount
       return .pocketsphinx(configuration)
-    case .moonshine:
-      throw .engineUnavailable(
-        engine: "Moonshine", reason: "this build of transcribe has no Moonshine engine")
+    case let .moonshine(directory):
+      var configuration = MoonshineConfiguration(modelDirectory: directory)
+      configuration.runtimeLibrary = onnxRuntimeLibrary
+      configuration.endOfUtteranceSilence = endOfUtteranceSilence
+      configuration.maximumUtteranceDuration = maximumUtteranceDuration
+      configuration.reportsPartialResults = request.shouldReportPartialResults
+      // A capture source is the only stream decoding: let it use two cores for lower latency.
+      // Files and server streams run many recognizers at once, one core each.
+      if request.source.isLive {
+        configuration.threadsPerRun = min(2, ProcessInfo.processInfo.activeProcessorCount)
+      }
+      return .moonshine(configuration)
     }
   }
 }
@@ -97,7 +127,7 @@ extension LiveSpeechConfiguration {
   public static func isInstalled(_ engine: SpeechRecognitionRequest.EngineName) -> Bool {
     switch engine {
     case .pocketsphinx: (try? DecoderConfiguration().validate()) != nil
-    case .moonshine: false
+    case .moonshine: MoonshineRuntime.isInstalled()
     }
   }
 }

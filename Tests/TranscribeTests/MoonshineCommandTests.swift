@@ -1,0 +1,249 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// The Moonshine engine through the command-line tool and `transcribe serve`, with the real
+/// model and real clients: files, standard input, subtitles, the server's WebSocket and REST
+/// endpoints, and the faults a user meets when it is not (fully) installed.
+extension CommandTests {
+  @Suite(.enabled(if: MoonshineTestData.testsRun && SpeechTestData.isInstalled, "needs Moonshine"))
+  struct MoonshineCommandTests {
+    static let goForward = SpeechTestData.goForward.path
+    static let librivox = SpeechTestData.directory.appendingPathComponent("librivox")
+    /// Leaves the engine to the command's own default, as a user's shell does.
+    static let defaultEngine = ["TRANSCRIBE_ENGINE": ""]
+
+    @Test func moonshineIsTheDefaultWhenInstalledAndTheStatusLineNamesIt() async throws {
+      let output = try await TranscribeProcess.run(
+        ["--input", Self.goForward], environment: Self.defaultEngine)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout == "Go forward 10 meters.\n")
+      let explicit = try await TranscribeProcess.run([
+        "--engine", "moonshine", "-i", Self.goForward,
+      ])
+      #expect(explicit.stdout == output.stdout)
+      let named = try await TranscribeProcess.run(
+        ["-i", Self.goForward], environment: ["TRANSCRIBE_ENGINE": "moonshine"])
+      #expect(named.stdout == output.stdout)
+    }
+
+    @Test func theLibriVoxClipsComeOutNearlyWordForWord() async throws {
+      let lines = try String(
+        contentsOf: Self.librivox.appendingPathComponent("transcription"), encoding: .utf8
+      ).split(separator: "\n")
+      var errors = 0
+      var words = 0
+      for line in lines {
+        // "<s> words </s> (file-id)"
+        guard let open = line.lastIndex(of: "("), let close = line.lastIndex(of: ")") else {
+          continue
+        }
+        let id = line[line.index(after: open)..<close]
+        let reference = WordErrorRate.normalized(
+          String(line[..<open]).replacingOccurrences(of: "<s>", with: "")
+            .replacingOccurrences(of: "</s>", with: ""))
+        let output = try await TranscribeProcess.run(
+          ["--engine", "moonshine", "-i", Self.librivox.appendingPathComponent("\(id).wav").path])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        let hypothesis = WordErrorRate.normalized(output.stdout)
+        errors += WordErrorRate.distance(reference, hypothesis)
+        words += reference.count
+      }
+      #expect(words > 50)
+      let rate = Double(errors) / Double(max(words, 1))
+      #expect(rate <= 0.05, "WER \(rate)")
+    }
+
+    @Test func standardInputIsTranscribedAsItStreams() async throws {
+      let input = Pipe()
+      let process = TranscribeProcess(["--engine", "moonshine", "--raw", "-i", "-"])
+      process.process.standardInput = input
+      try process.start()
+      input.fileHandleForWriting.write(try Data(contentsOf: SpeechTestData.goForward))
+      try input.fileHandleForWriting.close()
+      let output = await process.wait(timeout: 60)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      // A stream's utterance ends at the pause, so its words may be written "ten" or "10".
+      #expect(WordErrorRate.normalized(output.stdout) == ["go", "forward", "ten", "meters"])
+      #expect(output.stdout.hasPrefix("Go forward ") && output.stdout.hasSuffix(" meters.\n"))
+    }
+
+    @Test func subtitlesHaveOrderedCuesWithinTheAudio() async throws {
+      let clip = Self.librivox.appendingPathComponent(
+        "sense_and_sensibility_01_austen_64kb-0870.wav")
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "-i", clip.path, "--format", "srt"])
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      let times = output.stdout.split(separator: "\n").filter { $0.contains(" --> ") }.map {
+        $0.components(separatedBy: " --> ").map(Self.seconds)
+      }
+      #expect(!times.isEmpty, "\(output.stdout)")
+      #expect(times.allSatisfy { $0[0] < $0[1] && $0[1] <= 7.2 && $0[1] - $0[0] <= 7 })
+      #expect(zip(times, times.dropFirst()).allSatisfy { $0.0[1] <= $0.1[0] })
+    }
+
+    @Test func jsonWordsHaveConfidencesAndNoAlternatives() async throws {
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "-i", Self.goForward, "--format", "json"])
+      let first = try #require(output.stdout.split(separator: "\n").first)
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+      let segments = try #require(object["segments"] as? [[String: Any]])
+      #expect(segments.map { $0["word"] as? String } == ["Go", "forward", "10", "meters."])
+      for segment in segments {
+        let confidence = try #require(segment["confidence"] as? Double)
+        #expect(confidence > 0 && confidence <= 1)
+        #expect((segment["alternatives"] as? [String]) == [])
+      }
+    }
+
+    @Test func aModelDirectoryThatIsNotThereNamesItAndTheOption() async throws {
+      let output = try await TranscribeProcess.run(
+        ["--model", "/nonexistent/moonshine", "-i", Self.goForward])
+      #expect(output.status == 5, "stderr: \(output.stderr)")
+      #expect(output.stdout.isEmpty)
+      #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
+      #expect(output.stderr.contains("model directory not found: '/nonexistent/moonshine'"))
+      #expect(output.stderr.contains("--model"))
+    }
+
+    @Test func aMissingONNXRuntimeSaysHowToInstallIt() async throws {
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "-i", Self.goForward],
+        environment: ["TRANSCRIBE_ONNXRUNTIME": "/nonexistent/libonnxruntime.so.1"])
+      #expect(output.status == 5, "stderr: \(output.stderr)")
+      #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
+      #expect(output.stderr.hasPrefix("transcribe: error: Moonshine is not installed"))
+      #expect(output.stderr.contains("/nonexistent/libonnxruntime.so.1"))
+      #expect(output.stderr.contains("install-dependencies.sh"))
+      #expect(output.stderr.contains("--engine pocketsphinx"))
+    }
+
+    @Test func notAnONNXRuntimeLibraryIsReportedAsSuch() async throws {
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "-i", Self.goForward],
+        environment: ["TRANSCRIBE_ONNXRUNTIME": "/lib/x86_64-linux-gnu/libz.so.1"])
+      #expect(output.status == 5, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains("Moonshine is not installed"), "\(output.stderr)")
+    }
+
+    @Test(arguments: ["encoder_model.onnx", "tokenizer.bin"])
+    func aDamagedModelFileIsNamed(file: String) async throws {
+      let directory = try TemporaryDirectory()
+      let installed = try Self.installedModel()
+      for name in ["encoder_model.onnx", "decoder_model_merged.onnx", "tokenizer.bin"] {
+        let source = installed.appendingPathComponent(name)
+        let target = directory.url.appendingPathComponent(name)
+        if name == file {
+          // Cut to a third: a download or copy that stopped part-way.
+          let data = try Data(contentsOf: source)
+          try data.prefix(data.count / 3).write(to: target)
+        } else {
+          try FileManager.default.createSymbolicLink(at: target, withDestinationURL: source)
+        }
+      }
+      let output = try await TranscribeProcess.run(
+        ["--model", directory.url.path, "-i", Self.goForward])
+      #expect(output.status == 5, "stderr: \(output.stderr)")
+      #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
+      #expect(output.stderr.contains("could not be loaded"), "\(output.stderr)")
+      #expect(output.stderr.contains(file), "\(output.stderr)")
+    }
+
+    @Test func serveStreamsMoonshinesWordsToAVoskClientAndUploadsMayPickPocketsphinx()
+      async throws
+    {
+      guard PythonClient.hasModule("websockets") else { return }
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      let client = try await PythonClient.run(
+        "vosk_client.py", [server.webSocketURL, Self.goForward])
+      #expect(client.status == 0, "client stderr: \(client.stderr)")
+      let replies = ServeWebSocketCommandTests.replies(client.stdout)
+      let finals = replies.compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
+      #expect(finals.count == 1, "\(client.stdout)")
+      #expect(
+        WordErrorRate.normalized(finals.joined()) == ["go", "forward", "ten", "meters"],
+        "\(client.stdout)")
+      #expect(finals.first?.hasPrefix("Go forward ") == true)
+      #expect(replies.last?["close"] as? Int == 1000)
+
+      let models = try runCommand("/usr/bin/curl", ["-s", server.baseURL + "/v1/models"])
+      #expect(models.contains(#""id":"moonshine""#) && models.contains(#""id":"pocketsphinx""#))
+      #expect(
+        models.range(of: "moonshine")!.lowerBound < models.range(of: "pocketsphinx")!.lowerBound)
+
+      let directory = try TemporaryDirectory()
+      let wav = directory.url.appendingPathComponent("goforward.wav")
+      try runCommand(
+        "/usr/bin/sox",
+        [
+          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", Self.goForward,
+          wav.path,
+        ])
+      for (model, text) in [
+        ("moonshine", "Go forward 10 meters."), ("pocketsphinx", "go forward ten meters"),
+        ("whisper-1", "Go forward 10 meters."),
+      ] {
+        let answer = try runCommand(
+          "/usr/bin/curl",
+          [
+            "-s", server.baseURL + "/v1/audio/transcriptions", "-F", "file=@\(wav.path)",
+            "-F", "model=\(model)", "-F", "response_format=text",
+          ])
+        #expect(answer == text + "\n", "model \(model)")
+      }
+      let output = await server.terminate()
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains("serving with Moonshine"))
+    }
+
+    /// The installed model's directory.
+    static func installedModel() throws -> URL {
+      let candidates = [
+        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+          ".local/share/transcribe/moonshine/base-en"),
+        URL(fileURLWithPath: "/usr/local/share/transcribe/moonshine/base-en"),
+      ]
+      return try #require(
+        candidates.first {
+          FileManager.default.fileExists(atPath: $0.appendingPathComponent("tokenizer.bin").path)
+        })
+    }
+
+    /// `00:00:01,230` → 1.23.
+    static func seconds(_ time: String) -> Double {
+      let parts = time.replacingOccurrences(of: ",", with: ".").split(separator: ":")
+      return parts.reduce(0) { $0 * 60 + (Double($1) ?? 0) }
+    }
+  }
+}
+
+/// Word error rate as speech recognition measures it: edits (substitutions, insertions,
+/// deletions) over the reference's words, after writing both the same way.
+enum WordErrorRate {
+  /// Lower case, no punctuation, hyphens as spaces, numbers as words where the references
+  /// spell them, `mr.` as `mister`.
+  static func normalized(_ text: String) -> [String] {
+    let spelled = ["10": "ten", "mr": "mister", "mrs": "missus"]
+    return text.lowercased().replacingOccurrences(of: "-", with: " ")
+      .split(whereSeparator: \.isWhitespace)
+      .map { String($0.filter { $0.isLetter || $0.isNumber || $0 == "'" }) }
+      .filter { !$0.isEmpty }
+      .map { spelled[$0] ?? $0 }
+  }
+
+  /// The edit distance between two word sequences.
+  static func distance(_ reference: [String], _ hypothesis: [String]) -> Int {
+    var previous = Array(0...hypothesis.count)
+    for (i, word) in reference.enumerated() {
+      var current = [i + 1] + Array(repeating: 0, count: hypothesis.count)
+      for (j, other) in hypothesis.enumerated() {
+        current[j + 1] = min(
+          previous[j + 1] + 1, current[j] + 1, previous[j] + (word == other ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[hypothesis.count]
+  }
+}
