@@ -37,8 +37,9 @@ public struct MoonshineConfiguration: Equatable, Sendable {
     self.modelDirectory = modelDirectory ?? Self.defaultModelDirectory
   }
 
-  /// The installed model: the first of these that exists, else the `/usr/local` one:
-  /// `$TRANSCRIBE_MOONSHINE_MODEL`, `${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en`,
+  /// The installed model: `$TRANSCRIBE_MOONSHINE_MODEL` when it is set; else the first of these
+  /// that exists, else the `/usr/local` one:
+  /// `${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en`,
   /// `/usr/local/share/transcribe/moonshine/base-en`, `/usr/share/transcribe/moonshine/base-en`.
   public static var defaultModelDirectory: URL {
     defaultModelDirectory(environment: ProcessInfo.processInfo.environment)
@@ -47,10 +48,12 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   /// ``defaultModelDirectory`` with the environment given (for tests).
   static func defaultModelDirectory(environment: [String: String]) -> URL {
     let system = URL(fileURLWithPath: "/usr/local/share/transcribe/moonshine/base-en")
-    var candidates: [URL] = []
+    // A directory named in the environment is the one meant: when it is not there, that is
+    // reported, rather than another model used without a word.
     if let path = environment[modelEnvironmentVariable], !path.isEmpty {
-      candidates.append(URL(fileURLWithPath: path))
+      return URL(fileURLWithPath: path)
     }
+    var candidates: [URL] = []
     let home =
       environment["HOME"].map { URL(fileURLWithPath: $0) }
       ?? FileManager.default.homeDirectoryForCurrentUser

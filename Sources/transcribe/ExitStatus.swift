@@ -109,8 +109,8 @@ extension SpeechClient.Failure {
         + "or ./scripts/install-dependencies.sh for Moonshine), or check the files given with "
         + "--model/--hmm/--lm/--dict/--grammar."
     case .engineUnavailable(let engine, let reason):
-      "\(engine) is not installed (\(Self.trimmed(reason))). Run ./scripts/install-dependencies.sh "
-        + "from transcribe's source to install it, or use --engine pocketsphinx."
+      // The engine's reason names what was looked for and how to install it.
+      "\(engine) is not installed: \(Self.trimmed(reason)); or use --engine pocketsphinx."
     case .fileUnreadable(let path, let reason):
       "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
         + "...), or headerless 16 kHz mono 16-bit audio with --raw."

@@ -113,7 +113,7 @@ extension CommandTests {
         environment: ["TRANSCRIBE_ONNXRUNTIME": "/nonexistent/libonnxruntime.so.1"])
       #expect(output.status == 5, "stderr: \(output.stderr)")
       #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
-      #expect(output.stderr.hasPrefix("transcribe: error: Moonshine is not installed"))
+      #expect(output.stderr.hasPrefix("transcribe: error: Moonshine is not installed: "))
       #expect(output.stderr.contains("/nonexistent/libonnxruntime.so.1"))
       #expect(output.stderr.contains("install-dependencies.sh"))
       #expect(output.stderr.contains("--engine pocketsphinx"))
