@@ -91,34 +91,14 @@ public final class MoonshineModel: Sendable {
     let api = runtime.api
     tokenizer = try MoonshineTokenizer(contentsOf: files.tokenizer)
 
-    let options: OpaquePointer
-    do {
-      options = try api.make("CreateSessionOptions") { api.createSessionOptions($0) }
-    } catch {
-      throw .decoderFailure("ONNX Runtime could not create session options: \(error.message)")
-    }
-    defer { api.releaseSessionOptions(options) }
-    do {
-      try api.check(api.setIntraOpNumThreads(options, Int32(max(1, configuration.threadsPerRun))))
-      try api.check(api.setInterOpNumThreads(options, 1))
-      try api.check(api.setSessionExecutionMode(options, ONNXRuntimeAPI.sequential))
-      try api.check(
-        api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
-      // Spinning worker threads only burn a shared machine's cores.
-      try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
-      // Without the arena, memory a run used goes back to the allocator when the run ends, so
-      // several streams do not each keep their peak.
-      try api.check(api.disableCpuMemArena(options))
-    } catch {
-      throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")
-    }
-
     func load(_ file: URL) throws(RecognitionFailure) -> ONNXRuntimeSession {
+      let options = try Self.sessionOptions(
+        api, threads: configuration.threadsPerRun, usesArena: file.pathExtension == "ort")
+      defer { api.releaseSessionOptions(options) }
       do {
         return try ONNXRuntimeSession(library: runtime, file: file, options: options)
       } catch {
-        throw .modelCorrupt(
-          "ONNX Runtime could not load \(file.path): \(error.message)")
+        throw .modelCorrupt("ONNX Runtime could not load \(file.path): \(error.message)")
       }
     }
     encoder = try load(files.encoder)
@@ -137,6 +117,38 @@ public final class MoonshineModel: Sendable {
     encoderFile = files.encoder
     decoderFile = files.decoder
     self.runtime = runtime
+  }
+
+  /// Session options: `threads` intra-op threads, one inter-op thread, sequential execution,
+  /// every graph optimization, no spinning worker threads (they only burn a shared machine's
+  /// cores).
+  ///
+  /// The CPU memory arena is kept only for `.ort` files: they dequantize every weight again at
+  /// every step, and the arena makes those big buffers cheap (measured 77 instead of 200 ms per
+  /// step, for 180 MB more). A plain `.onnx` model has its weights folded at load and makes no
+  /// such churn; without the arena, memory a long utterance needed is not held for good.
+  private static func sessionOptions(
+    _ api: ONNXRuntimeAPI, threads: Int, usesArena: Bool
+  ) throws(RecognitionFailure) -> OpaquePointer {
+    let options: OpaquePointer
+    do {
+      options = try api.make("CreateSessionOptions") { api.createSessionOptions($0) }
+    } catch {
+      throw .decoderFailure("ONNX Runtime could not create session options: \(error.message)")
+    }
+    do {
+      try api.check(api.setIntraOpNumThreads(options, Int32(max(1, threads))))
+      try api.check(api.setInterOpNumThreads(options, 1))
+      try api.check(api.setSessionExecutionMode(options, ONNXRuntimeAPI.sequential))
+      try api.check(
+        api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
+      try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
+      if !usesArena { try api.check(api.disableCpuMemArena(options)) }
+    } catch {
+      api.releaseSessionOptions(options)
+      throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")
+    }
+    return options
   }
 
   /// Where each of the merged decoder's inputs comes from, read from the session's names.
