@@ -6,12 +6,17 @@ import Testing
 
 /// Figures for the engine's notes, printed rather than checked; run with `MOONSHINE_BENCHMARK`
 /// set to `rtf` (transcription speed), `streams=N` (N live streams at once, for peak RSS under
-/// `/usr/bin/time -v`) or `latency` (final results after a pause, fed in real time).
+/// `/usr/bin/time -v`) or `latency=N` (final results after a pause, N streams fed in real time).
+/// `MOONSHINE_BENCHMARK_THREADS` sets the threads per run for `rtf`.
 @Suite(.enabled(if: isModelInstalled && benchmark != nil, "set MOONSHINE_BENCHMARK to run"))
 struct BenchmarkTests {
   @Test(.enabled(if: benchmark == "rtf"))
   func transcriptionSpeed() throws {
-    let model = try MoonshineModel.shared(installedConfiguration)
+    var configuration = installedConfiguration
+    if let threads = ProcessInfo.processInfo.environment["MOONSHINE_BENCHMARK_THREADS"] {
+      configuration.threadsPerRun = Int(threads) ?? 1
+    }
+    let model = try MoonshineModel.shared(configuration)
     let clips = try libriVoxClips()
     // The five clips twice over, as one transcription each (49.5 s of audio).
     var audio = 0.0
@@ -34,7 +39,7 @@ struct BenchmarkTests {
           "moonshine rtf: %.1f s of audio, %d tokens; encoder %.2f s (%.0f ms per s of audio), "
           + "decoder %.2f s (%.1f ms per step), RTF %.3f (threads per run %d, %@)",
         audio, tokens, encoder, 1000 * encoder / audio, decoder, 1000 * decoder / Double(steps),
-        (encoder + decoder) / audio, installedConfiguration.threadsPerRun,
+        (encoder + decoder) / audio, configuration.threadsPerRun,
         model.decoderFile.lastPathComponent))
   }
 
@@ -69,34 +74,54 @@ struct BenchmarkTests {
         Double(audio.count) / 16_000, elapsed, Double(errors) / Double(words)))
   }
 
-  @Test(.enabled(if: benchmark == "latency"))
+  @Test(.enabled(if: benchmark?.hasPrefix("latency") == true))
   func finalLatency() throws {
-    let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
+    // `latency=N`: N streams at once, each fed in real time.
+    let count = Int(benchmark!.dropFirst("latency=".count)) ?? 1
     let clips = try libriVoxClips()
+    let latencies = Results()
+    DispatchQueue.concurrentPerform(iterations: count) { index in
+      latencies.add(index, Result { try Self.latencies(clips.map(\.samples)) })
+    }
+    var all: [Double] = []
+    for index in 0..<count {
+      for case let .utterance(words) in try latencies.values(index)[0].get() {
+        all += words.map(\.duration)
+      }
+    }
+    all.sort()
+    let p95 = all[min(all.count - 1, Int(Double(all.count) * 0.95))]
+    print(
+      "moonshine latency (\(count) stream(s) in real time): final result after the end of speech: "
+        + all.map { String(format: "%.2f", $0) }.joined(separator: " ")
+        + String(format: " s; p95 %.2f s", p95))
+  }
+
+  /// Feeds each clip and a second of silence in real time, 50 ms at a time, and returns, as the
+  /// durations of fake words, how long after the end of speech each final result came.
+  static func latencies(_ clips: [[Int16]]) throws -> [RecognitionEvent] {
+    let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
     let chunk = 800
-    var latencies: [Double] = []
+    var results: [RecognizedWord] = []
     for clip in clips {
-      let samples = clip.samples + [Int16](repeating: 0, count: 16_000)
+      let samples = clip + [Int16](repeating: 0, count: 16_000)
       try recognizer.reset()
-      // Real time: each 50 ms chunk is handed over when it would have been heard.
       let start = ContinuousClock.now
-      var speechEnd: Double?
       for offset in stride(from: 0, to: samples.count, by: chunk) {
-        let due = start + .milliseconds(min(offset + chunk, samples.count) / 16)
+        // A chunk is handed over when its last sample would have been heard.
+        let end = min(offset + chunk, samples.count)
+        let due = start + .milliseconds(end / 16)
         if ContinuousClock.now < due { Thread.sleep(forTimeInterval: (due - .now).seconds) }
-        let piece = Array(samples[offset..<min(offset + chunk, samples.count)])
+        let piece = Array(samples[offset..<end])
         let events = try piece.withUnsafeBufferPointer { try recognizer.process($0) }
         for case let .utterance(words) in events {
-          let end = words.last.map { $0.timestamp + $0.duration } ?? 0
-          speechEnd = end
-          latencies.append((ContinuousClock.now - start).seconds - end)
+          let speechEnd = words.last.map { $0.timestamp + $0.duration } ?? 0
+          let latency = (ContinuousClock.now - start).seconds - speechEnd
+          results.append(RecognizedWord(text: "", timestamp: 0, duration: latency, confidence: 0))
         }
       }
-      _ = speechEnd
     }
-    print(
-      "moonshine latency: final result after the end of speech: "
-        + latencies.map { String(format: "%.2f s", $0) }.joined(separator: ", "))
+    return [.utterance(results)]
   }
 }
 
