@@ -91,34 +91,14 @@ public final class MoonshineModel: Sendable {
     let api = runtime.api
     tokenizer = try MoonshineTokenizer(contentsOf: files.tokenizer)
 
-    let options: OpaquePointer
-    do {
-      options = try api.make("CreateSessionOptions") { api.createSessionOptions($0) }
-    } catch {
-      throw .decoderFailure("ONNX Runtime could not create session options: \(error.message)")
-    }
-    defer { api.releaseSessionOptions(options) }
-    do {
-      try api.check(api.setIntraOpNumThreads(options, Int32(max(1, configuration.threadsPerRun))))
-      try api.check(api.setInterOpNumThreads(options, 1))
-      try api.check(api.setSessionExecutionMode(options, ONNXRuntimeAPI.sequential))
-      try api.check(
-        api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
-      // Spinning worker threads only burn a shared machine's cores.
-      try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
-      // Without the arena, memory a run used goes back to the allocator when the run ends, so
-      // several streams do not each keep their peak.
-      try api.check(api.disableCpuMemArena(options))
-    } catch {
-      throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")
-    }
-
     func load(_ file: URL) throws(RecognitionFailure) -> ONNXRuntimeSession {
+      let options = try Self.sessionOptions(
+        api, threads: configuration.threadsPerRun, usesArena: file.pathExtension == "ort")
+      defer { api.releaseSessionOptions(options) }
       do {
         return try ONNXRuntimeSession(library: runtime, file: file, options: options)
       } catch {
-        throw .modelCorrupt(
-          "ONNX Runtime could not load \(file.path): \(error.message)")
+        throw .modelCorrupt("ONNX Runtime could not load \(file.path): \(error.message)")
       }
     }
     encoder = try load(files.encoder)
@@ -137,6 +117,38 @@ public final class MoonshineModel: Sendable {
     encoderFile = files.encoder
     decoderFile = files.decoder
     self.runtime = runtime
+  }
+
+  /// Session options: `threads` intra-op threads, one inter-op thread, sequential execution,
+  /// every graph optimization, no spinning worker threads (they only burn a shared machine's
+  /// cores).
+  ///
+  /// The CPU memory arena is kept only for `.ort` files: they dequantize every weight again at
+  /// every step, and the arena makes those big buffers cheap (measured 77 instead of 200 ms per
+  /// step, for 180 MB more). A plain `.onnx` model has its weights folded at load and makes no
+  /// such churn; without the arena, memory a long utterance needed is not held for good.
+  private static func sessionOptions(
+    _ api: ONNXRuntimeAPI, threads: Int, usesArena: Bool
+  ) throws(RecognitionFailure) -> OpaquePointer {
+    let options: OpaquePointer
+    do {
+      options = try api.make("CreateSessionOptions") { api.createSessionOptions($0) }
+    } catch {
+      throw .decoderFailure("ONNX Runtime could not create session options: \(error.message)")
+    }
+    do {
+      try api.check(api.setIntraOpNumThreads(options, Int32(max(1, threads))))
+      try api.check(api.setInterOpNumThreads(options, 1))
+      try api.check(api.setSessionExecutionMode(options, ONNXRuntimeAPI.sequential))
+      try api.check(
+        api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
+      try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
+      if !usesArena { try api.check(api.disableCpuMemArena(options)) }
+    } catch {
+      api.releaseSessionOptions(options)
+      throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")
+    }
+    return options
   }
 
   /// Where each of the merged decoder's inputs comes from, read from the session's names.
@@ -267,6 +279,8 @@ public final class MoonshineModel: Sendable {
     let hidden: OpaquePointer
     /// The current past keys/values, by decoder input index (nil for other inputs).
     var pasts: [OpaquePointer?]
+    /// The last step's presents (by output index) until ``keep(length:)`` takes them.
+    var presents: [Int: OpaquePointer] = [:]
     /// Values (and the buffers under them) to release at the end.
     var owned: [OpaquePointer] = []
     var buffers: [UnsafeMutableRawPointer] = []
@@ -287,10 +301,11 @@ public final class MoonshineModel: Sendable {
 
     mutating func release() {
       for case let value? in pasts where !owned.contains(value) { api.releaseValue(value) }
-      for value in owned + useCache { api.releaseValue(value) }
+      for value in owned + useCache + presents.values { api.releaseValue(value) }
       for buffer in buffers { buffer.deallocate() }
       flags.deallocate()
       pasts = []
+      presents = [:]
       owned = []
       useCache = []
       buffers = []
@@ -305,10 +320,11 @@ public final class MoonshineModel: Sendable {
       }
     }
 
-    /// Runs one decoder step over `ids` and returns the logits (released by the caller).
+    /// Runs one decoder step over `ids` and returns the logits (released by the caller); the
+    /// presents wait in ``presents`` for ``keep(length:)``.
     private mutating func step(
       _ ids: [Int32], first: Bool
-    ) throws(ONNXRuntimeAPI.Failure) -> (logits: OpaquePointer, presents: [Int: OpaquePointer]) {
+    ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
       steps += 1
       let layout = model.layout
       let idBuffer = UnsafeMutablePointer<Int64>.allocate(capacity: ids.count)
@@ -334,18 +350,15 @@ public final class MoonshineModel: Sendable {
         }
       }
       let values = try model.decoder.run(inputs, outputs: wanted)
-      var presents: [Int: OpaquePointer] = [:]
       for (output, value) in zip(wanted.dropFirst(), values.dropFirst()) {
         presents[output] = value
       }
-      return (values[0], presents)
+      return values[0]
     }
 
-    /// Replaces the past keys/values with a step's presents; the decoder's own are cut to the
-    /// first `length` positions when `length` is given (dropping a rejected prefix's tail).
-    private mutating func keep(
-      _ presents: [Int: OpaquePointer], length: Int64?
-    ) throws(ONNXRuntimeAPI.Failure) {
+    /// Replaces the past keys/values with the last step's presents; the decoder's own are cut to
+    /// the first `length` positions when `length` is given (dropping a rejected prefix's tail).
+    private mutating func keep(length: Int64?) throws(ONNXRuntimeAPI.Failure) {
       for (index, input) in model.layout.inputs.enumerated() {
         guard case let .past(present, isEncoder) = input, let value = presents[present] else {
           continue
@@ -355,6 +368,7 @@ public final class MoonshineModel: Sendable {
           kept = try truncated(value, to: length)
           api.releaseValue(value)
         }
+        presents[present] = nil
         if let old = pasts[index], !owned.contains(old) { api.releaseValue(old) }
         pasts[index] = kept
         if isEncoder { owned.append(kept) }
@@ -403,7 +417,7 @@ public final class MoonshineModel: Sendable {
       var ending = MoonshineTranscript.Ending.tokenLimit
       // The first step: <s> and the prefix.
       let ids = [MoonshineTokenizer.beginningOfText] + prefix
-      let (logits, presents) = try step(ids, first: true)
+      let logits = try step(ids, first: true)
       defer { api.releaseValue(logits) }
       let (rows, vocabulary) = try logitsShape(logits)
       guard rows == ids.count else {
@@ -421,7 +435,7 @@ public final class MoonshineModel: Sendable {
         next = Self.choose(scores + row * vocabulary, count: vocabulary)
       }
       let keptPrefix = tokens.count
-      try keep(presents, length: row + 1 < ids.count ? Int64(row + 1) : nil)
+      try keep(length: row + 1 < ids.count ? Int64(row + 1) : nil)
 
       while tokens.count < limit {
         if next.token == MoonshineTokenizer.endOfText {
@@ -435,9 +449,9 @@ public final class MoonshineModel: Sendable {
           break
         }
         guard tokens.count < limit else { break }
-        let (logits, presents) = try step([next.token], first: false)
+        let logits = try step([next.token], first: false)
         defer { api.releaseValue(logits) }
-        try keep(presents, length: nil)
+        try keep(length: nil)
         let (_, vocabulary) = try logitsShape(logits)
         next = Self.choose(
           try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary)

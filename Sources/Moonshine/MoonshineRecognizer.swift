@@ -235,11 +235,13 @@ public final class MoonshineRecognizer: SpeechRecognizer {
 
     let rate = Double(RecognitionAudio.sampleRate)
     let quiet = Double(current.quietSamples) / rate
-    if quiet >= configuration.endOfUtteranceSilence
-      || Double(current.samples.count) >= configuration.maximumUtteranceDuration * rate
-    {
+    let isTooLong =
+      Double(current.samples.count) >= configuration.maximumUtteranceDuration * rate
+    if quiet >= configuration.endOfUtteranceSilence || isTooLong {
       utterance = nil
-      leading = Array(current.samples.suffix(Self.leadingSamples))
+      // After a pause the next utterance may start with the end of it; an utterance cut for its
+      // length hands none of its audio on, so no word is heard twice.
+      leading = isTooLong ? [] : Array(current.samples.suffix(Self.leadingSamples))
       let words = try finalWords(of: current)
       if !words.isEmpty { events.append(.utterance(words)) }
       return

@@ -48,6 +48,25 @@ import Testing
       ]).path == xdg.path)
   }
 
+  @Test func onnxFilesArePreferredToOrtFiles() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func create(_ name: String) {
+      _ = FileManager.default.createFile(
+        atPath: directory.appendingPathComponent(name).path, contents: Data([1]))
+    }
+    for name in ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"] { create(name) }
+    var files = try MoonshineModelFiles(directory: directory)
+    #expect(files.encoder.lastPathComponent == "encoder_model.ort")
+    #expect(files.decoder.lastPathComponent == "decoder_model_merged.ort")
+    create("encoder_model.onnx")
+    files = try MoonshineModelFiles(directory: directory)
+    #expect(files.encoder.lastPathComponent == "encoder_model.onnx")
+    #expect(files.decoder.lastPathComponent == "decoder_model_merged.ort")
+    // An .ort file must carry ONNX Runtime's identifier.
+    #expect(ModelFileCheck.problem(with: files.decoder) != nil)
+  }
+
   @Test(.enabled(if: isModelInstalled, modelRequirement))
   func aMissingFileIsReported() throws {
     let directory = try modelCopy()
@@ -76,7 +95,10 @@ import Testing
       guard case let .modelCorrupt(message) = error as? RecognitionFailure else { return false }
       return message.contains(files.encoder.path)
     }
-    #expect(performing: { try configuration.validate() }, throws: isCorrupt)
+    // An .onnx file's truncation shows without loading it; an .ort file's only when loading.
+    if files.encoder.pathExtension == "onnx" {
+      #expect(performing: { try configuration.validate() }, throws: isCorrupt)
+    }
     #expect(
       performing: { try MoonshineRecognizer(configuration: configuration) }, throws: isCorrupt)
   }
@@ -101,8 +123,9 @@ import Testing
   func aModelONNXRuntimeCannotLoadIsCorruptWithItsMessage() throws {
     let directory = try modelCopy()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let files = try MoonshineModelFiles(directory: directory)
+    var files = try MoonshineModelFiles(directory: directory)
     try FileManager.default.removeItem(at: files.encoder)
+    files.encoder = directory.appendingPathComponent("encoder_model.onnx")
     // A well-formed ModelProto frame (ir_version 10, a graph field) around a broken graph.
     try Data([0x08, 0x0A, 0x3A, 0x03, 0xFF, 0xFF, 0xFF]).write(to: files.encoder)
     let configuration = MoonshineConfiguration(modelDirectory: directory)

@@ -39,8 +39,10 @@ struct TranscriptionTests {
       try model.transcribe($0, prefix: half.reusableTokens)
     }
     #expect(grown.tokens == full.tokens)
+    // The same probabilities, up to the int8 arithmetic of a converted model's MatMulNBits (one
+    // pass over many tokens and one step per token round differently).
     for (reusedProbability, probability) in zip(grown.probabilities, full.probabilities) {
-      #expect(abs(reusedProbability - probability) < 1e-3)
+      #expect(abs(reusedProbability - probability) < 0.03)
     }
   }
 
