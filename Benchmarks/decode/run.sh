@@ -18,8 +18,10 @@
 # "ratio" is ours / pocketsphinx_continuous for wall time.
 #
 # Settings (environment):
+#   ENGINE        the engine ours decodes with, passed as --engine: pocketsphinx (the default,
+#                 the same model as the reference) or moonshine (ENGINE=moonshine run.sh 49s)
 #   TRANSCRIBE    our command; default the release build of this repository's `transcribe`,
-#                 run as `$TRANSCRIBE [--jobs N] --input F [--input F ...]`
+#                 run as `$TRANSCRIBE --engine E [--jobs N] --input F [--input F ...]`
 #   INPUT_FLAG    the option before each file, default --input; empty for a command that takes
 #                 files as arguments, e.g. TRANSCRIBE=Benchmarks/live/.build/release/live-bench
 #                 INPUT_FLAG= (SpeechClientLive without the command-line tool)
@@ -33,6 +35,7 @@ root="$(cd "$here/../.." && pwd)"
 DATA="${DATA:-/usr/share/pocketsphinx/test/data}"
 POCKETSPHINX="${POCKETSPHINX:-pocketsphinx_continuous}"
 RUNS="${RUNS:-3}"
+ENGINE="${ENGINE:-pocketsphinx}"
 HMM=/usr/share/pocketsphinx/model/en-us/en-us
 LM=/usr/share/pocketsphinx/model/en-us/en-us.lm.bin
 DICT=/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict
@@ -68,15 +71,22 @@ sox -q "${ten[@]}" "$work/10min.wav" pad 0 6.54
 six=("$DATA/goforward.raw" "${clips[@]}")
 text_six="go forward ten meters $clip_text"
 
-echo "ours:      $TRANSCRIBE ${JOBS:+--jobs $JOBS}"
+echo "ours:      $TRANSCRIBE ${ENGINE_FLAG:---engine $ENGINE} ${JOBS:+--jobs $JOBS}"
 echo "reference: $POCKETSPHINX $(dpkg-query -W -f '${Version}' pocketsphinx 2>/dev/null || true)"
 echo "machine:   $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
 " $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# Words as the references spell them: lower case, hyphens as spaces, no punctuation, and the few
+# spellings Moonshine writes differently (Mr. → mister, 10 → ten).
+normalize() {
+  echo "$1" | tr '[:upper:]' '[:lower:]' | tr -- '-' ' ' | tr -cd "a-z0-9' \n" \
+    | sed -E 's/\bmr\b/mister/g; s/\bmrs\b/missus/g; s/\b10\b/ten/g'
+}
+
 # Word-level edit distance: prints "errors reference-words".
 errors() {
-  awk -v hyp="$2" -v ref="$1" 'BEGIN {
+  awk -v hyp="$(normalize "$2")" -v ref="$(normalize "$1")" 'BEGIN {
     n = split(tolower(ref), r, " "); m = split(tolower(hyp), h, " ")
     for (j = 0; j <= m; j++) prev[j] = j
     for (i = 1; i <= n; i++) {
@@ -140,6 +150,9 @@ export -f ps_file ps_files
 export POCKETSPHINX HMM LM DICT
 jobs_option=()
 [ -n "${JOBS:-}" ] && jobs_option=(--jobs "$JOBS")
+# ENGINE_FLAG= (empty) for a command without --engine, e.g. an older build or live-bench.
+read -r -a engine_option <<<"${ENGINE_FLAG---engine $ENGINE}"
+jobs_option=("${engine_option[@]}" "${jobs_option[@]}")
 INPUT_FLAG="${INPUT_FLAG---input}"
 # Our arguments for some files: each preceded by INPUT_FLAG, if any.
 inputs() { for f in "$@"; do [ -n "$INPUT_FLAG" ] && printf '%s\n' "$INPUT_FLAG"; printf '%s\n' "$f"; done; }
@@ -169,7 +182,7 @@ for name in "${cases[@]}"; do
       run_case "six short files: one call vs six runs" "$total" "$text_six" ;;
     jobs1)
       mapfile -t args < <(inputs "$work/49s.wav")
-      ours_cmd=("$TRANSCRIBE" --jobs 1 "${args[@]}")
+      ours_cmd=("$TRANSCRIBE" "${engine_option[@]}" --jobs 1 "${args[@]}")
       ps_cmd=(bash -c 'ps_file "$0"' "$work/49s.wav")
       run_case "one 49.5 s file, ours --jobs 1" "$(soxi -D "$work/49s.wav")" "$text_49s" ;;
     *) echo "run.sh: unknown case $name (49s, 10min, six, jobs1)" >&2; exit 64 ;;

@@ -11,6 +11,8 @@
 #                 live-bench (built in release here), which uses SpeechClientLive. For the
 #                 command-line tool: TRANSCRIBE=.build/release/transcribe INPUT_FLAG=--input
 #   INPUT_FLAG    the option that precedes the file, if the command needs one
+#   ENGINE        pocketsphinx (default) or moonshine: the engine ours decodes with (passed as
+#                 --engine); with moonshine the grammar set is left out (a pocketsphinx feature)
 #   POCKETSPHINX  the reference, default pocketsphinx_continuous
 #   DATA          pocketsphinx-testdata's directory, default /usr/share/pocketsphinx/test/data
 #
@@ -39,9 +41,18 @@ trap 'rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }
 
+ENGINE="${ENGINE:-pocketsphinx}"
+
+# Words as the references spell them: lower case, hyphens as spaces, no punctuation, and the few
+# spellings Moonshine writes differently (Mr. → mister, 10 → ten).
+normalize() {
+  echo "$1" | tr '[:upper:]' '[:lower:]' | tr -- '-' ' ' | tr -cd "a-z0-9' \n" \
+    | sed -E 's/\bmr\b/mister/g; s/\bmrs\b/missus/g; s/\b10\b/ten/g'
+}
+
 # Word-level edit distance between two lines of text: prints "errors reference-words".
 errors() {
-  awk -v hyp="$2" -v ref="$1" 'BEGIN {
+  awk -v hyp="$(normalize "$2")" -v ref="$(normalize "$1")" 'BEGIN {
     n = split(tolower(ref), r, " "); m = split(tolower(hyp), h, " ")
     for (i = 0; i <= n; i++) d[i, 0] = i
     for (j = 0; j <= m; j++) d[0, j] = j
@@ -98,7 +109,7 @@ while read -r line; do
   text="$(echo "$line" | sed 's/<s>//; s/<\/s>.*//; s/^ *//; s/ *$//')"
   lm_set+=("$DATA/librivox/$id.wav|$text")
 done <"$DATA/librivox/transcription"
-run_set "language model (en-us.lm.bin)" "-lm $LM" "" "${lm_set[@]}"
+run_set "language model (en-us.lm.bin); ours: $ENGINE" "-lm $LM" "--engine $ENGINE" "${lm_set[@]}"
 
 cards_set=()
 while read -r line; do
@@ -106,7 +117,7 @@ while read -r line; do
   text="$(echo "$line" | sed 's/<s>//; s/<\/s>.*//; s/^ *//; s/ *$//')"
   cards_set+=("$DATA/cards/$id.wav|$text")
 done <"$DATA/cards/cards.transcription"
-run_set "JSGF grammar (cards.gram)" "-jsgf $DATA/cards/cards.gram" \
+[ "$ENGINE" = pocketsphinx ] && run_set "JSGF grammar (cards.gram)" "-jsgf $DATA/cards/cards.gram" \
   "--grammar $DATA/cards/cards.gram" "${cards_set[@]}"
 
 # Throughput: all librivox files, three times over, as one 75 s file (model load is then small).
@@ -117,8 +128,8 @@ for _ in 1 2 3; do
   for entry in "${lm_set[@]:1}"; do files+=("${entry%%|*}"); long_text="$long_text ${entry#*|}"; done
 done
 sox -q "${files[@]}" "$long"
-run_set "throughput: librivox x3, $(soxi -D "$long" | cut -d. -f1) s of audio" "-lm $LM" "" \
-  "$long|$long_text"
+run_set "throughput: librivox x3, $(soxi -D "$long" | cut -d. -f1) s of audio; ours: $ENGINE" \
+  "-lm $LM" "--engine $ENGINE" "$long|$long_text"
 
 [ "${1:-}" = "--latency" ] || exit 0
 
@@ -134,10 +145,10 @@ sox -q -t raw -r 16000 -e signed -b 16 -c 1 "$DATA/goforward.raw" "$speech" \
   pad 0 3 repeat 2 pad 0.5 0
 echo
 echo "== live latency, goforward x3 with 3 s gaps, through a virtual microphone"
-echo "-- ours (SpeechClientLive, live-bench --latency)"
+echo "-- ours (SpeechClientLive, live-bench --latency, $ENGINE)"
 [ -x "$here/.build/release/live-bench" ] \
   || (cd "$here" && swift build -c release --product live-bench >&2)
-"$here/.build/release/live-bench" --latency "$PULSE_SERVER" "$speech" | tee "$work/latency"
+"$here/.build/release/live-bench" --latency "$PULSE_SERVER" "$speech" "$ENGINE" | tee "$work/latency"
 mapfile -t ends < <(awk -F'\t' '/^utterance/ { sub(/ends /, "", $3); sub(/ s/, "", $3); print $3 }' \
   "$work/latency")
 

@@ -39,8 +39,23 @@ def load_references(directory):
     return references
 
 
+SPELLED = {"mr": "mister", "mrs": "missus", "10": "ten"}
+
+
+def normalized(words):
+    """Words as the references spell them: lower case, hyphens as spaces, no punctuation, and
+    the few spellings Moonshine writes differently (Mr. → mister, 10 → ten)."""
+    result = []
+    for word in " ".join(words).lower().replace("-", " ").split():
+        word = "".join(c for c in word if c.isalnum() or c == "'")
+        if word:
+            result.append(SPELLED.get(word, word))
+    return result
+
+
 def word_errors(reference, hypothesis):
-    """Levenshtein distance between two word lists."""
+    """Levenshtein distance between two word lists (both normalized first)."""
+    reference, hypothesis = normalized(reference), normalized(hypothesis)
     previous = list(range(len(hypothesis) + 1))
     for i, ref in enumerate(reference, 1):
         current = [i]

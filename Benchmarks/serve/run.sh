@@ -4,6 +4,7 @@
 #
 #   Benchmarks/serve/run.sh                 # clients 1 2 4 6, --max-sessions 4
 #   MAX_SESSIONS=6 Benchmarks/serve/run.sh 1 2 4 6 8
+#   ENGINE=moonshine Benchmarks/serve/run.sh 1 2 3 4   # the server's engine (default pocketsphinx)
 #
 # Prints a Markdown table (see Benchmarks/serve/README.md for how to read it). Needs python3 with
 # `websockets` (scripts/install-dependencies.sh installs it).
@@ -14,12 +15,13 @@ export PATH="/opt/swift/usr/bin:$PATH"
 levels=("$@")
 [ ${#levels[@]} -gt 0 ] || levels=(1 2 4 6)
 max_sessions="${MAX_SESSIONS:-4}"
+engine="${ENGINE:-pocketsphinx}"
 
 swift build -c release --product transcribe >&2
 transcribe="$(swift build -c release --show-bin-path)/transcribe"
 
 log="$(mktemp)"
-"$transcribe" serve --port 0 --max-sessions "$max_sessions" 2>"$log" &
+"$transcribe" serve --engine "$engine" --port 0 --max-sessions "$max_sessions" 2>"$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
 
@@ -32,5 +34,5 @@ for _ in $(seq 600); do
 done
 [ -n "$url" ] || { echo "run.sh: the server did not start" >&2; exit 1; }
 
-echo "serve: $url, --max-sessions $max_sessions, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "serve: $url, --engine $engine, --max-sessions $max_sessions, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 python3 Benchmarks/serve/load.py --url "$url" --pid "$server" --clients "${levels[@]}"

@@ -5,11 +5,16 @@
 //                                 decoded as one batch on the decoder pool, in parallel
 //   live-bench --jobs N FILE...   the same with N decoders (default: the number of cores)
 //   live-bench --grammar G FILE   the same with a JSGF grammar
-//   live-bench --latency SERVER WAV
+//   live-bench --engine moonshine FILE...
+//                                 the same with Moonshine (default: pocketsphinx)
+//   live-bench --latency SERVER WAV [ENGINE]
 //                                 play WAV into the PulseAudio server's default sink with paplay
-//                                 while transcribing its default source; print, per word, how
-//                                 long after the word was spoken it first appeared, and per
-//                                 utterance how long after it ended its final words came
+//                                 while transcribing its default source with ENGINE (default
+//                                 pocketsphinx); print, per word, how long after the word was
+//                                 spoken the word's place first showed a word, and per utterance
+//                                 how long after it ended its final words came. Where words and
+//                                 utterances end is measured by pocketsphinx decoding the file
+//                                 (Moonshine's word times are estimates).
 import Foundation
 import SpeechClient
 import SpeechClientLive
@@ -20,7 +25,7 @@ func fail(_ message: String) -> Never {
 }
 
 func transcribe(
-  _ url: URL, model: SpeechRecognitionRequest.Model
+  _ url: URL, engine: SpeechRecognitionRequest.Engine
 ) async throws
   -> [SpeechRecognitionResult]
 {
@@ -28,7 +33,7 @@ func transcribe(
     url.pathExtension == "raw" ? .rawFile(url) : .file(url)
   var results: [SpeechRecognitionResult] = []
   for try await result in await SpeechClient.live().startTask(
-    SpeechRecognitionRequest(source: source, model: model, shouldReportPartialResults: false))
+    SpeechRecognitionRequest(source: source, engine: engine, shouldReportPartialResults: false))
   {
     results.append(result)
   }
@@ -41,10 +46,12 @@ func seconds(_ duration: Duration) -> Double {
 
 func format(_ value: Double) -> String { String(format: "%.2f", value) }
 
-func latency(server: String, wav: URL) async throws {
+func latency(
+  server: String, wav: URL, engine: SpeechRecognitionRequest.EngineName
+) async throws {
   // Where the words and utterances end in the file, from decoding the file itself: without
   // partial results, every result but the last is the end of an utterance.
-  let reference = try await transcribe(wav, model: .default)
+  let reference = try await transcribe(wav, engine: .pocketsphinx())
   guard let words = reference.last?.bestTranscription.segments, !words.isEmpty else {
     fail("no words in \(wav.path)")
   }
@@ -58,8 +65,8 @@ func latency(server: String, wav: URL) async throws {
   let speechEnd = words.last.map { $0.timestamp + $0.duration } ?? 0
 
   let client = SpeechClient.live(LiveSpeechConfiguration(server: server))
-  let stream = await client.startTask(SpeechRecognitionRequest())
-  try await Task.sleep(for: .seconds(1))  // let the model load before the speech starts
+  let stream = await client.startTask(SpeechRecognitionRequest(engine: engine.defaultEngine))
+  try await Task.sleep(for: .seconds(2))  // let the model load before the speech starts
 
   let player = Process()
   player.executableURL = URL(fileURLWithPath: "/usr/bin/paplay")
@@ -79,17 +86,15 @@ func latency(server: String, wav: URL) async throws {
   }
   for try await result in stream {
     let now = seconds(clock.now - start)
-    let segments = result.bestTranscription.segments
-    for (index, word) in words.enumerated() where firstSeen[index] == nil {
-      if index < segments.count, segments[index].substring == word.substring {
-        firstSeen[index] = now
-      }
+    // A word's place shows a word (whichever the engine wrote there) once as many words are on
+    // screen: the engines' words differ ("ten" or "10"), their number rarely does.
+    let shown = result.bestTranscription.segments.count
+    for index in words.indices where firstSeen[index] == nil && index < shown {
+      firstSeen[index] = now
     }
-    // Final words of an utterance have a confidence; partial ones have 0.
-    if !result.isFinal, !segments.isEmpty, segments.allSatisfy({ $0.confidence > 0 }),
-      let index = utteranceEnds.firstIndex(where: { $0.wordCount == segments.count }),
-      utteranceSeen[index] == nil
-    {
+    // An utterance's final words are in once the transcript holds that many finished ones.
+    let finished = result.bestTranscription.finishedUtterances.count
+    for index in utteranceEnds.indices where utteranceSeen[index] == nil && index < finished {
       utteranceSeen[index] = now
     }
   }
@@ -109,16 +114,26 @@ func latency(server: String, wav: URL) async throws {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--latency" {
-  guard arguments.count == 3 else { fail("usage: live-bench --latency SERVER WAV") }
-  try await latency(server: arguments[1], wav: URL(fileURLWithPath: arguments[2]))
+  guard (3...4).contains(arguments.count),
+    let engine = SpeechRecognitionRequest.EngineName(
+      rawValue: arguments.count == 4 ? arguments[3] : "pocketsphinx")
+  else { fail("usage: live-bench --latency SERVER WAV [moonshine|pocketsphinx]") }
+  try await latency(server: arguments[1], wav: URL(fileURLWithPath: arguments[2]), engine: engine)
   exit(0)
 }
-var model = SpeechRecognitionRequest.Model.default
+var engine = SpeechRecognitionRequest.Engine.pocketsphinx()
 var configuration = LiveSpeechConfiguration()
 while let option = arguments.first, option.hasPrefix("--") {
-  guard arguments.count >= 2 else { fail("usage: live-bench [--jobs N] [--grammar G] FILE...") }
+  guard arguments.count >= 2 else {
+    fail("usage: live-bench [--jobs N] [--grammar G] [--engine E] FILE...")
+  }
   switch option {
-  case "--grammar": model = .grammar(URL(fileURLWithPath: arguments[1]))
+  case "--grammar": engine = .pocketsphinx(.grammar(URL(fileURLWithPath: arguments[1])))
+  case "--engine":
+    guard let name = SpeechRecognitionRequest.EngineName(rawValue: arguments[1]) else {
+      fail("--engine is moonshine or pocketsphinx")
+    }
+    engine = name.defaultEngine
   case "--jobs":
     guard let jobs = Int(arguments[1]), jobs > 0 else { fail("--jobs needs a positive number") }
     configuration.jobs = jobs
@@ -126,19 +141,20 @@ while let option = arguments.first, option.hasPrefix("--") {
   }
   arguments.removeFirst(2)
 }
-guard !arguments.isEmpty else { fail("usage: live-bench [--jobs N] [--grammar G] FILE...") }
+guard !arguments.isEmpty else {
+  fail("usage: live-bench [--jobs N] [--grammar G] [--engine E] FILE...")
+}
 let requests = arguments.map { path in
   let url = URL(fileURLWithPath: path)
   return SpeechRecognitionRequest(
-    source: url.pathExtension == "raw" ? .rawFile(url) : .file(url), model: model,
+    source: url.pathExtension == "raw" ? .rawFile(url) : .file(url), engine: engine,
     shouldReportPartialResults: false)
 }
-configuration.fileBatch = FileRecognitionBatch(requests, configuration: configuration)
-let client = SpeechClient.live(configuration)
-for (path, request) in zip(arguments, requests) {
+let batch = FileRecognitionBatch(requests, configuration: configuration)
+for (index, (path, request)) in zip(arguments, requests).enumerated() {
   do {
     var last: SpeechRecognitionResult?
-    for try await result in await client.startTask(request) { last = result }
+    for try await result in await batch.client(at: index).startTask(request) { last = result }
     print(last?.bestTranscription.formattedString ?? "")
   } catch {
     fail("\(path): \(error)")
