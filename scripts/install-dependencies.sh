@@ -20,7 +20,8 @@
 #             /usr/local/lib/transcribe (root) or ~/.local/lib/transcribe (other users),
 #           onnx==1.23.2: writes the converted model,
 #           moonshine-cpp==0.1.4: Moonshine base-en (MIT), shipped as slow ORT-format files;
-#           then scripts/convert-moonshine.py converts them once to plain ONNX, into
+#           then scripts/convert-moonshine.py converts them once to plain ONNX with the
+#             weights kept 8-bit (ONNX Runtime's MatMulNBits), into
 #             /usr/local/share/transcribe/moonshine/base-en (root) or
 #             ${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en (other users).
 # Python modules go to whichever python3 is first on PATH (a pyenv one is fine), through
@@ -92,8 +93,9 @@ install_moonshine() {
         --break-system-packages "${stale[@]}" >&2
   fi
 
-  # The model: converted once; --check verifies an earlier conversion (checksums, same source
-  # files, loads and runs in onnxruntime), so a damaged or stale one is converted again.
+  # The model: converted once; --check verifies an earlier conversion (the converter's current
+  # format with 8-bit weights, checksums, same source files, loads and runs in onnxruntime), so
+  # a damaged or stale one, or one converted the older way (float weights), is converted again.
   if python3 "$script_dir/convert-moonshine.py" --check "$moonshine_dir" 2>/dev/null; then
     echo "install-dependencies: Moonshine model present in $moonshine_dir" >&2
   else

@@ -12,6 +12,11 @@ Moonshine base-en (see scripts/convert-moonshine.py) is two ONNX graphs and a to
     tokenizer.bin        one byte string per token id, each prefixed by its length (one byte;
                          a length of 128 or more takes two, low 7 bits first); U+2581 is a space
 
+The converter's default output keeps the weights 8-bit for ONNX Runtime's com.microsoft
+MatMulNBits operator ("weights": "int8-matmulnbits" in model.json; the onnxruntime wheel's CPU
+provider runs it); `--float-weights` gives the graphs as shipped ("float-folded"). Both run here
+unchanged; the summaries name the format.
+
 Greedy decoding with the key/value cache: the first step feeds BOS (1) with empty past tensors
 and use_cache_branch false; every later step feeds the last token alone, use_cache_branch true,
 the previous step's decoder key/values and the first step's encoder key/values. Decoding stops
@@ -21,9 +26,12 @@ Commands:
     moonshine_reference.py transcribe [--model DIR | --ort] WAV...
         print each file's transcript and timings
     moonshine_reference.py librivox [--model DIR] [--ort-dir DIR] [--no-compare]
-        decode pocketsphinx-testdata's LibriVox clips with the converted .onnx model and (unless
-        --no-compare) the wheel's .ort original; fail unless the transcripts are identical;
-        print per-token and per-second times, and the word error rate against the references
+                                    [--compare-model DIR]...
+        decode pocketsphinx-testdata's LibriVox clips with the converted .onnx model, then with
+        each --compare-model (another conversion, e.g. --float-weights) and (unless --no-compare)
+        the wheel's .ort original; print per-token and per-second times and the word error rate
+        against the references; list every clip whose tokens differ from the first model's
+        (with both transcripts and the first differing step) and fail if any does
     moonshine_reference.py memory [--model DIR] [--no-arena]
         load both sessions, decode the LibriVox clips, print the process's peak RSS
 
@@ -40,6 +48,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.util
+import json
 import math
 import os
 import re
@@ -276,6 +285,18 @@ def current_rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def weights_format(directory: Path, extension: str) -> str:
+    """The converted model's "weights" as model.json records them ("ort" for the originals)."""
+    if extension == "ort":
+        return "ort"
+    try:
+        manifest = json.loads((directory / "model.json").read_text())
+    except (OSError, ValueError):
+        return "unknown"
+    # Conversions before format 2 had no "weights": they were all float-folded.
+    return manifest.get("weights", "float-folded") if isinstance(manifest, dict) else "unknown"
+
+
 def decode_all(model: Moonshine, clips) -> list[Transcript]:
     return [model.transcribe(read_wav(path)) for path, _ in clips]
 
@@ -310,27 +331,42 @@ def command_transcribe(arguments, options) -> int:
 
 def command_librivox(arguments, options) -> int:
     clips = librivox_clips()
-    converted = Moonshine(arguments.model, "onnx", **options)
-    decode_all(converted, clips[:1])  # warm up (first runs allocate)
-    ours = decode_all(converted, clips)
-    for (path, reference), transcript in zip(clips, ours):
-        print(f"{path.stem}: {transcript.text}\n  reference: {reference}")
-    summarize(".onnx", converted, clips, ours)
-    if arguments.no_compare:
-        return 0
-    if arguments.ort_dir is None:
-        raise SystemExit("moonshine-cpp is not installed; give --ort-dir or --no-compare")
-    del converted
-    original = Moonshine(arguments.ort_dir, "ort", **options)
-    decode_all(original, clips[:1])
-    theirs = decode_all(original, clips)
-    summarize(".ort ", original, clips, theirs)
-    different = [path.name for (path, _), a, b in zip(clips, ours, theirs) if a.tokens != b.tokens]
-    if different:
-        print(f"DIFFERENT tokens from the .ort model: {', '.join(different)}")
-        return 1
-    print("identical tokens and transcripts from the .onnx and the .ort model")
-    return 0
+    models = [(arguments.model, "onnx")]
+    models += [(directory, "onnx") for directory in arguments.compare_model]
+    if not arguments.no_compare:
+        if arguments.ort_dir is None:
+            raise SystemExit("moonshine-cpp is not installed; give --ort-dir or --no-compare")
+        models.append((arguments.ort_dir, "ort"))
+
+    results = []
+    for number, (directory, extension) in enumerate(models):
+        model = Moonshine(directory, extension, **options)
+        decode_all(model, clips[:1])  # warm up (first runs allocate)
+        transcripts = decode_all(model, clips)
+        label = f"{directory} (.{extension}, {weights_format(directory, extension)})"
+        if number == 0:
+            for (path, reference), transcript in zip(clips, transcripts):
+                print(f"{path.stem}: {transcript.text}\n  reference: {reference}")
+        summarize(label, model, clips, transcripts)
+        results.append((label, transcripts))
+        del model
+
+    first_label, first = results[0]
+    differences = 0
+    for label, transcripts in results[1:]:
+        different = [(path, a, b) for (path, _), a, b in zip(clips, first, transcripts)
+                     if a.tokens != b.tokens]
+        differences += len(different)
+        if not different:
+            print(f"identical tokens and transcripts: {first_label} and {label}")
+            continue
+        print(f"DIFFERENT tokens: {first_label} and {label}, on {len(different)} of "
+              f"{len(clips)} clips:")
+        for path, a, b in different:
+            step = next((j for j, (x, y) in enumerate(zip(a.tokens, b.tokens)) if x != y),
+                        min(len(a.tokens), len(b.tokens)))
+            print(f"  {path.stem} (first at token {step + 1}):\n    {a.text}\n    {b.text}")
+    return 1 if differences else 0
 
 
 def command_memory(arguments, options) -> int:
@@ -342,7 +378,8 @@ def command_memory(arguments, options) -> int:
     print(f"peak RSS: {before:.0f} MB before loading, {loaded:.0f} MB with both sessions "
           f"loaded ({resident:.0f} MB resident once loaded), {peak_rss_mb():.0f} MB after "
           f"decoding the LibriVox clips ({current_rss_mb():.0f} MB resident) "
-          f"(.{extension}, arena {'on' if options['arena'] else 'off'})")
+          f"(.{extension}, {weights_format(directory, extension)}, "
+          f"arena {'on' if options['arena'] else 'off'})")
     return 0
 
 
@@ -374,6 +411,9 @@ def main(argv: list[str]) -> int:
     librivox = commands.add_parser("librivox", parents=[common])
     librivox.add_argument("--no-compare", action="store_true",
                           help="skip decoding with the .ort originals")
+    librivox.add_argument("--compare-model", type=Path, action="append", default=[],
+                          metavar="DIR", help="also decode with this converted model and "
+                                              "compare (repeatable)")
     commands.add_parser("memory", parents=[common])
     arguments = parser.parse_args(argv)
 
