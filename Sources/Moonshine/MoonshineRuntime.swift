@@ -52,6 +52,10 @@ public enum MoonshineRuntime {
       let environment = try api.make("CreateEnv") {
         api.createEnv(ONNXRuntimeAPI.loggingLevelError, "transcribe", $0)
       }
+      // Nothing about the user's speech or machine leaves it: no usage events either (the
+      // environment variable, set before the library is opened, also keeps ONNX Runtime from
+      // writing its telemetry session file into $TMPDIR).
+      if let status = api.disableTelemetryEvents(environment) { api.releaseStatus(status) }
       let cpuMemory: OpaquePointer
       do {
         // OrtDeviceAllocator (0), OrtMemTypeDefault (0).
@@ -198,6 +202,10 @@ public enum MoonshineRuntime {
 
   /// Opens one library and checks it is a recent enough ONNX Runtime; the error says why not.
   private static func open(_ path: String) -> Result<Library, ProblemDescription> {
+    // ONNX Runtime 1.32's Linux build carries Microsoft's telemetry client, which CreateEnv
+    // starts (writing $TMPDIR/.ses) unless ORT_DISABLE_TELEMETRY is set. Set it, unless the
+    // user chose otherwise, before the first environment; nothing reads it concurrently then.
+    setenv("ORT_DISABLE_TELEMETRY", "1", 0)
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
       let error = dlerror().map { String(cString: $0) } ?? "unknown error"
       return .failure(ProblemDescription("\(path) could not be loaded (\(error))"))

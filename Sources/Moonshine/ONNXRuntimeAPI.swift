@@ -34,6 +34,8 @@ struct ONNXRuntimeAPI: @unchecked Sendable {
   let getErrorMessage: @convention(c) (OpaquePointer) -> CString?
   /// 3 `CreateEnv(OrtLoggingLevel, const char* logid, OrtEnv**)`.
   let createEnv: @convention(c) (UInt32, CString, Out<OpaquePointer?>) -> Status
+  /// 6 `DisableTelemetryEvents(const OrtEnv*)`.
+  let disableTelemetryEvents: @convention(c) (OpaquePointer) -> Status
   /// 7 `CreateSession(const OrtEnv*, const char* path, const OrtSessionOptions*, OrtSession**)`.
   let createSession:
     @convention(c) (OpaquePointer, CString, OpaquePointer, Out<OpaquePointer?>) -> Status
@@ -130,6 +132,7 @@ struct ONNXRuntimeAPI: @unchecked Sendable {
     getErrorCode = entry(1)
     getErrorMessage = entry(2)
     createEnv = entry(3)
+    disableTelemetryEvents = entry(6)
     createSession = entry(7)
     run = entry(9)
     createSessionOptions = entry(10)

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Prometheus
+import SpeechClient
 
 /// What the server measures, published at `GET /metrics` in Prometheus' text format.
 ///
@@ -11,7 +12,7 @@ import Prometheus
 /// ```swift
 /// let metrics = ServerMetrics()
 /// metrics.sessionStarted()
-/// metrics.decoded(audioSeconds: 4.2, processingSeconds: 1.1)
+/// metrics.decoded(audioSeconds: 4.2, processingSeconds: 1.1, engine: "moonshine")
 /// print(metrics.exposition())
 /// ```
 public final class ServerMetrics: Sendable {
@@ -19,8 +20,6 @@ public final class ServerMetrics: Sendable {
   public let registry: PrometheusCollectorRegistry
   private let factory: PrometheusMetricsFactory
   private let activeSessions: Metrics.Meter
-  private let audioSeconds: Metrics.FloatingPointCounter
-  private let realTimeFactor: Metrics.Recorder
   private let finalLatency: Metrics.Timer
 
   /// Creates the metrics in a registry of their own.
@@ -40,10 +39,6 @@ public final class ServerMetrics: Sendable {
     self.registry = registry
     self.factory = factory
     activeSessions = Metrics.Meter(label: "transcribe_active_sessions", factory: factory)
-    audioSeconds = Metrics.FloatingPointCounter(
-      label: "transcribe_audio_seconds_decoded_total", factory: factory)
-    realTimeFactor = Metrics.Recorder(
-      label: Self.realTimeFactorName, aggregate: true, factory: factory)
     finalLatency = Metrics.Timer(
       label: "transcribe_final_result_latency_seconds", factory: factory)
     // The usual reasons are listed from the start (at 0), so a dashboard sees the series before
@@ -51,9 +46,26 @@ public final class ServerMetrics: Sendable {
     for reason in SessionRejection.allCases {
       _ = rejectedSessions(reason: reason.rawValue)
     }
+    for engine in SpeechRecognitionRequest.EngineName.allCases {
+      _ = audioSeconds(engine: engine.rawValue)
+      _ = realTimeFactor(engine: engine.rawValue)
+    }
   }
 
   private static let realTimeFactorName = "transcribe_real_time_factor"
+
+  /// The registry hands back the same series for the same name and labels.
+  private func audioSeconds(engine: String) -> Metrics.FloatingPointCounter {
+    Metrics.FloatingPointCounter(
+      label: "transcribe_audio_seconds_decoded_total", dimensions: [("engine", engine)],
+      factory: factory)
+  }
+
+  private func realTimeFactor(engine: String) -> Metrics.Recorder {
+    Metrics.Recorder(
+      label: Self.realTimeFactorName, dimensions: [("engine", engine)], aggregate: true,
+      factory: factory)
+  }
 
   private func rejectedSessions(reason: String) -> Metrics.Counter {
     // The registry hands back the same counter for the same name and labels.
@@ -78,11 +90,13 @@ public final class ServerMetrics: Sendable {
     rejectedSessions(reason: reason).increment()
   }
 
-  /// A session decoded `audioSeconds` of audio in `processingSeconds` of wall time.
-  public func decoded(audioSeconds seconds: Double, processingSeconds: Double) {
+  /// A session decoded `audioSeconds` of audio in `processingSeconds` of wall time with
+  /// `engine` (`moonshine`, `pocketsphinx`): the `engine` label of the decoded-audio counter and
+  /// the real-time factor histogram.
+  public func decoded(audioSeconds seconds: Double, processingSeconds: Double, engine: String) {
     guard seconds > 0 else { return }
-    audioSeconds.increment(by: seconds)
-    realTimeFactor.record(processingSeconds / seconds)
+    audioSeconds(engine: engine).increment(by: seconds)
+    realTimeFactor(engine: engine).record(processingSeconds / seconds)
   }
 
   /// A final result arrived `latency` after the end of the speech it ends.

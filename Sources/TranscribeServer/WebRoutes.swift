@@ -10,12 +10,13 @@ extension TranscriptionServer {
     let page = CaptionsPage(tokenRequired: configuration.token != nil)
     let readiness = self.readiness
     let sessions = self.sessions
+    let engines = configuration.engines.map(\.rawValue)
     let metricsEndpoint = MetricsEndpoint(metrics: self.metrics, token: configuration.token)
     router.get("/") { _, _ in
       page.response()
     }
     router.get("readyz") { _, _ in
-      try ReadinessReport(readiness: readiness, sessions: sessions).response()
+      try ReadinessReport(readiness: readiness, sessions: sessions, engines: engines).response()
     }
     router.get("metrics") { request, _ in
       metricsEndpoint.response(to: request)

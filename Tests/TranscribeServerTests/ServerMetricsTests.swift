@@ -45,30 +45,39 @@ import Testing
 
   @Test func decodedAudioAddsUpAndTheRealTimeFactorIsBucketed() {
     let metrics = ServerMetrics()
-    metrics.decoded(audioSeconds: 4, processingSeconds: 1)  // 0.25
-    metrics.decoded(audioSeconds: 2.5, processingSeconds: 2)  // 0.8
-    metrics.decoded(audioSeconds: 0, processingSeconds: 1)  // nothing decoded: ignored
+    metrics.decoded(audioSeconds: 4, processingSeconds: 1, engine: "pocketsphinx")  // 0.25
+    metrics.decoded(audioSeconds: 2.5, processingSeconds: 2, engine: "pocketsphinx")  // 0.8
+    // nothing decoded: ignored
+    metrics.decoded(audioSeconds: 0, processingSeconds: 1, engine: "pocketsphinx")
+    metrics.decoded(audioSeconds: 10, processingSeconds: 1, engine: "moonshine")  // 0.1
     let exposition = metrics.exposition()
     #expect(
-      samples("transcribe_audio_seconds_decoded_total", in: exposition) == [
-        "transcribe_audio_seconds_decoded_total 6.5"
+      Set(samples("transcribe_audio_seconds_decoded_total", in: exposition)) == [
+        #"transcribe_audio_seconds_decoded_total{engine="pocketsphinx"} 6.5"#,
+        #"transcribe_audio_seconds_decoded_total{engine="moonshine"} 10.0"#,
+      ])
+    let pocketsphinx = samples("transcribe_real_time_factor", in: exposition).filter {
+      $0.contains(#"engine="pocketsphinx""#)
+    }
+    #expect(
+      pocketsphinx == [
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.05"} 0"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.1"} 0"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.2"} 0"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.3"} 1"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.5"} 1"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="0.75"} 1"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="1.0"} 2"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="1.5"} 2"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="2.0"} 2"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="5.0"} 2"#,
+        #"transcribe_real_time_factor_bucket{engine="pocketsphinx",le="+Inf"} 2"#,
+        #"transcribe_real_time_factor_sum{engine="pocketsphinx"} 1.05"#,
+        #"transcribe_real_time_factor_count{engine="pocketsphinx"} 2"#,
       ])
     #expect(
-      samples("transcribe_real_time_factor", in: exposition) == [
-        #"transcribe_real_time_factor_bucket{le="0.05"} 0"#,
-        #"transcribe_real_time_factor_bucket{le="0.1"} 0"#,
-        #"transcribe_real_time_factor_bucket{le="0.2"} 0"#,
-        #"transcribe_real_time_factor_bucket{le="0.3"} 1"#,
-        #"transcribe_real_time_factor_bucket{le="0.5"} 1"#,
-        #"transcribe_real_time_factor_bucket{le="0.75"} 1"#,
-        #"transcribe_real_time_factor_bucket{le="1.0"} 2"#,
-        #"transcribe_real_time_factor_bucket{le="1.5"} 2"#,
-        #"transcribe_real_time_factor_bucket{le="2.0"} 2"#,
-        #"transcribe_real_time_factor_bucket{le="5.0"} 2"#,
-        #"transcribe_real_time_factor_bucket{le="+Inf"} 2"#,
-        "transcribe_real_time_factor_sum 1.05",
-        "transcribe_real_time_factor_count 2",
-      ])
+      samples("transcribe_real_time_factor", in: exposition).contains(
+        #"transcribe_real_time_factor_bucket{engine="moonshine",le="0.1"} 1"#))
   }
 
   @Test func finalResultLatencyIsAHistogramInSeconds() {

@@ -40,7 +40,10 @@ import Testing
     }
     let exposition = server.metrics.exposition()
     #expect(exposition.contains("transcribe_active_sessions 0"), "\(exposition)")
-    #expect(exposition.contains("transcribe_audio_seconds_decoded_total 3"), "\(exposition)")
+    // Labelled with the server's default engine (ServerConfiguration's: pocketsphinx).
+    #expect(
+      exposition.contains(#"transcribe_audio_seconds_decoded_total{engine="pocketsphinx"} 3"#),
+      "\(exposition)")
     // The utterance at 2.4 s and the last words at the end.
     #expect(
       exposition.contains("transcribe_final_result_latency_seconds_count 2"), "\(exposition)")

@@ -97,6 +97,16 @@ extension CommandTests {
       }
     }
 
+    @Test func onnxRuntimesTelemetryStaysOffAndLeavesNothingInTMPDIR() async throws {
+      let directory = try TemporaryDirectory()
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "-i", Self.goForward], environment: ["TMPDIR": directory.url.path]
+      )
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      // ONNX Runtime's telemetry client writes its session file (.ses) there when it starts.
+      #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == [])
+    }
+
     @Test func aModelDirectoryThatIsNotThereNamesItAndTheOption() async throws {
       let output = try await TranscribeProcess.run(
         ["--model", "/nonexistent/moonshine", "-i", Self.goForward])

@@ -8,7 +8,8 @@ import Hummingbird
 /// why) or `"full"` (every session place is taken), with `Retry-After` for the two that pass.
 ///
 /// ```json
-/// {"model_loaded":true,"sessions":{"active":1,"limit":2},"status":"ready"}
+/// {"engines":["moonshine","pocketsphinx"],"model_loaded":true,"sessions":{"active":1,"limit":2},
+///  "status":"ready"}
 /// ```
 public struct ReadinessReport: Sendable, Equatable, Codable {
   /// How ready the server is.
@@ -43,22 +44,31 @@ public struct ReadinessReport: Sendable, Equatable, Codable {
   public var modelLoaded: Bool
   /// The sessions running and the limit.
   public var sessions: Sessions
+  /// The engines the server runs, its default first (the default's model is the one loaded
+  /// before the server is ready; another engine loads on its first session).
+  public var engines: [String]
 
   enum CodingKeys: String, CodingKey {
     case status
     case modelLoaded = "model_loaded"
     case sessions
+    case engines
   }
 
   /// Creates a report from its parts.
-  public init(status: Status, modelLoaded: Bool, sessions: Sessions) {
+  public init(status: Status, modelLoaded: Bool, sessions: Sessions, engines: [String] = []) {
     self.status = status
     self.modelLoaded = modelLoaded
     self.sessions = sessions
+    self.engines = engines
   }
 
-  /// The report for a readiness and a session limiter, as they are now.
-  public init(readiness: ServerReadiness, sessions limiter: SessionLimiter) {
+  /// The report for a readiness and a session limiter, as they are now, and the server's
+  /// engines.
+  public init(
+    readiness: ServerReadiness, sessions limiter: SessionLimiter, engines: [String] = []
+  ) {
+    self.engines = engines
     let state = readiness.state
     let active = limiter.activeCount
     modelLoaded = state == .prepared

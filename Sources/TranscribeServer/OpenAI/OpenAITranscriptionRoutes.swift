@@ -115,7 +115,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
     let transcription = try Self.transcription(of: state)
     server.metrics.decoded(
       audioSeconds: transcription.duration,
-      processingSeconds: (ContinuousClock.now - started).timeInterval)
+      processingSeconds: (ContinuousClock.now - started).timeInterval,
+      engine: (options.engine ?? engines.first)?.rawValue ?? "default")
     let response = transcription.response(
       format: options.responseFormat, granularities: options.timestampGranularities)
     return (response, transcription.duration)

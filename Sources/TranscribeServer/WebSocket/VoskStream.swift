@@ -128,6 +128,14 @@ extension VoskStream {
     var configuration = VoskStreamConfiguration()
     var audio: PushedAudio?
     var store: StoreOf<SpeechRecognition>?
+    /// The engine the stream runs on, as metrics label it: pocketsphinx for a phrase list (a
+    /// grammar), the server's default otherwise.
+    var engineName: String {
+      if let phrases = configuration.phraseList, !phrases.isEmpty {
+        return SpeechRecognitionRequest.EngineName.pocketsphinx.rawValue
+      }
+      return server.configuration.engines.first?.rawValue ?? "default"
+    }
     var observer: Task<Void, Never>?
     var timers: [Task<Void, Never>] = []
     var idleTimer: Task<Void, Never>?
@@ -200,7 +208,8 @@ extension VoskStream {
       store = nil
       if let audio {
         server.metrics.decoded(
-          audioSeconds: audio.consumedDuration, processingSeconds: decodingTime.timeInterval)
+          audioSeconds: audio.consumedDuration, processingSeconds: decodingTime.timeInterval,
+          engine: engineName)
       }
     }
 

@@ -30,7 +30,8 @@ import Testing
         #expect(
           report
             == ReadinessReport(
-              status: .preparing, modelLoaded: false, sessions: .init(active: 0, limit: 2)))
+              status: .preparing, modelLoaded: false, sessions: .init(active: 0, limit: 2),
+              engines: ["pocketsphinx"]))
       }
     }
   }
@@ -46,7 +47,8 @@ import Testing
         #expect(response.headers[.retryAfter] == nil)
         #expect(
           String(buffer: response.body)
-            == #"{"model_loaded":true,"sessions":{"active":1,"limit":2},"status":"ready"}"# + "\n")
+            == #"{"engines":["pocketsphinx"],"model_loaded":true,"sessions":{"active":1,"limit":2},"#
+            + #""status":"ready"}"# + "\n")
       }
     }
   }
@@ -64,7 +66,8 @@ import Testing
         #expect(
           report
             == ReadinessReport(
-              status: .full, modelLoaded: true, sessions: .init(active: 2, limit: 2)))
+              status: .full, modelLoaded: true, sessions: .init(active: 2, limit: 2),
+              engines: ["pocketsphinx"]))
       }
       permits.forEach { $0?.release() }
       try await client.execute(uri: "/readyz", method: .get) { response in

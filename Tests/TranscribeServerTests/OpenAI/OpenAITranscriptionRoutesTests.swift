@@ -318,7 +318,10 @@ import Testing
         body: MultipartBody.upload("AUDIO go forward | ten"))
     }
     let metrics = server.metrics.exposition()
-    #expect(metrics.contains("transcribe_audio_seconds_decoded_total 3.5"), "\(metrics)")
+    // The server's default engine: ServerConfiguration's, pocketsphinx.
+    #expect(
+      metrics.contains(#"transcribe_audio_seconds_decoded_total{engine="pocketsphinx"} 3.5"#),
+      "\(metrics)")
     #expect(metrics.contains("transcribe_active_sessions 0"))
   }
 }
