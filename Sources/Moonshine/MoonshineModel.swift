@@ -125,8 +125,9 @@ public final class MoonshineModel: Sendable {
   ///
   /// The CPU memory arena is kept only for `.ort` files: they dequantize every weight again at
   /// every step, and the arena makes those big buffers cheap (measured 77 instead of 200 ms per
-  /// step, for 180 MB more). A plain `.onnx` model has its weights folded at load and makes no
-  /// such churn; without the arena, memory a long utterance needed is not held for good.
+  /// step, for 180 MB more). A plain `.onnx` model as `scripts/convert-moonshine.py` writes it
+  /// (8-bit weights read by `MatMulNBits`, or with `--float-weights` weights folded at load)
+  /// makes no such churn; without the arena, memory a long utterance needed is not held for good.
   private static func sessionOptions(
     _ api: ONNXRuntimeAPI, threads: Int, usesArena: Bool
   ) throws(RecognitionFailure) -> OpaquePointer {
