@@ -93,6 +93,40 @@ import Testing
     }
   }
 
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc")))
+  func aRuntimeTooOldIsReportedWithItsVersion() throws {
+    // A stand-in for ONNX Runtime 1.10: its GetApi knows no API version as recent as ours.
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("old-onnxruntime-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let source = directory.appendingPathComponent("old.c")
+    let library = directory.appendingPathComponent("libonnxruntime.so.1")
+    try """
+    #include <stdint.h>
+    #include <stddef.h>
+    static const void *get_api(uint32_t version) { return NULL; }
+    static const char *version_string(void) { return "1.10.0"; }
+    static const struct { const void *(*get)(uint32_t); const char *(*version)(void); } base = {
+      get_api, version_string };
+    const void *OrtGetApiBase(void) { return &base; }
+    """.write(to: source, atomically: true, encoding: .utf8)
+    let cc = Process()
+    cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+    cc.arguments = ["-shared", "-fPIC", "-o", library.path, source.path]
+    try cc.run()
+    cc.waitUntilExit()
+    try #require(cc.terminationStatus == 0)
+    #expect {
+      try MoonshineRuntime.load(library)
+    } throws: { error in
+      guard case let .runtimeUnavailable(_, reason) = error as? RecognitionFailure else {
+        return false
+      }
+      return reason.contains("ONNX Runtime 1.10.0, too old") && reason.contains("1.17 or later")
+    }
+  }
+
   @Test func aLibraryThatIsNotONNXRuntimeIsReported() throws {
     let zlib = "/lib/x86_64-linux-gnu/libz.so.1"
     try #require(FileManager.default.fileExists(atPath: zlib))
