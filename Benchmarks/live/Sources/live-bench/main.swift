@@ -46,6 +46,12 @@ func seconds(_ duration: Duration) -> Double {
 
 func format(_ value: Double) -> String { String(format: "%.2f", value) }
 
+/// A word as the references write it: lower case, no punctuation, "10" as "ten".
+func spoken(_ word: String) -> String {
+  let letters = String(word.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "'" })
+  return letters == "10" ? "ten" : letters
+}
+
 func latency(
   server: String, wav: URL, engine: SpeechRecognitionRequest.EngineName
 ) async throws {
@@ -86,11 +92,13 @@ func latency(
   }
   for try await result in stream {
     let now = seconds(clock.now - start)
-    // A word's place shows a word (whichever the engine wrote there) once as many words are on
-    // screen: the engines' words differ ("ten" or "10"), their number rarely does.
-    let shown = result.bestTranscription.segments.count
-    for index in words.indices where firstSeen[index] == nil && index < shown {
-      firstSeen[index] = now
+    // A word is shown once its place holds it, written as the reference writes it ("10" and
+    // "Ten." are "ten"): a partial result may guess a word before it is spoken, which counts.
+    let segments = result.bestTranscription.segments
+    for (index, word) in words.enumerated() where firstSeen[index] == nil {
+      if index < segments.count, spoken(segments[index].substring) == spoken(word.substring) {
+        firstSeen[index] = now
+      }
     }
     // An utterance's final words are in once the transcript holds that many finished ones.
     let finished = result.bestTranscription.finishedUtterances.count
