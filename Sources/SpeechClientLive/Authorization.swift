@@ -1,6 +1,5 @@
 import AudioInput
 import Foundation
-import Recognition
 import SpeechClient
 
 /// The outcome of checking whether recognition can run, with the reason when it cannot: the
@@ -39,13 +38,8 @@ extension SpeechClient {
     _ request: SpeechRecognitionRequest, _ configuration: LiveSpeechConfiguration,
     stopSignal: StopSignal
   ) -> AuthorizationCheck {
-    do throws(SpeechClient.Failure) {
-      let engine = try configuration.engine(for: request)
-      do {
-        try engine.validate()
-      } catch {
-        throw SpeechClient.Failure(error)
-      }
+    do {
+      _ = try configuration.validatedEngine(for: request)
     } catch {
       return AuthorizationCheck(status: .restricted, reason: error)
     }

@@ -13,13 +13,7 @@ extension LiveSpeechConfiguration {
     for request: SpeechRecognitionRequest = SpeechRecognitionRequest(
       source: .pushed(PushedAudio()))
   ) async throws(SpeechClient.Failure) {
-    let engine = try engine(for: request)
-    do {
-      try engine.validate()
-    } catch {
-      throw SpeechClient.Failure(error)
-    }
-    let pool = engine.sharedPool(size: jobs)
+    let pool = try validatedEngine(for: request).sharedPool(size: jobs)
     let result = await withCheckedContinuation {
       (continuation: CheckedContinuation<SpeechClient.Failure?, Never>) in
       pool.submitAny { recognizer in

@@ -83,6 +83,21 @@ enum LiveEngine: Equatable, Sendable {
 }
 
 extension LiveSpeechConfiguration {
+  /// The engine that decodes `request`, once its files (and runtime) are checked to be there.
+  ///
+  /// - Throws: the failure a task for `request` would end with, as the client reports it.
+  func validatedEngine(
+    for request: SpeechRecognitionRequest
+  ) throws(SpeechClient.Failure) -> LiveEngine {
+    let engine = try engine(for: request)
+    do {
+      try engine.validate()
+    } catch {
+      throw SpeechClient.Failure(error)
+    }
+    return engine
+  }
+
   /// The engine, with its settings, that decodes `request`.
   ///
   /// - Throws: ``SpeechClient/Failure/engineUnavailable(engine:reason:)`` for an engine this
