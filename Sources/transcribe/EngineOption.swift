@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import SpeechClient
+import SpeechClientLive
 
 extension SpeechRecognitionRequest.EngineName: ExpressibleByArgument {
   public static var allValueStrings: [String] { allCases.map(\.rawValue) }
@@ -16,4 +18,28 @@ struct EngineOption: ParsableArguments {
       """,
       valueName: "engine"))
   var engine: SpeechRecognitionRequest.EngineName?
+}
+
+extension EngineOption {
+  /// `TRANSCRIBE_ENGINE`, when it is set.
+  static func engine(
+    fromEnvironment environment: [String: String]
+  ) throws -> SpeechRecognitionRequest.EngineName? {
+    guard let value = environment["TRANSCRIBE_ENGINE"], !value.isEmpty else { return nil }
+    guard let engine = SpeechRecognitionRequest.EngineName(rawValue: value.lowercased()) else {
+      throw ValidationError(
+        "TRANSCRIBE_ENGINE must be moonshine or pocketsphinx, not '\(value)'.")
+    }
+    return engine
+  }
+
+  /// `--engine`, else `TRANSCRIBE_ENGINE`, else Moonshine when it is installed, else
+  /// pocketsphinx.
+  var engineOrDefault: SpeechRecognitionRequest.EngineName {
+    if let engine { return engine }
+    if let engine = try? Self.engine(fromEnvironment: ProcessInfo.processInfo.environment) {
+      return engine
+    }
+    return LiveSpeechConfiguration.isInstalled(.moonshine) ? .moonshine : .pocketsphinx
+  }
 }

@@ -93,7 +93,7 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--max-upload-mb must be a whole number of MiB from 1 to 65536.")
     }
     if engine == nil {
-      _ = try Transcribe.engine(fromEnvironment: ProcessInfo.processInfo.environment)
+      _ = try EngineOption.engine(fromEnvironment: ProcessInfo.processInfo.environment)
     }
   }
 
@@ -105,10 +105,7 @@ struct Serve: AsyncParsableCommand {
     // Every session borrows a decoder for as long as it streams: the pool has one for each.
     live.jobs = max(live.jobs, maxSessions)
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
-    let environment = ProcessInfo.processInfo.environment
-    let defaultEngine =
-      engine ?? (try? Transcribe.engine(fromEnvironment: environment)).flatMap { $0 }
-      ?? (LiveSpeechConfiguration.isInstalled(.moonshine) ? .moonshine : .pocketsphinx)
+    let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
     var configuration = ServerConfiguration(
       host: host, port: port, maxSessions: maxSessions,

@@ -203,7 +203,7 @@ struct Transcribe: AsyncParsableCommand {
       }
     }
     if engine == nil, pocketsphinxOption == nil, model == nil {
-      _ = try Self.engine(fromEnvironment: ProcessInfo.processInfo.environment)
+      _ = try EngineOption.engine(fromEnvironment: ProcessInfo.processInfo.environment)
     }
     if !input.isEmpty, device != nil {
       throw ValidationError("--device chooses a microphone; it cannot be used with --input.")
@@ -228,27 +228,13 @@ struct Transcribe: AsyncParsableCommand {
     return options.first { $0.1 }?.0
   }
 
-  /// `TRANSCRIBE_ENGINE`, when it is set.
-  static func engine(
-    fromEnvironment environment: [String: String]
-  ) throws -> SpeechRecognitionRequest.EngineName? {
-    guard let value = environment["TRANSCRIBE_ENGINE"], !value.isEmpty else { return nil }
-    guard let engine = SpeechRecognitionRequest.EngineName(rawValue: value.lowercased()) else {
-      throw ValidationError(
-        "TRANSCRIBE_ENGINE must be moonshine or pocketsphinx, not '\(value)'.")
-    }
-    return engine
-  }
-
   /// The engine this run uses: `--engine`; pocketsphinx when one of its options is given;
   /// Moonshine for `--model`; `TRANSCRIBE_ENGINE`; else Moonshine when it is installed.
   var selectedEngine: SpeechRecognitionRequest.EngineName {
     if let engine { return engine }
     if pocketsphinxOption != nil { return .pocketsphinx }
     if model != nil { return .moonshine }
-    let environment = ProcessInfo.processInfo.environment
-    if let engine = try? Self.engine(fromEnvironment: environment) { return engine }
-    return LiveSpeechConfiguration.isInstalled(.moonshine) ? .moonshine : .pocketsphinx
+    return engineOption.engineOrDefault
   }
 
   /// The request for one audio source, from the options.
