@@ -277,6 +277,7 @@ let package = Package(
     // Runs a private PulseAudio server with a virtual microphone for the live-path tests.
     .target(
       name: "LiveTestSupport",
+      dependencies: ["Moonshine"],
       path: "Tests/Support/LiveTestSupport"
     ),
 

@@ -140,7 +140,7 @@ extension CommandTests {
     @Test(arguments: ["encoder_model.onnx", "tokenizer.bin"])
     func aDamagedModelFileIsNamed(file: String) async throws {
       let directory = try TemporaryDirectory()
-      let installed = try Self.installedModel()
+      let installed = MoonshineTestData.modelDirectory
       for name in ["encoder_model.onnx", "decoder_model_merged.onnx", "tokenizer.bin"] {
         let source = installed.appendingPathComponent(name)
         let target = directory.url.appendingPathComponent(name)
@@ -206,19 +206,6 @@ extension CommandTests {
       let output = await server.terminate()
       #expect(output.status == 0, "stderr: \(output.stderr)")
       #expect(output.stderr.contains("serving with Moonshine"))
-    }
-
-    /// The installed model's directory.
-    static func installedModel() throws -> URL {
-      let candidates = [
-        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-          ".local/share/transcribe/moonshine/base-en"),
-        URL(fileURLWithPath: "/usr/local/share/transcribe/moonshine/base-en"),
-      ]
-      return try #require(
-        candidates.first {
-          FileManager.default.fileExists(atPath: $0.appendingPathComponent("tokenizer.bin").path)
-        })
     }
 
     /// `00:00:01,230` → 1.23.
