@@ -24,13 +24,13 @@ extension TranscriptionServer {
   ) {
     let endpoint = OpenAITranscriptionEndpoint(server: self, temporaryDirectory: temporaryDirectory)
     router.group("v1/audio")
-      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
-      .post("transcriptions") { request, _ in
-        await endpoint.respond(to: request)
+      .add(middleware: AccessTokenMiddleware(server: self))
+      .post("transcriptions") { request, context in
+        await endpoint.respond(to: request, from: RequestClient(context))
       }
     let models = OpenAIModelList(engines: configuration.engines)
     router.group("v1")
-      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
+      .add(middleware: AccessTokenMiddleware(server: self))
       .get("models") { _, _ in models.response() }
   }
 }
@@ -45,10 +45,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
   static let path = "/v1/audio/transcriptions"
 
   /// The transcript, or the error in OpenAI's shape.
-  func respond(to request: Request) async -> Response {
+  func respond(to request: Request, from client: RequestClient) async -> Response {
     do {
-      return try await transcribe(request)
+      return try await transcribe(request, from: client)
     } catch {
+      guard error != .clientGone else { return error.response() }
       server.logger.info(
         "transcription refused",
         metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
@@ -56,7 +57,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
   }
 
-  func transcribe(_ request: Request) async throws(OpenAIError) -> Response {
+  func transcribe(
+    _ request: Request, from client: RequestClient
+  ) async throws(OpenAIError) -> Response {
     let limit = server.configuration.maxUploadBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw .uploadTooLarge(limit: limit)
@@ -66,13 +69,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .notMultipart(contentType: contentType)
     }
     guard let permit = server.sessions.acquire() else {
-      server.metrics.sessionRejected(reason: SessionRejection.capacity.rawValue)
-      SessionLog.rejected(
-        server.logger, endpoint: Self.path, remoteAddress: nil, reason: .capacity)
+      server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
       throw .noCapacity(retryAfter: Self.retryAfterSeconds)
     }
     server.metrics.sessionStarted()
-    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: nil)
+    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
     log.started()
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
@@ -81,14 +82,67 @@ struct OpenAITranscriptionEndpoint: Sendable {
       server.metrics.sessionEnded()
       log.ended(outcome, audioSeconds: audioSeconds)
     }
-    do {
-      let response = try await transcribe(request, boundary: boundary, limit: limit)
+    // The session ends when its work does, when the client leaves (the decoder stops at
+    // once), or after the longest a session may run.
+    let maxDuration = server.configuration.maxSessionDuration
+    let ending = await Self.bounded(
+      within: maxDuration, on: server.clock, whileConnected: client.connection
+    ) { () async -> Result<(response: Response, audioSeconds: Double), OpenAIError> in
+      do throws(OpenAIError) {
+        return .success(try await transcribe(request, boundary: boundary, limit: limit))
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch ending {
+    case .finished(.success(let response)):
       outcome = .finished
       audioSeconds = response.audioSeconds
       return response.response
-    } catch {
+    case .finished(.failure(let error)):
       outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
       throw error
+    case .clientGone:
+      outcome = .clientClosed
+      throw .clientGone
+    case .timedOut:
+      outcome = .tooLong
+      throw .sessionTooLong(limit: maxDuration)
+    }
+  }
+
+  /// How a bounded piece of work ended.
+  enum BoundedEnding<Value: Sendable>: Sendable {
+    /// The work finished with `Value`.
+    case finished(Value)
+    /// The client left first; the work was cancelled.
+    case clientGone
+    /// The time limit passed first; the work was cancelled.
+    case timedOut
+  }
+
+  /// Runs `work` until it finishes, `connection`'s client leaves, or `limit` passes on `clock`,
+  /// whichever comes first, and cancels the others; returns once `work` has stopped.
+  static func bounded<Value: Sendable>(
+    within limit: Duration, on clock: any Clock<Duration>,
+    whileConnected connection: ClientConnection,
+    _ work: @escaping @Sendable () async -> Value
+  ) async -> BoundedEnding<Value> {
+    await withTaskGroup(of: BoundedEnding<Value>?.self) { group in
+      group.addTask { .finished(await work()) }
+      group.addTask {
+        await connection.waitUntilGone()
+        return Task.isCancelled ? nil : .clientGone
+      }
+      group.addTask {
+        (try? await clock.sleep(for: limit)) == nil ? nil : .timedOut
+      }
+      var ending: BoundedEnding<Value>?
+      while ending == nil, let next = await group.next() {
+        ending = next
+      }
+      group.cancelAll()
+      return ending ?? .clientGone
     }
   }
 
