@@ -64,6 +64,47 @@ struct EnumReducerTests {
   }
 
   @Reducer
+  enum AlertingDestination {
+    case counter(Counter)
+    case alert(AlertState<Alert>)
+    @CasePathable
+    enum Alert: Equatable { case confirm }
+  }
+
+  @Reducer
+  struct AlertingParent {
+    struct State: Equatable {
+      @PresentationState var destination: AlertingDestination.State?
+      var confirmed = false
+    }
+    @CasePathable
+    enum Action: Equatable {
+      case destination(PresentationAction<AlertingDestination.Action>)
+      case showAlert
+    }
+    var body: some ReducerOf<Self> {
+      Reduce { state, action in
+        switch action {
+        case .showAlert:
+          state.destination = .alert(Self.alert)
+          return .none
+        case .destination(.presented(.alert(.confirm))):
+          state.confirmed = true
+          return .none
+        case .destination:
+          return .none
+        }
+      }
+      .ifLet(\.$destination, action: \.destination)
+    }
+    static let alert = AlertState<AlertingDestination.Alert> {
+      TextState("Delete?")
+    } actions: {
+      ButtonState(role: .destructive, action: .confirm) { TextState("Delete") }
+    }
+  }
+
+  @Reducer
   struct Parent {
     struct State: Equatable {
       @PresentationState var destination: Destination.State?
@@ -137,6 +178,19 @@ struct EnumReducerTests {
     await store.send(.destination(.dismiss)) { $0.destination = nil }
   }
 
+  @Test func anAlertCaseIsDismissedByItsOwnActionsOnly() async {
+    let store = TestStore(initialState: AlertingParent.State()) { AlertingParent() }
+    await store.send(.showAlert) { $0.destination = .alert(AlertingParent.alert) }
+    // An action for another case leaves the alert up (and is reported: that case is not shown).
+    await withKnownIssue {
+      await store.send(.destination(.presented(.counter(.increment))))
+    }
+    await store.send(\.destination.alert.confirm) {
+      $0.destination = nil
+      $0.confirmed = true
+    }
+  }
+
   @Test func generatedTypesTakeConformancesFromExtensions() throws {
     let state = Destination.State.counter(Counter.State(count: 2))
     let data = try JSONEncoder().encode(state)
@@ -149,3 +203,6 @@ struct EnumReducerTests {
 
 extension EnumReducerTests.Destination.State: Codable, Hashable, Sendable {}
 extension EnumReducerTests.Destination.Action: Equatable, Hashable, Sendable {}
+
+extension EnumReducerTests.AlertingDestination.State: Equatable {}
+extension EnumReducerTests.AlertingDestination.Action: Equatable {}

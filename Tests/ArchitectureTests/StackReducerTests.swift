@@ -124,10 +124,45 @@ struct StackReducerTests {
     await store.send(.path(.push(id: 5, state: Screen.State(ticks: 3)))) {
       $0.path[id: 5] = Screen.State(ticks: 3)
     }
-    #expect(store.state.path.ids == [5])
+    // Later elements get ids after the pushed one.
+    await store.send(.pushScreen) { $0.path[id: 6] = Screen.State() }
+    #expect(store.state.path.ids == [5, 6])
     await withKnownIssue {
       await store.send(.path(.push(id: 5, state: Screen.State())))
     }
+  }
+
+  @Reducer
+  struct ClearingFirst {
+    struct State: Equatable {
+      var path = StackState<Screen.State>()
+    }
+    @CasePathable
+    enum Action: Equatable {
+      case path(StackActionOf<Screen>)
+      case clear
+    }
+    var body: some ReducerOf<Self> {
+      // Removes elements before the stack reducer runs.
+      Reduce { state, action in
+        if case .clear = action { state.path.removeAll() }
+        return .none
+      }
+      EmptyReducer<State, Action>()
+        .forEach(\.path, action: \.path) { Screen() }
+    }
+  }
+
+  @Test func elementsRemovedByAnotherReducerHaveTheirEffectsCancelled() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: ClearingFirst.State(path: [Screen.State()])) {
+      ClearingFirst()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(\.path[id: 0].startTimer)
+    await store.send(.clear) { $0.path = [] }
+    await clock.advance(by: .seconds(5))
   }
 
   @Test func anActionForAMissingElementIsReported() async {

@@ -118,9 +118,8 @@ extension _NavigationID {
 }
 
 private func presentationIdentity(of state: Any) -> PresentationIdentity {
-  // Only enums with case paths are looked into: reflecting is slow, and every destination enum
-  // (`@Reducer enum`, `@CasePathable enum`) has them.
-  guard state is any CasePathable else {
+  // Only enums are reflected on: reflecting is slow, and most children are structs.
+  guard isEnum(type(of: state)) else {
     return PresentationIdentity(caseName: nil, id: identifiableID(of: state))
   }
   let mirror = Mirror(reflecting: state)
@@ -132,4 +131,13 @@ private func presentationIdentity(of state: Any) -> PresentationIdentity {
   }
   return PresentationIdentity(
     caseName: payload.label, id: identifiableID(of: payload.value) ?? identifiableID(of: state))
+}
+
+/// Whether `type` is an enum (`Optional` included), read from its runtime metadata's kind
+/// without reflecting on a value.
+@usableFromInline
+func isEnum(_ type: Any.Type) -> Bool {
+  // The first word of a type's metadata is its kind: 0x201 for enums, 0x202 for `Optional`.
+  let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+  return kind == 0x201 || kind == 0x202
 }

@@ -139,14 +139,19 @@ extension Reducer {
 /// ``ReducerCaseEphemeral()``.
 public protocol _EphemeralState {}
 
-/// Whether `state`, or the payload of the enum case it is in, is ephemeral.
+/// Whether `action` dismisses `state` once the parent has seen it: when `state` is ephemeral, or
+/// is in an enum case whose payload is ephemeral and `action` is in the case of the same name
+/// (an alert's action, not an action for another case of the destination).
 @usableFromInline
-func isEphemeral(_ state: Any) -> Bool {
+func dismissesEphemeralState(_ state: Any, action: Any) -> Bool {
   if state is any _EphemeralState { return true }
-  guard state is any CasePathable else { return false }
+  guard isEnum(type(of: state)) else { return false }
   let mirror = Mirror(reflecting: state)
-  guard mirror.displayStyle == .enum, let payload = mirror.children.first else { return false }
-  return payload.value is any _EphemeralState
+  guard let payload = mirror.children.first, payload.value is any _EphemeralState else {
+    return false
+  }
+  guard isEnum(type(of: action)) else { return true }
+  return Mirror(reflecting: action).children.first?.label == payload.label
 }
 
 /// The reducer built by ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)``.
@@ -208,7 +213,7 @@ public struct _PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduc
         break
       }
       let id = _NavigationID(keyPath: toPresentationState, presented: destinationState)
-      if isEphemeral(destinationState) {
+      if dismissesEphemeralState(destinationState, action: destinationAction) {
         dismissing = id
       }
       let toPresentationAction = self.toPresentationAction

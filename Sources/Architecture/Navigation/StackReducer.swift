@@ -120,7 +120,8 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
-    let idsBefore = state[keyPath: toStackState]._ids
+    // Elements that another reducer removed since this one last ran go away now.
+    let idsBefore = state[keyPath: toStackState]._mounted ?? state[keyPath: toStackState]._ids
     var destinationEffects: Effect<Parent.Action> = .none
     let stackAction = toStackAction.extract(from: action)
 
@@ -129,7 +130,7 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       break
 
     case .element(let id, let elementAction):
-      guard let index = idsBefore.firstIndex(of: id) else {
+      guard let index = state[keyPath: toStackState]._ids.firstIndex(of: id) else {
         reportMissingElement(id: id, action: action)
         break
       }
@@ -142,7 +143,7 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       ._dismissible(sending: toStackAction.embed(.popFrom(id: id)))
 
     case .popFrom(let id):
-      if !idsBefore.contains(id) {
+      if !state[keyPath: toStackState]._ids.contains(id) {
         reportMissingElement(id: id, action: action)
       }
     }
@@ -157,12 +158,16 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
         reportDuplicatePush(id: id, action: action)
       } else {
         state[keyPath: toStackState].push(element, id: id)
+        stackElementIDs(skipPast: id)
       }
     default:
       break
     }
 
     let idsAfter = state[keyPath: toStackState]._ids
+    if state[keyPath: toStackState]._mounted != idsAfter {
+      state[keyPath: toStackState]._mounted = idsAfter
+    }
     guard idsBefore != idsAfter else {
       return destinationEffects.merge(with: parentEffects)
     }

@@ -42,6 +42,11 @@ public struct StackState<Element> {
   @usableFromInline
   var _elements: [Element]
 
+  /// The ids that the stack reducer last saw, to cancel the effects of elements that another
+  /// reducer removed since; `nil` until it has run. Not part of the stack's value.
+  @usableFromInline
+  var _mounted: [StackElementID]?
+
   /// Creates an empty stack.
   public init() {
     self._ids = []
@@ -193,6 +198,12 @@ extension StackState: RandomAccessCollection, RangeReplaceableCollection, Mutabl
     _modify { yield &_elements[position] }
   }
 
+  public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+    // In place (not `self = Self()`), so the stack reducer still knows which elements it had.
+    _ids.removeAll(keepingCapacity: keepCapacity)
+    _elements.removeAll(keepingCapacity: keepCapacity)
+  }
+
   public mutating func replaceSubrange(
     _ subrange: Range<Int>, with newElements: some Collection<Element>
   ) {
@@ -300,6 +311,12 @@ public struct StackElementIDGenerator: Sendable {
   }
 
   func callAsFunction() -> StackElementID { next() }
+
+  /// Makes sure that later ids come after `id`, which was given to an element from outside
+  /// (``StackAction/push(id:state:)``).
+  func skip(past id: StackElementID) {
+    counter.withValue { next in next = max(next, id.generation + 1) }
+  }
 }
 
 extension StackElementIDGenerator: DependencyKey {
@@ -314,6 +331,12 @@ extension DependencyValues {
     get { self[StackElementIDGenerator.self] }
     set { self[StackElementIDGenerator.self] = newValue }
   }
+}
+
+/// Makes sure that the ids of new stack elements come after `id`.
+@usableFromInline
+func stackElementIDs(skipPast id: StackElementID) {
+  DependencyValues._current.stackElementID.skip(past: id)
 }
 
 /// What a ``TestStore`` is doing on this task.
