@@ -23,15 +23,29 @@ import Observation
 /// await store.receive(\.child.tapped)
 /// ```
 ///
-/// A struct without logic gets an empty `State`, `Action` and `body`. Enum reducers
-/// (`@Reducer enum Destination`) are not supported: write a struct with an enum `State` and
-/// compose its cases with ``Scope`` or ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)``.
+/// A struct without logic gets an empty `State`, `Action` and `body`.
+///
+/// On an enum whose cases name reducers, the macro makes an enum reducer (``CaseReducer``): a
+/// `State` enum and an `Action` enum with a case per reducer (`@CasePathable`,
+/// `@dynamicMemberLookup`, and ``ObservableState()`` for the state), and a static `body` that
+/// runs each case's reducer while the state is in that case. See ``ReducerCaseIgnored()`` and
+/// ``ReducerCaseEphemeral()`` for cases without a reducer.
+///
+/// ```swift
+/// @Reducer
+/// enum Destination {
+///   case settings(Settings)
+///   case alert(AlertState<Alert>)
+///   enum Alert { case confirm }
+/// }
+/// extension Destination.State: Equatable {}
+/// ```
 @attached(
   member,
-  names: named(State), named(Action), named(body)
+  names: named(State), named(Action), named(body), named(_Body)
 )
 @attached(memberAttribute)
-@attached(extension, conformances: Reducer)
+@attached(extension, conformances: Reducer, CaseReducer)
 public macro Reducer() =
   #externalMacro(module: "ArchitectureMacros", type: "ReducerMacro")
 
@@ -73,3 +87,56 @@ public macro ObservationStateTracked() =
 @attached(accessor, names: named(willSet))
 public macro ObservationStateIgnored() =
   #externalMacro(module: "ArchitectureMacros", type: "ObservationStateIgnoredMacro")
+
+/// Holds a presented child's optional state in a ``PresentationState``, for
+/// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)``.
+///
+/// ```swift
+/// @ObservableState
+/// struct State: Equatable {
+///   @Presents var destination: Destination.State?
+/// }
+///
+/// state.destination = .settings(Settings.State())   // present
+/// state.$destination                                 // the PresentationState, for `ifLet`
+/// ```
+///
+/// In an ``ObservableState()`` struct the property is tracked like the others. In a plain
+/// struct, ``PresentationState`` as a property wrapper (`@PresentationState var child`) does
+/// the same job.
+@attached(accessor, names: named(init), named(get), named(set), named(_modify))
+@attached(peer, names: prefixed(`$`), prefixed(_))
+public macro Presents() =
+  #externalMacro(module: "ArchitectureMacros", type: "PresentsMacro")
+
+/// Marks a case of a `@Reducer enum` that holds state but no feature: its state case keeps the
+/// payload as written, and it has no action case and no reducer.
+///
+/// ```swift
+/// @Reducer
+/// enum Destination {
+///   case editor(Editor)
+///   @ReducerCaseIgnored
+///   case preview(URL)
+/// }
+/// ```
+@attached(peer)
+public macro ReducerCaseIgnored() =
+  #externalMacro(module: "ArchitectureMacros", type: "ReducerCaseMarkerMacro")
+
+/// Marks a case of a `@Reducer enum` whose state has no logic of its own, like an alert: its
+/// action case carries the state's action type, and any of those actions dismisses it after the
+/// parent has seen it. `AlertState` and `ConfirmationDialogState` cases are ephemeral without the
+/// mark.
+///
+/// ```swift
+/// @Reducer
+/// enum Destination {
+///   case editor(Editor)
+///   @ReducerCaseEphemeral
+///   case notice(Notice<NoticeAction>)   // `Notice: _EphemeralState`
+/// }
+/// ```
+@attached(peer)
+public macro ReducerCaseEphemeral() =
+  #externalMacro(module: "ArchitectureMacros", type: "ReducerCaseMarkerMacro")

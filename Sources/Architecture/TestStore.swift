@@ -1,4 +1,4 @@
-import CasePaths
+@_spi(Internals) import CasePaths
 import ConcurrencyExtras
 import CustomDump
 import Foundation
@@ -270,10 +270,12 @@ extension TestStore {
     }
 
     recorder.sentState = nil
+    recorder.sentNextStackID = nil
     let task = core.send(TestAction(action: action, origin: .send(location)))
     let actual = recorder.sentState ?? core.state
     expectState(
-      previous: previous, actual: actual, update: updateStateToExpectedResult, at: location)
+      previous: previous, actual: actual, update: updateStateToExpectedResult,
+      nextStackID: recorder.sentNextStackID, at: location)
     state = actual
     await settle()
     return TestStoreTask(group: task, timeout: timeout)
@@ -444,7 +446,7 @@ extension TestStore {
       fileID: fileID, filePath: filePath, line: line, column: column)
     var expected = state
     do {
-      try withStoreDependencies { try updateStateToExpectedResult(&expected) }
+      try withAssertionContext(nextStackID: nil) { try updateStateToExpectedResult(&expected) }
     } catch {
       report("The 'assert' closure threw an error: \(error)", at: location)
       return
@@ -672,7 +674,7 @@ extension TestStore {
           at: location)
       }
     }
-    let (action, actual) = recorder.received.removeFirst()
+    let (action, actual, nextStackID) = recorder.received.removeFirst()
     guard isMatching(action) else {
       report(
         """
@@ -687,7 +689,8 @@ extension TestStore {
       state = actual
       return
     }
-    expectState(previous: state, actual: actual, update: update, at: location)
+    expectState(
+      previous: state, actual: actual, update: update, nextStackID: nextStackID, at: location)
     state = actual
     await settle()
   }
@@ -696,6 +699,7 @@ extension TestStore {
     previous: State,
     actual: State,
     update: ((inout State) throws -> Void)?,
+    nextStackID: Int?,
     at location: SourceLocation
   ) {
     switch exhaustivity {
@@ -703,7 +707,7 @@ extension TestStore {
       var expected = previous
       if let update {
         do {
-          try withStoreDependencies { try update(&expected) }
+          try withAssertionContext(nextStackID: nextStackID) { try update(&expected) }
         } catch {
           report("The 'assert' closure threw an error: \(error)", at: location)
           return
@@ -743,7 +747,7 @@ extension TestStore {
       var expected = actual
       if let update {
         do {
-          try withStoreDependencies { try update(&expected) }
+          try withAssertionContext(nextStackID: nextStackID) { try update(&expected) }
         } catch {
           report("The 'assert' closure threw an error: \(error)", at: location)
           return
@@ -762,7 +766,7 @@ extension TestStore {
           at: location)
       } else if showSkippedAssertions {
         var exhaustive = previous
-        try? withStoreDependencies { try update?(&exhaustive) }
+        try? withAssertionContext(nextStackID: nextStackID) { try update?(&exhaustive) }
         if exhaustive != actual {
           reportSkipped(
             """
@@ -821,8 +825,18 @@ extension TestStore {
 
   /// Runs an assertion closure with the dependencies the reducer sees, so it can compute
   /// expected values from them (`$0.id = uuid()`).
-  private func withStoreDependencies<R>(_ body: () throws -> R) rethrows -> R {
-    try DependencyValues.$_current.withValue(core.dependencies, operation: body)
+  /// Runs a test's assertion closure the way the store ran the reducer: with the store's
+  /// dependencies, stack elements appended under the ids the reducer gave (counting from
+  /// `nextStackID`), and `XCTModify` checking for unchanged values only when exhaustive.
+  private func withAssertionContext<R>(nextStackID: Int?, _ body: () throws -> R) rethrows -> R {
+    var dependencies = core.dependencies
+    dependencies.stackElementID = StackElementIDGenerator(
+      startingAt: nextStackID ?? core.dependencies.stackElementID.peek().generation)
+    return try DependencyValues.$_current.withValue(dependencies) {
+      try TestContext.$isAsserting.withValue(true) {
+        try XCTModifyLocals.$isExhaustive.withValue(exhaustivity == .on, operation: body)
+      }
+    }
   }
 
   private func report(_ message: String, at location: SourceLocation) {

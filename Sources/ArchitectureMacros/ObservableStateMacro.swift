@@ -67,43 +67,47 @@ extension ObservableStateMacro: MemberMacro {
   }
 
   private static func enumMembers(_ enumDecl: EnumDeclSyntax, access: String) -> [DeclSyntax] {
-    let elements = enumDecl.memberBlock.members
-      .compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }
-      .flatMap(\.elements)
-    var idCases: [String] = []
-    var willModifyCases: [String] = []
-    for (tag, element) in elements.enumerated() {
+    let items = CaseItem.items(in: enumDecl.memberBlock.members)
+    // Each case gets its own tag, counted across `#if` blocks too.
+    var tags: [String: Int] = [:]
+    var needsDefault = false
+    CaseItem.forEach(items) { element, _ in
+      tags[element.name.text] = tags.count
+      if element.parameterClause?.parameters.count != 1 { needsDefault = true }
+    }
+    let idCases = CaseItem.render(items) { element, _ in
       let name = element.name.text
-      let count = element.parameterClause?.parameters.count ?? 0
-      switch count {
+      let tag = tags[name] ?? 0
+      switch element.parameterClause?.parameters.count ?? 0 {
       case 0:
-        idCases.append("case .\(name): return Architecture.ObservableStateID()._$tag(\(tag))")
+        return "case .\(name): return Architecture.ObservableStateID()._$tag(\(tag))"
       case 1:
-        idCases.append(
-          """
+        return """
           case .\(name)(let state): \
           return Architecture._$observableStateID(of: state)._$tag(\(tag))
-          """)
-        willModifyCases.append(
           """
-          case .\(name)(var state):
-            Architecture._$willModify(&state)
-            self = .\(name)(state)
-          """)
-      default:
+      case let count:
         let wildcards = Array(repeating: "_", count: count).joined(separator: ", ")
-        idCases.append(
-          "case .\(name)(\(wildcards)): return Architecture.ObservableStateID()._$tag(\(tag))")
+        return "case .\(name)(\(wildcards)): return Architecture.ObservableStateID()._$tag(\(tag))"
       }
     }
+    let willModifyCases = CaseItem.render(items) { element, _ in
+      let name = element.name.text
+      guard element.parameterClause?.parameters.count == 1 else { return nil }
+      return """
+        case .\(name)(var state):
+          Architecture._$willModify(&state)
+          self = .\(name)(state)
+        """
+    }
     let idBody =
-      idCases.isEmpty
+      tags.isEmpty
       ? "Architecture.ObservableStateID()"
-      : "switch self {\n\(idCases.joined(separator: "\n"))\n}"
+      : "switch self {\n\(idCases)\n}"
     let willModifyBody =
       willModifyCases.isEmpty
       ? ""
-      : "switch self {\n\(willModifyCases.joined(separator: "\n"))\ndefault: break\n}"
+      : "switch self {\n\(willModifyCases)\n\(needsDefault ? "default: break\n" : "")}"
     return [
       """
       \(raw: access)var _$id: Architecture.ObservableStateID {

@@ -7,7 +7,8 @@ import SwiftSyntaxMacros
 /// and write.
 ///
 /// A write tells observers of the property, unless the old and new values are the same
-/// observable state (a child mutated in place, whose own observers are told instead). Before an
+/// observable state (a child mutated in place, whose own observers are told instead), the same
+/// observable states in a collection, or equal values that hold no observable state. Before an
 /// in-place modification the child gets a new identity, so that replacing it during the
 /// modification with a copy of another value (`self = other`) still counts as a replacement.
 public enum ObservationStateTrackedMacro {}
@@ -36,6 +37,10 @@ extension ObservationStateTrackedMacro: AccessorMacro {
       """,
       """
       set {
+        if Architecture._$isUnchangedValue(_\(raw: name), newValue) {
+          _\(raw: name) = newValue
+          return
+        }
         let oldID = Architecture._$observableStateIdentity(of: _\(raw: name))
         _\(raw: name) = newValue
         _$observationRegistrar.didChange(

@@ -9,5 +9,7 @@ struct ArchitectureMacrosPlugin: CompilerPlugin {
     ObservableStateMacro.self,
     ObservationStateTrackedMacro.self,
     ObservationStateIgnoredMacro.self,
+    PresentsMacro.self,
+    ReducerCaseMarkerMacro.self,
   ]
 }

@@ -11,7 +11,21 @@ import SwiftSyntaxMacros
 /// - Marks `var body: some Reducer<…>` with `@ReducerBuilder`.
 /// - Fills in what a reducer without logic leaves out: an empty `State` and `Action`, and an
 ///   empty `body`.
+///
+/// On an enum of reducers it generates an enum reducer instead (see `EnumReducer`).
 public enum ReducerMacro {}
+
+/// `@ReducerCaseIgnored` and `@ReducerCaseEphemeral`: marks that `@Reducer` reads on an enum's
+/// cases; they expand to nothing.
+public enum ReducerCaseMarkerMacro: PeerMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingPeersOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    []
+  }
+}
 
 extension ReducerMacro: ExtensionMacro {
   public static func expansion(
@@ -21,6 +35,11 @@ extension ReducerMacro: ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
+    if declaration.is(EnumDeclSyntax.self) {
+      let decl: DeclSyntax =
+        "extension \(type.trimmed): Architecture.CaseReducer, Architecture.Reducer {}"
+      return [decl.cast(ExtensionDeclSyntax.self)]
+    }
     guard declaration.is(StructDeclSyntax.self) else { return [] }
     if declaration.inheritedTypeNames.contains(where: {
       $0.names("Reducer", module: "Architecture")
@@ -88,15 +107,14 @@ extension ReducerMacro: MemberMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      return EnumReducer.members(of: enumDecl, in: context)
+    }
     guard declaration.is(StructDeclSyntax.self) else {
       context.diagnose(
         Diagnostic(
           node: node,
-          message: ReducerMacroMessage(
-            """
-            '@Reducer' applies to structs here; for a destination enum, write a struct reducer \
-            with an enum 'State' and use 'ifCaseLet' or 'Scope' for each case
-            """)))
+          message: ReducerMacroMessage("'@Reducer' applies to structs and enums")))
       return []
     }
     let access = declaration.accessPrefix

@@ -145,3 +145,44 @@ struct IfLetReducerTests {
     #expect(task.isCancelled)
   }
 }
+
+extension IfLetReducerTests {
+  @Reducer
+  struct Confirming {
+    struct State: Equatable {
+      var alert: AlertState<Alert>?
+      var confirmed = 0
+    }
+    @CasePathable
+    enum Alert: Equatable { case again, confirm }
+    @CasePathable
+    enum Action: Equatable {
+      case alert(Alert)
+      case ask
+    }
+    var body: some ReducerOf<Self> {
+      Reduce { state, action in
+        switch action {
+        case .ask, .alert(.again):
+          state.alert = AlertState { TextState("Sure?") }
+          return .none
+        case .alert(.confirm):
+          state.confirmed += 1
+          return .none
+        }
+      }
+      .ifLet(\.alert, action: \.alert)
+    }
+  }
+
+  @Test func anAlertInAPlainOptionalIsDismissedByItsActionUnlessReplaced() async {
+    let store = TestStore(initialState: Confirming.State()) { Confirming() }
+    await store.send(.ask) { $0.alert = AlertState { TextState("Sure?") } }
+    // The parent showed a new alert in answer: it stays.
+    await store.send(.alert(.again))
+    await store.send(.alert(.confirm)) {
+      $0.alert = nil
+      $0.confirmed = 1
+    }
+  }
+}

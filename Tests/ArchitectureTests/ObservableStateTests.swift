@@ -188,3 +188,92 @@ struct ObservableStateCopyTests {
     #expect(state.counter.count == 2)
   }
 }
+
+@ObservableState
+private struct Lists: Equatable {
+  var array: [Counter] = [Counter()]
+  var identified: IdentifiedArrayOf<IdentifiedCounter> = [IdentifiedCounter(id: 1)]
+  var stack = StackState<Counter>([Counter()])
+  @Presents var presented: Counter?
+}
+
+@ObservableState
+private struct IdentifiedCounter: Equatable, Identifiable {
+  let id: Int
+  var count = 0
+}
+
+extension ObservableStateTests {
+  @Test func assigningAnEqualValueTellsNoOne() {
+    var state = Counter(count: 1)
+    let fired = LockIsolated(false)
+    withObservationTracking {
+      _ = state.count
+    } onChange: {
+      fired.setValue(true)
+    }
+    state.count = state.count
+    #expect(!fired.value)
+    state.count = 2
+    #expect(fired.value)
+  }
+
+  @Test func changingAnElementInPlaceTellsTheElementsObserversNotTheCollections() {
+    var state = Lists()
+    let collectionsChanged = LockIsolated(0)
+    let elementsChanged = LockIsolated(0)
+    for read in [{ _ = state.array }, { _ = state.identified }, { _ = state.stack }] {
+      withObservationTracking(read) { collectionsChanged.withValue { $0 += 1 } }
+    }
+    withObservationTracking {
+      _ = state.array[0].count
+      _ = state.identified[0].count
+      _ = state.stack[0].count
+    } onChange: {
+      elementsChanged.withValue { $0 += 1 }
+    }
+    state.array[0].count += 1
+    state.identified[id: 1]?.count += 1
+    state.stack[id: 0]?.count += 1
+    #expect(collectionsChanged.value == 0)
+    #expect(elementsChanged.value == 1)
+    #expect(state.array[0].count == 1 && state.identified[0].count == 1)
+    #expect(state.stack[0].count == 1)
+
+    // Adding an element changes the collection: the stack's observers (still waiting) are told.
+    state.stack.append(Counter())
+    #expect(collectionsChanged.value == 1)
+  }
+
+  @Test func presentingAndDismissingThroughPresentsTellsObservers() {
+    var state = Lists()
+    let changes = LockIsolated(0)
+    let observe = {
+      withObservationTracking {
+        _ = state.presented
+      } onChange: {
+        changes.withValue { $0 += 1 }
+      }
+    }
+    observe()
+    state.presented = Counter()
+    #expect(changes.value == 1)
+    observe()
+    state.presented?.count += 1  // the child's own observers are told, not the parent's
+    #expect(changes.value == 1)
+    state.$presented.wrappedValue = nil
+    #expect(changes.value == 2)
+  }
+
+  @Test func perceptionTrackingIsObservationTracking() {
+    var state = Counter()
+    let fired = LockIsolated(false)
+    withPerceptionTracking {
+      _ = state.count
+    } onChange: {
+      fired.setValue(true)
+    }
+    state.count += 1
+    #expect(fired.value)
+  }
+}

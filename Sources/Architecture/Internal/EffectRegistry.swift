@@ -19,6 +19,8 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
   private var nextID = 0
   private var entries: [Int: Entry] = [:]
   private var idsByCancelID: [_CancelID: Set<Int>] = [:]
+  /// The registered ids by their value alone (path left out), to find a child's uses of an id.
+  private var scopedIDs: [_CancelID: Set<_CancelID>] = [:]
 
   /// Registers an effect that is about to start and returns its key.
   func register(cancelIDs: [_CancelID], origin: Origin) -> Int {
@@ -27,6 +29,7 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
       entries[nextID] = Entry(task: nil, cancelIDs: cancelIDs, origin: origin)
       for id in cancelIDs {
         idsByCancelID[id, default: []].insert(nextID)
+        scopedIDs[id.unscoped, default: []].insert(id)
       }
       return nextID
     }
@@ -47,15 +50,31 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
         idsByCancelID[id]?.remove(key)
         if idsByCancelID[id]?.isEmpty == true {
           idsByCancelID[id] = nil
+          forget(id)
         }
       }
     }
   }
 
-  /// Cancels every effect registered under `id`. They stay in flight until their tasks end.
+  private func forget(_ id: _CancelID) {
+    let unscoped = id.unscoped
+    scopedIDs[unscoped]?.remove(id)
+    if scopedIDs[unscoped]?.isEmpty == true {
+      scopedIDs[unscoped] = nil
+    }
+  }
+
+  /// Cancels every effect registered under `id`, and under the same id in `id`'s descendants
+  /// (a parent's `.cancel(id:)` reaches its children's uses of the id, as in TCA). They stay in
+  /// flight until their tasks end.
   func cancel(id: _CancelID) {
     let tasks = lock.withLock { () -> [Task<Void, Never>] in
-      guard let keys = idsByCancelID.removeValue(forKey: id) else { return [] }
+      let matching = (scopedIDs[id.unscoped] ?? []).filter { $0.isDescendant(of: id) }
+      var keys = Set<Int>()
+      for scoped in matching {
+        keys.formUnion(idsByCancelID.removeValue(forKey: scoped) ?? [])
+        forget(scoped)
+      }
       return keys.compactMap { entries[$0]?.task }
     }
     for task in tasks {
@@ -67,6 +86,7 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
   func cancelAll() {
     let tasks = lock.withLock { () -> [Task<Void, Never>] in
       idsByCancelID.removeAll()
+      scopedIDs.removeAll()
       return entries.values.compactMap(\.task)
     }
     for task in tasks {

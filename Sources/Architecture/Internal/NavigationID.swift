@@ -31,6 +31,19 @@ func identifiableID(of state: Any) -> AnyHashable? {
 }
 
 extension _CancelID {
+  /// This id without the children it was used in.
+  var unscoped: Self {
+    var id = self
+    id.path = []
+    return id
+  }
+
+  /// Whether this is `other`'s id, used in `other`'s feature or in one of its descendants.
+  func isDescendant(of other: Self) -> Bool {
+    // Paths list the innermost child first, so a descendant's path ends with its ancestor's.
+    path.count >= other.path.count && path.suffix(other.path.count).elementsEqual(other.path)
+  }
+
   /// This id, scoped under a child's navigation id.
   @usableFromInline
   func scoped(to navigationID: _NavigationID) -> Self {
@@ -85,4 +98,46 @@ extension Effect {
           _CancelID(navigationID), cancelInFlight: false, _scopeCancelIDs(to: navigationID)))
     }
   }
+}
+
+/// What tells one presented child from another: the case of an enum destination (so showing an
+/// alert where a sheet was counts as a new presentation) and the `id` of an `Identifiable`
+/// child or case payload.
+struct PresentationIdentity: Hashable, @unchecked Sendable {
+  // The `AnyHashable` of a `Hashable & Sendable` id: safe to share.
+  let caseName: String?
+  let id: AnyHashable?
+}
+
+extension _NavigationID {
+  /// The navigation id of a presented child at `keyPath`.
+  @usableFromInline
+  init(keyPath: AnyKeyPath, presented state: Any) {
+    self.init(keyPath: keyPath, identity: AnyHashable(presentationIdentity(of: state)))
+  }
+}
+
+private func presentationIdentity(of state: Any) -> PresentationIdentity {
+  // Only enums are reflected on: reflecting is slow, and most children are structs.
+  guard isEnum(type(of: state)) else {
+    return PresentationIdentity(caseName: nil, id: identifiableID(of: state))
+  }
+  let mirror = Mirror(reflecting: state)
+  guard mirror.displayStyle == .enum else {
+    return PresentationIdentity(caseName: nil, id: identifiableID(of: state))
+  }
+  guard let payload = mirror.children.first else {
+    return PresentationIdentity(caseName: String(describing: state), id: identifiableID(of: state))
+  }
+  return PresentationIdentity(
+    caseName: payload.label, id: identifiableID(of: payload.value) ?? identifiableID(of: state))
+}
+
+/// Whether `type` is an enum (`Optional` included), read from its runtime metadata's kind
+/// without reflecting on a value.
+@usableFromInline
+func isEnum(_ type: Any.Type) -> Bool {
+  // The first word of a type's metadata is its kind: 0x201 for enums, 0x202 for `Optional`.
+  let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+  return kind == 0x201 || kind == 0x202
 }

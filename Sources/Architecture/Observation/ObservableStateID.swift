@@ -5,10 +5,28 @@ public struct ObservableStateID: Hashable, Sendable {
 
   private let location: Location
   private var tags: [Int] = []
+  /// The identities of a collection's elements, for the identity of the collection.
+  private var elements: [ObservableStateID] = []
+
+  /// The one location of every collection's identity: collections differ by their elements.
+  private static let collection = Location()
 
   /// A new identity, different from every other.
   public init() {
     self.location = Location()
+  }
+
+  private init(elements: [ObservableStateID]) {
+    self.location = Self.collection
+    self.elements = elements
+  }
+
+  /// The identity of a collection of observable states: the same as long as it holds the same
+  /// elements (by identity) in the same order, so changing an element in place is not a change
+  /// of the collection.
+  public static func _$collection<C: Collection>(_ collection: C) -> Self
+  where C.Element: ObservableState {
+    Self(elements: collection.map(\._$id))
   }
 
   /// This identity, further distinguished by an enum case's index.
@@ -19,12 +37,13 @@ public struct ObservableStateID: Hashable, Sendable {
   }
 
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.location === rhs.location && lhs.tags == rhs.tags
+    lhs.location === rhs.location && lhs.tags == rhs.tags && lhs.elements == rhs.elements
   }
 
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(location))
     hasher.combine(tags)
+    hasher.combine(elements)
   }
 }
 
@@ -73,4 +92,46 @@ public func _$willModify<Value: ObservableState>(_ value: inout Value) {
 @inlinable
 public func _$willModify<Value: ObservableState>(_ value: inout Value?) {
   value?._$willModify()
+}
+
+/// The identity of a collection of observable states (an array, an `IdentifiedArray`, a
+/// ``StackState``): see ``ObservableStateID/_$collection(_:)``.
+@inlinable
+public func _$observableStateIdentity<C: Collection>(
+  of value: C
+) -> ObservableStateID? where C.Element: ObservableState {
+  ._$collection(value)
+}
+
+/// Whether assigning `newValue` over `oldValue` changes nothing an observer could see: equal
+/// values, for `Equatable` properties that hold no observable state. Observable states (and
+/// collections of them) are compared by identity instead, so this is `false` for them.
+@inlinable
+public func _$isUnchangedValue<Value>(_ oldValue: Value, _ newValue: Value) -> Bool {
+  false
+}
+
+@inlinable
+public func _$isUnchangedValue<Value: Equatable>(_ oldValue: Value, _ newValue: Value) -> Bool {
+  oldValue == newValue
+}
+
+@inlinable
+public func _$isUnchangedValue<Value: ObservableState & Equatable>(
+  _ oldValue: Value, _ newValue: Value
+) -> Bool {
+  false
+}
+
+@inlinable
+public func _$isUnchangedValue<Value: ObservableState & Equatable>(
+  _ oldValue: Value?, _ newValue: Value?
+) -> Bool {
+  false
+}
+
+@inlinable
+public func _$isUnchangedValue<C: Collection & Equatable>(_ oldValue: C, _ newValue: C) -> Bool
+where C.Element: ObservableState {
+  false
 }
