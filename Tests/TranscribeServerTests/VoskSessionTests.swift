@@ -298,4 +298,19 @@ struct VoskSessionTests {
       $0.receivedMessages = 2
     }
   }
+
+  @Test func aTextMessageOverTheLimitIsClosedWith1009AfterAnError() async {
+    let store = makeStore()
+    let text =
+      #"{"config": {"phrase_list": [""# + String(repeating: "\"a\",", count: 300_000) + "]}}"
+    let error = WebSocketSessionError.frameTooLarge(
+      bytes: text.utf8.count, limit: VoskSession.Limits().maxFrameBytes)
+    await store.send(.text(text)) {
+      $0.receivedMessages = 1
+      $0.outbox = [.reply(.error(error.message)), .close(error)]
+      $0.phase = .over
+      $0.ending = .error(error)
+    }
+    #expect(error.closeCode == 1009)
+  }
 }

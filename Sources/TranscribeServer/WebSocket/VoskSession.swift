@@ -187,6 +187,11 @@ struct VoskSession: Sendable {
       case .text(let text):
         state.receivedMessages += 1
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
+        // The same limit as audio: a text message is a configuration or the end, never large.
+        let bytes = text.utf8.count
+        guard bytes <= limits.maxFrameBytes else {
+          return fail(&state, .frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        }
         let message: VoskMessage
         do throws(WebSocketSessionError) {
           message = try VoskMessage(text: text)
@@ -368,13 +373,13 @@ struct VoskSession: Sendable {
               field: "phrase_list",
               reason: "no phrase is usable: '\(word)' is not in the dictionary"))
         }
-        return fail(&state, .recognitionFailed(failure.serverDescription))
+        return fail(&state, .recognitionFailed(failure.remoteProblem))
       }
       if case .notAuthorized(let authorization) = recognition.outcome {
         return fail(
           &state,
           .recognitionFailed(
-            authorization.reason?.serverDescription ?? "speech recognition is not available"))
+            authorization.reason?.remoteProblem ?? "speech recognition is not available"))
       }
       return replyIfCaughtUp(&state)
     case .finishing(let closing):
@@ -420,7 +425,7 @@ struct VoskSession: Sendable {
       // the stream with the failure.
       return .merge(
         cancelWait,
-        closeWithError(&state, closing ?? .recognitionFailed(failure.serverDescription)))
+        closeWithError(&state, closing ?? .recognitionFailed(failure.remoteProblem)))
     }
     let words = Array(state.finals.joined())
     state.finals = []
@@ -506,18 +511,5 @@ struct VoskSession: Sendable {
 
   private func restartIdleTimer() -> Effect<Action> {
     timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
-  }
-}
-
-extension SpeechClient.Failure {
-  /// The failure as a server tells its client: without the server's file paths.
-  var serverDescription: String {
-    switch self {
-    case .modelMissing: "the speech model is not installed"
-    case .modelCorrupt: "the speech model cannot be loaded"
-    case .decoderFailure(let reason): "the decoder failed (\(reason))"
-    case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
-    default: "\(self)"
-    }
   }
 }

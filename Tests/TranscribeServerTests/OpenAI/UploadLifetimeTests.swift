@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -22,6 +23,11 @@ import Testing
       connection.send(Self.request(MultipartBody.upload("AUDIO a long talk")))
       #expect(await decoder.started.wait(seconds: 10))
       #expect(server.sessions.activeCount == 1)
+      // The upload waits in a file only the server's user can read, in a directory only it
+      // can list.
+      let permissions = try #require(decoder.permissions.value)
+      #expect(permissions.file == 0o600)
+      #expect(permissions.directory == 0o700)
       // The client gives up while the file is being decoded.
       connection.close()
       #expect(await decoder.stopped.wait(seconds: 5))
@@ -73,11 +79,20 @@ import Testing
 final class EndlessDecoder: Sendable {
   let started = Signal()
   let stopped = Signal()
+  /// The permissions of the file a task read, and of its directory.
+  let permissions = LockIsolated<(file: Int, directory: Int)?>(nil)
 
   var client: SpeechClient {
     SpeechClient(
       requestAuthorization: { .authorized },
-      startTask: { [started, stopped] _ in
+      startTask: { [started, stopped, permissions] request in
+        if case .file(let url) = request.source {
+          let mode = { @Sendable (path: String) in
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions]
+              as? Int) ?? -1
+          }
+          permissions.setValue((mode(url.path), mode(url.deletingLastPathComponent().path)))
+        }
         let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
           .makeStream()
         continuation.onTermination = { _ in stopped.fire() }
