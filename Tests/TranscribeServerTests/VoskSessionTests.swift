@@ -58,6 +58,15 @@ struct VoskSessionTests {
       progress: RecognitionProgress(audioDuration: position))
   }
 
+  /// Receives the cancel the session sends to a recognition that still runs when it ends.
+  func receiveCancelledRecognition(_ store: TestStoreOf<VoskSession>) async {
+    await store.receive(\.recognition.cancel) {
+      $0.recognition?.isRecording = false
+      $0.recognition?.status = .idle
+      $0.recognition?.outcome = .cancelled
+    }
+  }
+
   /// Sends the first audio message and lets recognition start.
   func start(_ store: TestStoreOf<VoskSession>, seconds: Double = 0.2) async {
     await store.send(.audio(Self.chunk(seconds: seconds))) {
@@ -107,11 +116,7 @@ struct VoskSessionTests {
       $0.phase = .over
       $0.ending = .clientGone
     }
-    await store.receive(\.recognition.cancel) {
-      $0.recognition?.isRecording = false
-      $0.recognition?.status = .idle
-      $0.recognition?.outcome = .cancelled
-    }
+    await receiveCancelledRecognition(store)
     #expect(audio.isFinished)
   }
 
@@ -151,11 +156,7 @@ struct VoskSessionTests {
       $0.phase = .over
       $0.ending = .clientGone
     }
-    await store.receive(\.recognition.cancel) {
-      $0.recognition?.isRecording = false
-      $0.recognition?.status = .idle
-      $0.recognition?.outcome = .cancelled
-    }
+    await receiveCancelledRecognition(store)
   }
 
   @Test func noMessageIsReadWhileMoreThanFiveSecondsOfAudioWaitToBeDecoded() async {
@@ -271,11 +272,7 @@ struct VoskSessionTests {
       $0.ending = .clientGone
       $0.pending = nil
     }
-    await store.receive(\.recognition.cancel) {
-      $0.recognition?.isRecording = false
-      $0.recognition?.status = .idle
-      $0.recognition?.outcome = .cancelled
-    }
+    await receiveCancelledRecognition(store)
     // Nothing is left running: no reply deadline, idle or maximum-length timer, no decoder.
     await store.finish()
     await clock.advance(by: .seconds(7_200))

@@ -33,6 +33,17 @@ struct UploadSessionTests {
     }
   }
 
+  /// Receives the cancel of a running recognition and checks that its stream was stopped.
+  func expectCancelledRecognition(_ store: TestStoreOf<UploadSession>) async {
+    await store.receive(\.recognition.cancel) {
+      $0.recognition.isRecording = false
+      $0.recognition.status = .idle
+      $0.recognition.outcome = .cancelled
+    }
+    await store.finish()
+    #expect(streamStopped.value)
+  }
+
   func start(_ store: TestStoreOf<UploadSession>) async {
     await store.send(.start)
     await store.receive(\.recognition.recordButtonTapped) {
@@ -74,13 +85,7 @@ struct UploadSessionTests {
     await store.send(.clientGone) {
       $0.ending = .clientGone
     }
-    await store.receive(\.recognition.cancel) {
-      $0.recognition.isRecording = false
-      $0.recognition.status = .idle
-      $0.recognition.outcome = .cancelled
-    }
-    await store.finish()
-    #expect(streamStopped.value)
+    await expectCancelledRecognition(store)
   }
 
   @Test func recognitionPastTheTimeLimitIsCancelled() async {
@@ -92,13 +97,7 @@ struct UploadSessionTests {
     await store.receive(\.timeLimitElapsed) {
       $0.ending = .tooLong
     }
-    await store.receive(\.recognition.cancel) {
-      $0.recognition.isRecording = false
-      $0.recognition.status = .idle
-      $0.recognition.outcome = .cancelled
-    }
-    await store.finish()
-    #expect(streamStopped.value)
+    await expectCancelledRecognition(store)
     // Leaving afterwards changes nothing.
     await store.send(.clientGone)
   }
