@@ -111,10 +111,11 @@ import Testing
     #expect(!page.contains("<link"))
     #expect(!page.contains("url("))
     #expect(!page.contains("@import"))
-    // The only addresses the script uses are its own: the page's, `readyz` next to it, and the
-    // worklet's blob.
+    // The only addresses the script uses are its own: the page's, the server's `readyz` under it
+    // (whether or not a proxy's prefix ends in a slash), and the worklet's blob.
     #expect(page.contains("new URL(location.href)"))
-    #expect(page.contains("fetch(new URL('readyz', location.href)"))
+    #expect(page.contains("fetch(readinessURL(),"))
+    #expect(page.contains("url.pathname.replace(/\\/?$/, '/readyz')"))
   }
 
   @Test func pageHasAccessibleControlsAndLiveRegions() {

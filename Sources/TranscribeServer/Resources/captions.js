@@ -40,6 +40,16 @@
     return url.href;
   }
 
+  // The server's /readyz, under whatever prefix the page is served at: the page is the server's
+  // root, whether its address ends in a slash (`/captions/`) or not (`/captions`).
+  function readinessURL() {
+    const url = new URL(location.href);
+    url.pathname = url.pathname.replace(/\/?$/, '/readyz');
+    url.search = '';
+    url.hash = '';
+    return url.href;
+  }
+
   function microphoneMessage(error) {
     switch (error && error.name) {
       case 'NotAllowedError':
@@ -68,7 +78,7 @@
   async function refusedMessage() {
     if (tokenRequired && !token) return tokenMessage();
     try {
-      const response = await fetch(new URL('readyz', location.href), { cache: 'no-store' });
+      const response = await fetch(readinessURL(), { cache: 'no-store' });
       if (response.status === 503) {
         const report = await response.json().catch(() => ({}));
         if (report.status === 'full') return busyMessage;
