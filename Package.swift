@@ -302,6 +302,13 @@ let package = Package(
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "TranscriptFormats",
+      ],
+      // The live-captions page, compiled into the binary as byte arrays (`PackageResources`), so
+      // the server needs no files beside it. `.eslintrc.json` there is the scripts' lint config.
+      resources: [
+        .embedInCode("Resources/captions.html"),
+        .embedInCode("Resources/captions.js"),
+        .embedInCode("Resources/captions-worklet.js"),
       ]
     ),
     .testTarget(

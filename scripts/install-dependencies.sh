@@ -5,6 +5,7 @@
 # modules (for that user's python3) and the Moonshine model and library link under $HOME.
 #
 #   build:  pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
+#   lint:   eslint (the captions page's scripts, in .ci/run)
 #   run:    pocketsphinx-en-us (the default English model)
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
@@ -30,6 +31,7 @@ set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
+  eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
   curl python3-pip nginx

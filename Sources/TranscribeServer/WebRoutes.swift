@@ -7,7 +7,9 @@ extension TranscriptionServer {
   /// gets the page. The page, `/healthz` and `/readyz` need no token; `/metrics` does when the
   /// server has one (see ``MetricsEndpoint``).
   func addWebRoutes<Context: RequestContext>(to router: Router<Context>) {
-    let page = CaptionsPage(tokenRequired: configuration.token != nil)
+    let page = CaptionsPage(
+      tokenRequired: configuration.token != nil,
+      finalWait: configuration.streamLimits.finalWait)
     let readiness = self.readiness
     let sessions = self.sessions
     let engines = configuration.engines.map(\.rawValue)

@@ -9,7 +9,8 @@ import Testing
 
 @Suite struct CaptionsPageTests {
   @Test func plainGetOnRootServesTheCaptionsPageAsHTML() async throws {
-    let server = TranscriptionServer(configuration: ServerConfiguration(port: 0)) { .lorem() }
+    let configuration = ServerConfiguration(port: 0)
+    let server = TranscriptionServer(configuration: configuration) { .lorem() }
     try await server.makeApplication().test(.router) { client in
       try await client.execute(uri: "/", method: .get) { response in
         #expect(response.status == .ok)
@@ -18,21 +19,78 @@ import Testing
         let page = String(buffer: response.body)
         #expect(page.hasPrefix("<!doctype html>"))
         #expect(page.contains(#"<html lang="en">"#))
-        #expect(page.contains(#"data-token-required="false""#))
+        let shown = try settings(in: page)
+        #expect(
+          shown
+            == CaptionsPage.Settings(
+              tokenRequired: false,
+              finalWaitMilliseconds: milliseconds(configuration.streamLimits.finalWait)))
       }
     }
   }
 
-  @Test func pageHoldsTheWorkletThatEncodes16kHzLittleEndianPCM() {
+  @Test func servedDocumentIsTheTemplateWithBothScriptsAndTheSettingsInPlace() throws {
+    let template = CaptionsPage.template
+    for marker in [
+      CaptionsPage.Marker.settings, CaptionsPage.Marker.worklet, CaptionsPage.Marker.script,
+    ] {
+      #expect(template.components(separatedBy: marker).count == 2, "\(marker) once")
+    }
     let page = CaptionsPage(tokenRequired: false).html
-    #expect(page.contains(#"<script type="text/worklet" id="pcm-worklet">"#))
-    #expect(page.contains("class PCMEncoder extends AudioWorkletProcessor"))
-    #expect(page.contains("registerProcessor('pcm-encoder', PCMEncoder);"))
-    #expect(page.contains("this.view.setInt16(2 * this.count,"))
-    #expect(page.contains("true);"))
-    #expect(page.contains("context.audioWorklet.addModule(moduleURL)"))
-    #expect(page.contains("const targetRate = 16000;"))
-    #expect(CaptionsPage.sampleRate == 16_000)
+    #expect(!page.contains("{{"), "no marker left")
+    #expect(
+      page.contains(
+        #"<script type="text/worklet" id="pcm-worklet">"# + "\n" + CaptionsPage.worklet
+          + "</script>"))
+    #expect(page.contains("<script>\n" + CaptionsPage.script + "</script>"))
+    // Everything else is the template as written.
+    let head = try #require(template.components(separatedBy: "{{").first)
+    #expect(page.hasPrefix(head))
+    #expect(page.hasSuffix("</script>\n</body>\n</html>\n"))
+  }
+
+  @Test func embeddedScriptsCanBeInlined() {
+    for script in [CaptionsPage.script, CaptionsPage.worklet] {
+      #expect(!script.isEmpty)
+      // Nothing that would end the script element or start a comment in it, and no marker.
+      #expect(!script.lowercased().contains("</script"))
+      #expect(!script.contains("<!--"))
+      #expect(!script.contains("{{"))
+    }
+  }
+
+  @Test func settingsCarryTheServersValues() throws {
+    let page = CaptionsPage(tokenRequired: true, finalWait: .milliseconds(2_500))
+    let expected = CaptionsPage.Settings(tokenRequired: true, finalWaitMilliseconds: 2_500)
+    #expect(page.settings == expected)
+    #expect(try settings(in: page.html) == expected)
+    // The public initializer uses the sessions' own limit.
+    #expect(
+      CaptionsPage(tokenRequired: false).settings.finalWaitMilliseconds
+        == milliseconds(VoskSession.Limits().finalWait))
+    // The page reads them instead of keeping numbers of its own.
+    let script = CaptionsPage.script
+    #expect(script.contains("document.getElementById('captions-config').textContent"))
+    #expect(script.contains("settings.tokenRequired === true"))
+    #expect(script.contains("settings.finalWaitMilliseconds"))
+    #expect(!script.contains("15000"))
+  }
+
+  @Test func workletEncodesLittleEndianPCMAtTheContextsOwnRate() {
+    let worklet = CaptionsPage.worklet
+    #expect(worklet.contains("class PCMEncoder extends AudioWorkletProcessor"))
+    #expect(worklet.contains("registerProcessor('pcm-encoder', PCMEncoder);"))
+    // 100 ms frames at the context's rate, 16-bit little-endian.
+    #expect(worklet.contains("this.frameSamples = Math.round(sampleRate / 10);"))
+    #expect(worklet.contains("this.view.setInt16(2 * this.count,"))
+    #expect(worklet.contains("true);"))
+    // No resampling in the browser: the server converts the rate.
+    #expect(!worklet.contains("16000"))
+    #expect(!worklet.contains("sinc"))
+    let script = CaptionsPage.script
+    #expect(script.contains("context.audioWorklet.addModule(moduleURL)"))
+    #expect(script.contains("JSON.stringify({ config: { sample_rate: context.sampleRate } })"))
+    #expect(!script.contains("16000"))
   }
 
   @Test func pageStreamsToTheWebSocketOnItsOwnPathWithTheVoskMessages() {
@@ -40,7 +98,6 @@ import Testing
     #expect(page.contains("new WebSocket(socketURL())"))
     #expect(page.contains("location.protocol === 'https:' ? 'wss:' : 'ws:'"))
     #expect(page.contains("url.searchParams.set('token', token)"))
-    #expect(page.contains("JSON.stringify({ config: { sample_rate: targetRate } })"))
     #expect(page.contains(#"socket.send('{"eof" : 1}')"#))
     #expect(page.contains("typeof reply.partial === 'string'"))
     #expect(page.contains("typeof reply.text === 'string'"))
@@ -54,10 +111,11 @@ import Testing
     #expect(!page.contains("<link"))
     #expect(!page.contains("url("))
     #expect(!page.contains("@import"))
-    // The only addresses the script uses are its own: the page's, `readyz` next to it, and the
-    // worklet's blob.
+    // The only addresses the script uses are its own: the page's, the server's `readyz` under it
+    // (whether or not a proxy's prefix ends in a slash), and the worklet's blob.
     #expect(page.contains("new URL(location.href)"))
-    #expect(page.contains("fetch(new URL('readyz', location.href)"))
+    #expect(page.contains("fetch(readinessURL(),"))
+    #expect(page.contains("url.pathname.replace(/\\/?$/, '/readyz')"))
   }
 
   @Test func pageHasAccessibleControlsAndLiveRegions() {
@@ -77,10 +135,23 @@ import Testing
       try await client.execute(uri: "/", method: .get) { response in
         #expect(response.status == .ok)
         let page = String(buffer: response.body)
-        #expect(page.contains(#"data-token-required="true""#))
+        let shown = try settings(in: page)
+        #expect(shown.tokenRequired)
         #expect(!page.contains("s3cret"))
         #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
       }
     }
   }
+}
+
+/// The settings in a served page's `captions-config` script.
+private func settings(in page: String) throws -> CaptionsPage.Settings {
+  let opening = #"<script type="application/json" id="captions-config">"#
+  let start = try #require(page.range(of: opening)).upperBound
+  let end = try #require(page[start...].range(of: "</script>")).lowerBound
+  return try JSONDecoder().decode(CaptionsPage.Settings.self, from: Data(page[start..<end].utf8))
+}
+
+private func milliseconds(_ duration: Duration) -> Int {
+  Int(duration / .milliseconds(1))
 }

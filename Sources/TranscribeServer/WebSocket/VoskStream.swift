@@ -18,15 +18,7 @@ struct VoskStream {
   let client: RequestClient
 
   /// The limits of the server's sessions.
-  var limits: VoskSession.Limits {
-    let configuration = server.configuration
-    var limits = VoskSession.Limits()
-    limits.maxFrameBytes = configuration.maxFrameBytes
-    limits.idleTimeout = configuration.idleTimeout
-    limits.maxSessionDuration = configuration.maxSessionDuration
-    limits.shutdownGracePeriod = configuration.shutdownGracePeriod
-    return limits
-  }
+  var limits: VoskSession.Limits { server.configuration.streamLimits }
 
   /// Serves one stream; returns once it is closed.
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
@@ -246,5 +238,18 @@ struct StreamMeasurements {
     let end = last.timestamp + last.duration
     defer { arrivals.removeAll { $0.end < end } }
     return arrivals.first { $0.end >= end }.map { ContinuousClock.now - $0.at }
+  }
+}
+
+extension ServerConfiguration {
+  /// The limits of the server's WebSocket sessions: the defaults, with what the configuration
+  /// sets. The captions page is told the ones it needs (``CaptionsPage``).
+  var streamLimits: VoskSession.Limits {
+    var limits = VoskSession.Limits()
+    limits.maxFrameBytes = maxFrameBytes
+    limits.idleTimeout = idleTimeout
+    limits.maxSessionDuration = maxSessionDuration
+    limits.shutdownGracePeriod = shutdownGracePeriod
+    return limits
   }
 }
