@@ -84,6 +84,7 @@ public struct DecoderConfiguration: Equatable, Sendable {
   /// - Throws: `RecognitionFailure.modelMissing` when a file of the installed default model is
   ///   missing, `RecognitionFailure.modelFileNotFound` when a file the request named is,
   ///   `RecognitionFailure.modelCorrupt` when a named file is of the wrong kind or unreadable,
+  ///   `dictionaryInvalid`/`grammarInvalid` when the dictionary or grammar is not a regular file,
   ///   `RecognitionFailure.decoderFailure` for an empty key phrase.
   public func validate() throws(RecognitionFailure) {
     try Self.requireReadable(
@@ -141,11 +142,26 @@ public struct DecoderConfiguration: Equatable, Sendable {
       problem = "\(what) is \(isDirectory ? "not a directory" : "a directory"): \(url.path)"
     } else if !FileManager.default.isReadableFile(atPath: url.path) {
       problem = "\(what) is not readable: \(url.path)"
+    } else if !isDirectory, !isRegularFile(url) {
+      // A device or a pipe (`/dev/zero`) would be read for ever.
+      let reason = "not a regular file: a device or a pipe is never read to its end"
+      switch kind {
+      case .dictionary: throw .dictionaryInvalid(path: url.path, reason: reason)
+      case .grammar: throw .grammarInvalid(path: url.path, reason: reason)
+      default: problem = "\(what) is not a regular file: \(url.path)"
+      }
     } else {
       return
     }
     throw isDefault ? .modelMissing(problem) : .modelCorrupt(problem)
   }
+}
+
+/// Whether `url`, its links followed, is a regular file.
+private func isRegularFile(_ url: URL) -> Bool {
+  let attributes = try? FileManager.default.attributesOfItem(
+    atPath: url.resolvingSymlinksInPath().path)
+  return attributes?[.type] as? FileAttributeType == .typeRegular
 }
 
 extension DecoderConfiguration.Search: CustomStringConvertible {

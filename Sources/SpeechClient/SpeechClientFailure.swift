@@ -1,3 +1,5 @@
+import Foundation
+
 extension SpeechClient {
   /// The ways recognition can fail.
   public enum Failure: Error, Equatable, Sendable {
@@ -65,5 +67,66 @@ extension SpeechClient.Failure {
     } else {
       self = .decoderFailure(String(describing: error))
     }
+  }
+}
+
+extension SpeechClient.Failure {
+  /// What went wrong, with the details a user on this machine needs (paths, the library's own
+  /// words), in one line without a final period. Hosts add how to fix it in their own terms (the
+  /// CLI its options, the server nothing that names its files).
+  public var problem: String {
+    switch self {
+    case .audioServerUnreachable(let detail):
+      "cannot reach a PulseAudio server (\(Self.trimmed(detail)))"
+    case .captureSourceMissing(let detail):
+      "no capture source (\(Self.trimmed(detail)))"
+    case .captureSourceNotFound(let name, let available):
+      "no capture source named '\(name)'; "
+        + (available.isEmpty
+          ? "the server has none" : "available: \(available.joined(separator: ", "))")
+    case .audioDeviceFailed(let detail):
+      "the audio device stopped delivering audio (\(Self.trimmed(detail)))"
+    case .modelMissing(let detail):
+      "the speech model is missing (\(Self.trimmed(detail)))"
+    case .modelCorrupt(let detail):
+      "the speech model could not be loaded (\(Self.trimmed(detail)))"
+    case .engineUnavailable(let engine, let reason):
+      "\(engine) is not installed: \(Self.trimmed(reason))"
+    case .fileUnreadable(let path, let reason):
+      "cannot read '\(path)': \(Self.trimmed(reason))"
+    case .modelFileNotFound(let kind, let path):
+      "\(kind.rawValue) not found: '\(path)'"
+    case .grammarInvalid(let path, let reason):
+      "the grammar '\(path)' is invalid: \(Self.trimmed(reason))"
+    case .wordNotInDictionary(let word, let dictionary):
+      "the word '\(word)' is not in the dictionary '\(dictionary)'"
+    case .dictionaryInvalid(let path, let reason):
+      "the dictionary '\(path)' is invalid (\(Self.trimmed(reason)))"
+    case .decoderFailure(let detail):
+      "the speech decoder failed (\(Self.trimmed(detail)))"
+    }
+  }
+
+  /// What went wrong, for someone on another machine (a server's client): ``problem`` without
+  /// the paths and library messages that describe the machine.
+  public var remoteProblem: String {
+    switch self {
+    case .audioServerUnreachable: "the server cannot reach its audio server"
+    case .captureSourceMissing, .captureSourceNotFound: "the server has no capture source"
+    case .audioDeviceFailed: "the server's audio device stopped delivering audio"
+    case .modelMissing, .modelFileNotFound: "the speech model is not installed"
+    case .modelCorrupt, .grammarInvalid, .dictionaryInvalid: "the speech model cannot be loaded"
+    case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
+    case .fileUnreadable(_, let reason): "the audio cannot be read: \(Self.trimmed(reason))"
+    case .wordNotInDictionary(let word, _): "the word '\(word)' is not in the dictionary"
+    case .decoderFailure(let detail): "the speech decoder failed (\(Self.trimmed(detail)))"
+    }
+  }
+
+  /// A library's text without surrounding space or a final period ("Format not recognised.").
+  static func trimmed(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
   }
 }

@@ -89,7 +89,8 @@ public struct SpeechRecognition: Sendable {
     /// The recognition stream ended: the input ended or recording was stopped, and every word
     /// was delivered.
     case finished
-    /// Stopped while authorization was being checked: recording never started.
+    /// Stopped while authorization was being checked (recording never started), or abandoned
+    /// with ``Action/cancel`` (the words heard before are in the result).
     case cancelled
     /// Recognition may not run here; the answer says why when the client knows.
     case notAuthorized(SpeechClient.Authorization)
@@ -152,6 +153,9 @@ public struct SpeechRecognition: Sendable {
     case stopDeadlineElapsed
     /// The alert was dismissed.
     case alertDismissed
+    /// Abandons the session at once, without waiting for the last words: every effect is
+    /// cancelled, so the client stops decoding (for example, a server's client went away).
+    case cancel
   }
 
   enum CancelID { case authorization, recognition, duration, stopDeadline }
@@ -285,6 +289,18 @@ public struct SpeechRecognition: Sendable {
       case .alertDismissed:
         state.alert = nil
         return .none
+
+      case .cancel:
+        guard state.status != .idle else { return .none }
+        state.isRecording = false
+        state.status = .idle
+        state.outcome = .cancelled
+        return .merge(
+          .cancel(id: CancelID.authorization),
+          .cancel(id: CancelID.recognition),
+          .cancel(id: CancelID.duration),
+          .cancel(id: CancelID.stopDeadline)
+        )
       }
     }
   }

@@ -13,17 +13,10 @@ struct MetricsEndpoint: Sendable {
   let token: AccessToken?
 
   func response(to request: Request) -> Response {
-    if let token {
-      let authorization = request.headers[.authorization] ?? ""
-      guard token.matches(authorization: authorization) else {
-        return Response(
-          status: .unauthorized,
-          headers: [.wwwAuthenticate: "Bearer", .contentType: "text/plain; charset=utf-8"],
-          body: .init(
-            byteBuffer: ByteBuffer(
-              string: "/metrics needs the server's token: Authorization: Bearer TOKEN\n")))
-      }
-    }
+    let isAuthorized = TokenCheck(token: token).authorizes(
+      uri: request.uri.description, authorization: request.headers[.authorization],
+      acceptsQueryToken: false)
+    guard isAuthorized else { return TokenCheck.refusalResponse(path: request.uri.path) }
     return Response(
       status: .ok,
       headers: [.contentType: Self.contentType, .cacheControl: "no-store"],

@@ -84,10 +84,10 @@ public final class ServerMetrics: Sendable {
     activeSessions.decrement()
   }
 
-  /// A session was turned away: `reason` is a short label (``SessionRejection``'s raw values:
-  /// `capacity`, `token`, `shutdown`), the `reason` label of `transcribe_rejected_sessions_total`.
-  public func sessionRejected(reason: String) {
-    rejectedSessions(reason: reason).increment()
+  /// A session was turned away: the `reason` label of `transcribe_rejected_sessions_total` is
+  /// the rejection's raw value (`capacity`, `token`, `shutdown`).
+  public func sessionRejected(_ reason: SessionRejection) {
+    rejectedSessions(reason: reason.rawValue).increment()
   }
 
   /// A session decoded `audioSeconds` of audio in `processingSeconds` of wall time with

@@ -80,6 +80,13 @@ public struct TranscriptionServer: Sendable {
     )
   }
 
+  /// Counts and logs (`warning`) a session turned away before it started: the one place every
+  /// endpoint reports a rejection.
+  func reject(_ reason: SessionRejection, endpoint: String, remoteAddress: String?) {
+    metrics.sessionRejected(reason)
+    SessionLog.rejected(logger, endpoint: endpoint, remoteAddress: remoteAddress, reason: reason)
+  }
+
   /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
   func makeRouter() -> Router<ServerRequestContext> {
     let router = Router(context: ServerRequestContext.self)

@@ -77,57 +77,50 @@ extension SpeechClient.Failure {
     text.split(whereSeparator: \.isNewline).joined(separator: " ")
   }
 
-  /// A library's text without surrounding space or a final period ("Format not recognised.").
-  static func trimmed(_ text: String) -> String {
-    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    while text.hasSuffix(".") { text.removeLast() }
-    return text
+  private var rawMessage: String {
+    "\(problem)\(fix)"
   }
 
-  private var rawMessage: String {
+  /// How to fix the failure with the CLI's options, after ``SpeechClient/Failure/problem``.
+  private var fix: String {
     switch self {
-    case .audioServerUnreachable(let detail):
-      "cannot reach a PulseAudio server (\(Self.trimmed(detail))). Start one (e.g. `pulseaudio --start`, or "
-        + "set PULSE_SERVER), or transcribe a file with --input FILE, or try --preview."
-    case .captureSourceMissing(let detail):
-      "no capture source (\(Self.trimmed(detail))). Connect a microphone, or pass a source with "
-        + "--device NAME (see `transcribe --list-devices`)."
-    case .captureSourceNotFound(let name, let available):
-      "no capture source named '\(name)'; "
-        + (available.isEmpty
-          ? "the server has none. Connect a microphone, or transcribe a file with --input FILE."
-          : "available: \(available.joined(separator: ", ")). Pass one of them with --device "
-            + "NAME (`transcribe --list-devices` describes them), or omit --device.")
-    case .audioDeviceFailed(let detail):
-      "the audio device stopped delivering audio (\(Self.trimmed(detail))). Check that the PulseAudio "
-        + "server is running and responsive, then try again."
-    case .modelMissing(let detail):
-      "the speech model is missing (\(Self.trimmed(detail))). Install it with `apt-get install "
-        + "pocketsphinx-en-us`, or point --hmm/--lm/--dict at your model files."
-    case .modelCorrupt(let detail):
-      "the speech model could not be loaded (\(Self.trimmed(detail))). Reinstall it (pocketsphinx-en-us, "
-        + "or ./scripts/install-dependencies.sh for Moonshine), or check the files given with "
-        + "--model/--hmm/--lm/--dict/--grammar."
-    case .engineUnavailable(let engine, let reason):
+    case .audioServerUnreachable:
+      ". Start one (e.g. `pulseaudio --start`, or set PULSE_SERVER), or transcribe a file with "
+        + "--input FILE, or try --preview."
+    case .captureSourceMissing:
+      ". Connect a microphone, or pass a source with --device NAME (see `transcribe "
+        + "--list-devices`)."
+    case .captureSourceNotFound(_, let available):
+      available.isEmpty
+        ? ". Connect a microphone, or transcribe a file with --input FILE."
+        : ". Pass one of them with --device NAME (`transcribe --list-devices` describes them), "
+          + "or omit --device."
+    case .audioDeviceFailed:
+      ". Check that the PulseAudio server is running and responsive, then try again."
+    case .modelMissing:
+      ". Install it with `apt-get install pocketsphinx-en-us`, or point --hmm/--lm/--dict at "
+        + "your model files."
+    case .modelCorrupt:
+      ". Reinstall it (pocketsphinx-en-us, or ./scripts/install-dependencies.sh for Moonshine), "
+        + "or check the files given with --model/--hmm/--lm/--dict/--grammar."
+    case .engineUnavailable:
       // The engine's reason names what was looked for and how to install it.
-      "\(engine) is not installed: \(Self.trimmed(reason)); or use --engine pocketsphinx."
-    case .fileUnreadable(let path, let reason):
-      "cannot read '\(path)': \(Self.trimmed(reason)). Pass an audio file libsndfile reads (WAV, FLAC, OGG, "
-        + "...), or headerless 16 kHz mono 16-bit audio with --raw."
-    case .modelFileNotFound(let kind, let path):
-      "\(kind.rawValue) not found: '\(path)'. Check the path given with \(kind.option)."
-    case .grammarInvalid(let path, let reason):
-      "the grammar '\(path)' is invalid: \(Self.trimmed(reason)). Fix it (JSGF V1.0), or leave "
-        + "out --grammar."
-    case .wordNotInDictionary(let word, let dictionary):
-      "the word '\(word)' is not in the dictionary '\(dictionary)'. Use words from the "
-        + "dictionary, or add the word to a dictionary of your own and pass it with --dict."
-    case .dictionaryInvalid(let path, let reason):
-      "the dictionary '\(path)' is invalid (\(Self.trimmed(reason))). Pass a pronunciation "
-        + "dictionary (a word and its phones on each line) with --dict, or leave out --dict."
-    case .decoderFailure(let detail):
-      "the speech decoder failed (\(Self.trimmed(detail))). Run again with --verbose to see pocketsphinx's "
-        + "log."
+      "; or use --engine pocketsphinx."
+    case .fileUnreadable:
+      ". Pass an audio file libsndfile reads (WAV, FLAC, OGG, ...), or headerless 16 kHz mono "
+        + "16-bit audio with --raw."
+    case .modelFileNotFound(let kind, _):
+      ". Check the path given with \(kind.option)."
+    case .grammarInvalid:
+      ". Fix it (JSGF V1.0), or leave out --grammar."
+    case .wordNotInDictionary:
+      ". Use words from the dictionary, or add the word to a dictionary of your own and pass it "
+        + "with --dict."
+    case .dictionaryInvalid:
+      ". Pass a pronunciation dictionary (a word and its phones on each line) with --dict, or "
+        + "leave out --dict."
+    case .decoderFailure:
+      ". Run again with --verbose to see pocketsphinx's log."
     }
   }
 }

@@ -32,10 +32,13 @@ struct Serve: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The address to listen on.", valueName: "address"))
   var host = "127.0.0.1"
 
-  @Option(help: ArgumentHelp("The TCP port to listen on (0: any free port).", valueName: "port"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("The TCP port to listen on (0: any free port).", valueName: "port"))
   var port = 2700
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Sessions that may run at once (default: the decoder pool size).", valueName: "n"))
   var maxSessions: Int?
@@ -78,10 +81,12 @@ struct Serve: AsyncParsableCommand {
 
   func validate() throws {
     guard (0...65_535).contains(port) else {
-      throw ValidationError("--port must be between 0 and 65535.")
+      throw ValidationError(
+        "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
     }
     if let maxSessions, maxSessions < 1 {
-      throw ValidationError("--max-sessions must be a whole number of sessions, at least 1.")
+      throw ValidationError(
+        "--max-sessions must be a whole number of sessions, at least 1 (got \(maxSessions)).")
     }
     for (name, value) in [
       ("--idle-seconds", idleSeconds), ("--max-session-seconds", maxSessionSeconds),
@@ -95,11 +100,45 @@ struct Serve: AsyncParsableCommand {
     if engine == nil {
       _ = try EngineOption.engine(fromEnvironment: ProcessInfo.processInfo.environment)
     }
+    if let problem = Self.tokenProblem(resolvedToken) {
+      throw ValidationError(problem)
+    }
+  }
+
+  /// The token: `--token`, else `TRANSCRIBE_TOKEN`, else none.
+  var resolvedToken: (value: String, source: String)? {
+    if let token { return (token, "--token") }
+    if let token = ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"] {
+      return (token, "TRANSCRIBE_TOKEN")
+    }
+    return nil
+  }
+
+  /// Why a token cannot be used, if it cannot: an empty one would turn authentication off
+  /// without a word, and spaces or control characters cannot travel in an `Authorization`
+  /// header.
+  static func tokenProblem(_ token: (value: String, source: String)?) -> String? {
+    guard let (value, source) = token else { return nil }
+    if value.isEmpty {
+      return "\(source) is empty: pass a token of at least one character, or leave "
+        + "--token and TRANSCRIBE_TOKEN unset to serve without one."
+    }
+    if let bad = value.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) }) {
+      let what =
+        bad == " "
+        ? "a space"
+        : bad.properties.generalCategory == .control
+          ? "a control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
+          : "'\(bad)'"
+      return "\(source) holds \(what), which cannot be sent in an Authorization header: use "
+        + "printable ASCII without spaces (letters, digits, punctuation)."
+    }
+    return nil
   }
 
   func run() async throws {
     bootstrapServeLogging(level: logLevel)
-    let token = token ?? ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"]
+    let token = resolvedToken?.value
     var live = LiveSpeechConfiguration()
     let maxSessions = maxSessions ?? live.jobs
     // Every session borrows a decoder for as long as it streams: the pool has one for each.
@@ -109,7 +148,7 @@ struct Serve: AsyncParsableCommand {
     live.defaultEngine = defaultEngine
     var configuration = ServerConfiguration(
       host: host, port: port, maxSessions: maxSessions,
-      token: token.flatMap { $0.isEmpty ? nil : AccessToken($0) })
+      token: token.map(AccessToken.init))
     configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20

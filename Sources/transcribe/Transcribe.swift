@@ -131,6 +131,7 @@ struct Transcribe: AsyncParsableCommand {
   var dict: String?
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       """
       Decode files with this many decoders at once (default: the number of cores, \
@@ -140,18 +141,37 @@ struct Transcribe: AsyncParsableCommand {
   var jobs: Int?
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Silence that ends an utterance, in seconds (default 0.5).", valueName: "seconds"))
   var silence: Double?
 
   @Option(
-    name: .customLong("max-utterance"),
+    name: .customLong("max-utterance"), parsing: .unconditional,
     help: ArgumentHelp(
       "End utterances longer than this many seconds (default 30).", valueName: "seconds"))
   var maxUtterance: Double?
 
   @Flag(help: "Show pocketsphinx's own log on standard error.")
   var verbose = false
+
+  /// What is wrong with `seconds` as a length of at most `limit` seconds, if anything.
+  static func secondsProblem(_ seconds: Double, limit: Double) -> String? {
+    if seconds.isNaN { return "not a number" }
+    if seconds < 0 { return "\(Self.formatted(seconds)) is negative" }
+    if seconds == 0 { return "it must be more than 0" }
+    if seconds > limit {
+      return "\(Self.formatted(seconds)) is longer than the most, \(Self.formatted(limit))"
+    }
+    return nil
+  }
+
+  /// A number as a user would write it: `1000000`, `0.25`.
+  static func formatted(_ value: Double) -> String {
+    guard value.isFinite else { return value > 0 ? "infinity" : "-infinity" }
+    return value == value.rounded() && abs(value) < 1e15
+      ? String(Int(value)) : String(value)
+  }
 
   /// The longest `--duration`: a year, far beyond any session and far within `Duration`'s range.
   static let maximumDuration: Double = 365 * 24 * 3600
@@ -176,13 +196,19 @@ struct Transcribe: AsyncParsableCommand {
         "--device needs a capture source name; run `transcribe --list-devices` to see them.")
     }
     if let jobs, jobs < 1 {
-      throw ValidationError("--jobs must be a whole number of decoders, at least 1.")
+      throw ValidationError(
+        "--jobs must be a whole number of decoders, at least 1 (got \(jobs)"
+          + (jobs < 0 ? ", a negative number)." : ")."))
     }
-    if let silence, !(silence > 0 && silence.isFinite && silence <= 3600) {
-      throw ValidationError("--silence must be a positive number of seconds (e.g. 0.8).")
+    if let silence, let problem = Self.secondsProblem(silence, limit: 3600) {
+      throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
     }
-    if let maxUtterance, !(maxUtterance > 0 && maxUtterance.isFinite && maxUtterance <= 3600) {
-      throw ValidationError("--max-utterance must be a positive number of seconds (e.g. 20).")
+    if let maxUtterance, let problem = Self.secondsProblem(maxUtterance, limit: 3600) {
+      throw ValidationError("--max-utterance must be a number of seconds (e.g. 20): \(problem).")
+    }
+    if input.filter({ $0 == "-" }).count > 1 {
+      throw ValidationError(
+        "standard input (-i -) can be read only once; give it once, or name files instead.")
     }
     let models = [grammar != nil, keyphrase != nil, lm != nil].filter { $0 }.count
     if models > 1 {

@@ -27,6 +27,22 @@ struct DecoderConfigurationTests {
     }
   }
 
+  @Test func aDeviceGivenAsAModelFileIsNotARegularFile() {
+    let zero = URL(fileURLWithPath: "/dev/zero")
+    let reason = "not a regular file: a device or a pipe is never read to its end"
+    #expect(throws: RecognitionFailure.dictionaryInvalid(path: "/dev/zero", reason: reason)) {
+      try DecoderConfiguration(dictionary: zero).validate()
+    }
+    #expect(throws: RecognitionFailure.grammarInvalid(path: "/dev/zero", reason: reason)) {
+      try DecoderConfiguration(search: .grammar(zero)).validate()
+    }
+    #expect(
+      throws: RecognitionFailure.modelCorrupt("language model is not a regular file: /dev/zero")
+    ) {
+      try DecoderConfiguration(search: .languageModel(zero)).validate()
+    }
+  }
+
   @Test func acousticModelWithoutItsDefinitionIsNotFoundNamingTheDefinition() throws {
     let directory = try TemporaryDirectory()
     let configuration = DecoderConfiguration(acousticModel: directory.url)

@@ -75,6 +75,46 @@ struct SessionTests {
     }
   }
 
+  @Test func cancelEndsTheSessionAtOnceAndStopsTheClientsStream() async {
+    let clock = TestClock()
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let streamEnded = LockIsolated(false)
+    continuation.onTermination = { _ in streamEnded.setValue(true) }
+    let store = TestStore(initialState: SpeechRecognition.State()) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+      // finishTask stays unimplemented: cancelling does not wait for the last words.
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    continuation.yield(result("hello", isFinal: false))
+    await store.receive(\.speech.success) {
+      $0.result = result("hello", isFinal: false)
+    }
+    await store.send(.cancel) {
+      $0.isRecording = false
+      $0.status = .idle
+      $0.outcome = .cancelled
+    }
+    // No effect is left running: the recognition stream was cancelled, not finished.
+    await store.finish()
+    #expect(streamEnded.value)
+    // Once over, cancelling again changes nothing.
+    await store.send(.cancel)
+  }
+
   @Test func durationStopsLiveRecordingAfterThatMuchClockTime() async {
     let clock = TestClock()
     let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>

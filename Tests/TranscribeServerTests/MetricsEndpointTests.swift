@@ -10,7 +10,7 @@ import Testing
     let server = TranscriptionServer(configuration: ServerConfiguration(port: 0)) { .lorem() }
     server.metrics.sessionStarted()
     server.metrics.decoded(audioSeconds: 2, processingSeconds: 1, engine: "moonshine")
-    server.metrics.sessionRejected(reason: "capacity")
+    server.metrics.sessionRejected(.capacity)
     try await server.makeApplication().test(.router) { client in
       try await client.execute(uri: "/metrics", method: .get) { response in
         #expect(response.status == .ok)

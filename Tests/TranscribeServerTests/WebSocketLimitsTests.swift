@@ -108,6 +108,18 @@ import Testing
     }
   }
 
+  @Test func aStreamTurnedAwayThatSendsNothingStillGets1013() async throws {
+    let server = Self.server { $0.maxSessions = 1 }
+    let permit = try #require(server.sessions.acquire())
+    defer { permit.release() }
+    try await server.makeApplication().test(.live) { client in
+      // The client only listens: the answer comes once the server stops waiting for a message.
+      let transcript = try await VoskTestClient.run(client, [])
+      #expect(transcript.closeCode == 1013)
+      #expect((transcript.objects.last?["error"] as? String)?.contains("try again later") == true)
+    }
+  }
+
   @Test func pastMaxSessionsAStreamIsClosedWith1013() async throws {
     let server = Self.server { $0.maxSessions = 1 }
     try await server.makeApplication().test(.live) { client in

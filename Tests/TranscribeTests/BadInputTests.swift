@@ -40,6 +40,44 @@ extension CommandTests {
       #expect(!output.stderr.contains("Reinstall"))
     }
 
+    @Test(arguments: [
+      (
+        ["--jobs", "-1"],
+        "--jobs must be a whole number of decoders, at least 1 (got -1, a negative"
+      ),
+      (
+        ["--silence", "1e6"], "--silence must be a number of seconds (e.g. 0.8): 1000000 is longer"
+      ),
+      (
+        ["--max-utterance", "-2"],
+        "--max-utterance must be a number of seconds (e.g. 20): -2 is negative"
+      ),
+      (["-i", "-", "-i", "-"], "standard input (-i -) can be read only once"),
+      (
+        ["serve", "--port", "-1"], "--port must be between 0 and 65535 (got -1, a negative number)"
+      ),
+      (
+        ["serve", "--max-sessions", "-3"],
+        "--max-sessions must be a whole number of sessions, at least 1 (got -3)"
+      ),
+    ])
+    func aNumberOrInputThatCannotBeUsedIsAUsageErrorSayingWhy(
+      arguments: [String], message: String
+    ) async throws {
+      let output = try await TranscribeProcess.run(arguments, timeout: 30)
+      #expect(output.status == 64, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains(message), "stderr: \(output.stderr)")
+    }
+
+    @Test(arguments: ["--dict", "--grammar"])
+    func aDeviceAsADictionaryOrGrammarIsNotARegularFile(option: String) async throws {
+      let output = try await TranscribeProcess.run(
+        ["--input", goForward, option, "/dev/zero"], timeout: 30)
+      expectOneLineFailure(output, status: 10)
+      #expect(output.stderr.contains("'/dev/zero'"))
+      #expect(output.stderr.contains("not a regular file"))
+    }
+
     @Test func keyphraseWithAWordNotInTheDictionaryNamesTheWord() async throws {
       let output = try await TranscribeProcess.run([
         "--input", goForward, "--keyphrase", "go flurbix",

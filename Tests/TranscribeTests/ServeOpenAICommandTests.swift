@@ -173,6 +173,23 @@ extension CommandTests {
       #expect(output.stderr.contains("--max-upload-mb"))
     }
 
+    @Test(arguments: [
+      (["--token", ""], [:], "--token is empty"),
+      ([], ["TRANSCRIBE_TOKEN": ""], "TRANSCRIBE_TOKEN is empty"),
+      (["--token", ""], ["TRANSCRIBE_TOKEN": "s3cret"], "--token is empty"),
+      (["--token", " s3cret"], [:], "a space"),
+      (["--token", "s3cret\r"], [:], "a control character (U+D)"),
+      ([], ["TRANSCRIBE_TOKEN": "caf\u{E9}"], "'\u{E9}'"),
+    ])
+    func aTokenThatCannotBeUsedIsAUsageError(
+      arguments: [String], environment: [String: String], message: String
+    ) async throws {
+      let output = try await TranscribeProcess.run(
+        ["serve", "--port", "0"] + arguments, environment: environment, timeout: 30)
+      #expect(output.status == 64)
+      #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
     @Test func helpDescribesTheUploadLimit() async throws {
       let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
       #expect(output.stdout.contains("--max-upload-mb <mib>"))

@@ -14,12 +14,15 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
   public let webSocket: WebSocketHandlerReference<Self>
   /// The client's address, when the channel knows it.
   public let remoteAddress: SocketAddress?
+  /// The connection the request arrived on.
+  public let channel: any Channel
 
   /// Creates the context for a request arriving on `source`'s channel.
   public init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)
     webSocket = .init()
     remoteAddress = source.channel.remoteAddress
+    channel = source.channel
   }
 
   /// The request's logger with the client's address (`remote=IP:PORT`) in its metadata.
@@ -31,12 +34,36 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
     return logger
   }
 
+  /// The client's address as logs show it (`IP:PORT`).
+  public var remoteDescription: String? {
+    remoteAddress.flatMap(Self.describe)
+  }
+
   /// `IP:PORT` for an internet address, the path for a Unix socket.
   static func describe(_ address: SocketAddress) -> String? {
     switch (address.ipAddress, address.port) {
     case (let ip?, let port?): "\(ip):\(port)"
     case (let ip?, nil): ip
     default: address.pathname
+    }
+  }
+}
+
+/// Who sent a request: the client's address (for logs) and whether it is still connected.
+struct RequestClient: Sendable {
+  /// `IP:PORT`, or `nil` when the context does not know it.
+  var address: String?
+  /// Whether the client is still there; never gone for a context that cannot tell.
+  var connection: ClientConnection
+
+  /// The client of a request in `context`; only ``ServerRequestContext`` knows it.
+  init(_ context: some RequestContext) async {
+    if let context = context as? ServerRequestContext {
+      address = context.remoteDescription
+      connection = await context.channel.clientConnection()
+    } else {
+      address = nil
+      connection = ClientConnection()
     }
   }
 }

@@ -1,10 +1,10 @@
 extension SessionOutcome {
   /// How a WebSocket stream's ending reads in its last log line.
-  init(_ ending: VoskStream.Ending) {
+  init(_ ending: VoskSession.Ending) {
     switch ending {
     case .endOfStream: self = .finished
     case .clientGone: self = .clientClosed
-    case .readFailed(let error): self = .badInput("\(error)")
+    case .readFailed(let description): self = .badInput(description)
     case .error(let error):
       switch error {
       case .idle: self = .idleTimeout

@@ -25,6 +25,12 @@ public enum OpenAIError: Error, Equatable, Sendable {
   case noCapacity(retryAfter: Int)
   /// Recognition could not run or failed on the server's side (500).
   case recognitionFailed(String)
+  /// The session ran past the longest the server allows (`serve --max-session-seconds`) and
+  /// was stopped (503).
+  case sessionTooLong(limit: Duration)
+  /// The client closed the connection before the answer; nobody reads it (499, as nginx
+  /// logs such requests).
+  case clientGone
 
   /// The HTTP status the error is answered with.
   public var status: HTTPResponse.Status {
@@ -33,8 +39,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .notMultipart, .malformedMultipart, .missingField, .invalidField, .unreadableAudio:
       .badRequest
     case .uploadTooLarge: .contentTooLarge
-    case .noCapacity: .serviceUnavailable
+    case .noCapacity, .sessionTooLong: .serviceUnavailable
     case .recognitionFailed: .internalServerError
+    case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
     }
   }
 
@@ -42,8 +49,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
   public var message: String {
     switch self {
     case .unauthorized:
-      return "Missing or wrong token: send `Authorization: Bearer TOKEN` (the API key) with the "
-        + "server's --token."
+      return "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's "
+        + "--token (the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
     case .notMultipart(let contentType):
       return "Send the audio as multipart/form-data with a `file` field (the request's "
         + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
@@ -63,13 +70,18 @@ public enum OpenAIError: Error, Equatable, Sendable {
       return "Every recognition session is busy; try again in \(retryAfter) s."
     case .recognitionFailed(let reason):
       return "Recognition failed on the server: \(Self.sentence(reason))"
+    case .sessionTooLong(let limit):
+      return "The transcription took longer than this server allows "
+        + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
+    case .clientGone:
+      return "The client closed the connection before the answer."
     }
   }
 
   /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
   public var type: String {
     switch self {
-    case .noCapacity, .recognitionFailed: "server_error"
+    case .noCapacity, .recognitionFailed, .sessionTooLong, .clientGone: "server_error"
     default: "invalid_request_error"
     }
   }
@@ -90,6 +102,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .uploadTooLarge: "file_too_large"
     case .unreadableAudio: "invalid_file_format"
     case .noCapacity: "server_busy"
+    case .sessionTooLong: "session_too_long"
     default: nil
     }
   }
@@ -121,13 +134,17 @@ extension OpenAIError: HTTPResponseError {
     case .unauthorized: headers[.wwwAuthenticate] = "Bearer"
     default: break
     }
+    return Response(status: status, headers: headers, body: .init(byteBuffer: jsonBody))
+  }
+
+  /// The error in OpenAI's JSON shape.
+  var jsonBody: ByteBuffer {
     let body = OpenAIErrorBody(
       error: .init(message: message, type: type, param: param, code: code))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(body)) ?? Data(#"{"error":{}}"#.utf8)
-    return Response(
-      status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    return ByteBuffer(bytes: data)
   }
 }
 

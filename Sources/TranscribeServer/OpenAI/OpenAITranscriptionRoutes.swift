@@ -9,9 +9,11 @@ extension TranscriptionServer {
   /// Adds `POST /v1/audio/transcriptions`, OpenAI's transcription endpoint, so OpenAI's SDKs
   /// work with `base_url` pointed at this server.
   ///
-  /// Each upload is streamed to a temporary file in `temporaryDirectory` (removed afterwards,
-  /// whatever happens) and recognized by its own `SpeechRecognition` store with a client from
-  /// ``makeSpeechClient``, as a `.file` source. It holds one of ``sessions``'s places from
+  /// Each upload is streamed to a temporary file (mode 0600, in a directory of its own with mode
+  /// 0700 under `temporaryDirectory`, both removed afterwards whatever happens) and recognized by
+  /// its own ``UploadSession`` store with a client from ``makeSpeechClient``, as a `.file`
+  /// source. A client that closes the connection cancels it at once, and it runs at most
+  /// ``ServerConfiguration/maxSessionDuration`` (then 503). It holds one of ``sessions``'s places from
   /// before its body is read until the answer: without a free place it is answered 503 with
   /// `Retry-After`. With a ``ServerConfiguration/token``, requests without it get 401.
   ///
@@ -24,13 +26,13 @@ extension TranscriptionServer {
   ) {
     let endpoint = OpenAITranscriptionEndpoint(server: self, temporaryDirectory: temporaryDirectory)
     router.group("v1/audio")
-      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
-      .post("transcriptions") { request, _ in
-        await endpoint.respond(to: request)
+      .add(middleware: AccessTokenMiddleware(server: self))
+      .post("transcriptions") { request, context in
+        await endpoint.respond(to: request, from: RequestClient(context))
       }
     let models = OpenAIModelList(engines: configuration.engines)
     router.group("v1")
-      .add(middleware: AccessTokenMiddleware(token: configuration.token, metrics: metrics))
+      .add(middleware: AccessTokenMiddleware(server: self))
       .get("models") { _, _ in models.response() }
   }
 }
@@ -45,10 +47,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
   static let path = "/v1/audio/transcriptions"
 
   /// The transcript, or the error in OpenAI's shape.
-  func respond(to request: Request) async -> Response {
+  func respond(to request: Request, from client: RequestClient) async -> Response {
     do {
-      return try await transcribe(request)
+      return try await transcribe(request, from: client)
     } catch {
+      guard error != .clientGone else { return error.response() }
       server.logger.info(
         "transcription refused",
         metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
@@ -56,7 +59,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
   }
 
-  func transcribe(_ request: Request) async throws(OpenAIError) -> Response {
+  func transcribe(
+    _ request: Request, from client: RequestClient
+  ) async throws(OpenAIError) -> Response {
     let limit = server.configuration.maxUploadBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw .uploadTooLarge(limit: limit)
@@ -66,13 +71,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .notMultipart(contentType: contentType)
     }
     guard let permit = server.sessions.acquire() else {
-      server.metrics.sessionRejected(reason: SessionRejection.capacity.rawValue)
-      SessionLog.rejected(
-        server.logger, endpoint: Self.path, remoteAddress: nil, reason: .capacity)
+      server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
       throw .noCapacity(retryAfter: Self.retryAfterSeconds)
     }
     server.metrics.sessionStarted()
-    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: nil)
+    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
     log.started()
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
@@ -81,66 +84,149 @@ struct OpenAITranscriptionEndpoint: Sendable {
       server.metrics.sessionEnded()
       log.ended(outcome, audioSeconds: audioSeconds)
     }
+    // Each upload in a directory of its own that only the server's user can list, the file in
+    // it readable by that user alone; both removed whatever happens.
+    let directory = temporaryDirectory.appendingPathComponent(
+      "transcribe-upload-\(UUID().uuidString)")
     do {
-      let response = try await transcribe(request, boundary: boundary, limit: limit)
-      outcome = .finished
-      audioSeconds = response.audioSeconds
-      return response.response
+      try FileManager.default.createDirectory(
+        at: directory, withIntermediateDirectories: false,
+        attributes: [.posixPermissions: 0o700])
     } catch {
-      outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
+      outcome = .failed("cannot create a directory for the upload")
+      throw .recognitionFailed("cannot create a temporary directory for the upload")
+    }
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("upload")
+    // Reading ends when the body does, when the client leaves, or after the longest a session
+    // may run; recognition then gets what is left of that time.
+    let maxDuration = server.configuration.maxSessionDuration
+    let started = ContinuousClock.now
+    let reading = await Self.bounded(
+      within: maxDuration, on: server.clock, whileConnected: client.connection
+    ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
+      do throws(OpenAIError) {
+        return .success(try await readUpload(request, boundary: boundary, limit: limit, into: file))
+      } catch {
+        return .failure(error)
+      }
+    }
+    do throws(OpenAIError) {
+      let options: OpenAITranscriptionOptions
+      switch reading {
+      case .finished(let result): options = try result.get()
+      case .clientGone: throw .clientGone
+      case .timedOut: throw .sessionTooLong(limit: maxDuration)
+      }
+      let decodingStarted = ContinuousClock.now
+      let session = await Self.recognize(
+        file, engine: options.engine, client: server.makeSpeechClient(),
+        connection: client.connection,
+        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
+      switch session.ending {
+      case .clientGone: throw .clientGone
+      case .tooLong: throw .sessionTooLong(limit: maxDuration)
+      case .recognized, nil: break
+      }
+      let transcription = try Self.transcription(of: session.recognition)
+      server.metrics.decoded(
+        audioSeconds: transcription.duration,
+        processingSeconds: (ContinuousClock.now - decodingStarted).timeInterval,
+        engine: (options.engine ?? server.configuration.engines.first)?.rawValue ?? "default")
+      outcome = .finished
+      audioSeconds = transcription.duration
+      return transcription.response(
+        format: options.responseFormat, granularities: options.timestampGranularities)
+    } catch {
+      switch error {
+      case .clientGone: outcome = .clientClosed
+      case .sessionTooLong: outcome = .tooLong
+      default:
+        outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
+      }
       throw error
     }
   }
 
-  /// Reads the upload into a temporary file and transcribes it.
-  private func transcribe(
-    _ request: Request, boundary: String, limit: Int
-  ) async throws(OpenAIError) -> (response: Response, audioSeconds: Double) {
+  /// How a bounded piece of work ended.
+  enum BoundedEnding<Value: Sendable>: Sendable {
+    /// The work finished with `Value`.
+    case finished(Value)
+    /// The client left first; the work was cancelled.
+    case clientGone
+    /// The time limit passed first; the work was cancelled.
+    case timedOut
+  }
 
-    let file = temporaryDirectory.appendingPathComponent("transcribe-upload-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: file) }
+  /// Runs `work` until it finishes, `connection`'s client leaves, or `limit` passes on `clock`,
+  /// whichever comes first, and cancels the others; returns once `work` has stopped.
+  static func bounded<Value: Sendable>(
+    within limit: Duration, on clock: any Clock<Duration>,
+    whileConnected connection: ClientConnection,
+    _ work: @escaping @Sendable () async -> Value
+  ) async -> BoundedEnding<Value> {
+    await withTaskGroup(of: BoundedEnding<Value>?.self) { group in
+      group.addTask { .finished(await work()) }
+      group.addTask {
+        await connection.waitUntilGone()
+        return Task.isCancelled ? nil : .clientGone
+      }
+      group.addTask {
+        (try? await clock.sleep(for: limit)) == nil ? nil : .timedOut
+      }
+      var ending: BoundedEnding<Value>?
+      while ending == nil, let next = await group.next() {
+        ending = next
+      }
+      group.cancelAll()
+      return ending ?? .clientGone
+    }
+  }
+
+  /// Reads the upload into `file` and checks its fields; returns its options.
+  private func readUpload(
+    _ request: Request, boundary: String, limit: Int, into file: URL
+  ) async throws(OpenAIError) -> OpenAITranscriptionOptions {
     let upload = try await OpenAIUploadReader(limit: limit)
       .read(request.body, boundary: boundary, into: file)
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
-
-    let engines = server.configuration.engines
-    if let engine = options.engine, !engines.contains(engine) {
+    if let engine = options.engine, !server.configuration.engines.contains(engine) {
       throw .engineNotInstalled(engine.rawValue)
     }
-    let started = ContinuousClock.now
-    let state = await Self.recognize(
-      file, engine: options.engine, client: server.makeSpeechClient())
-    let transcription = try Self.transcription(of: state)
-    server.metrics.decoded(
-      audioSeconds: transcription.duration,
-      processingSeconds: (ContinuousClock.now - started).timeInterval,
-      engine: (options.engine ?? engines.first)?.rawValue ?? "default")
-    let response = transcription.response(
-      format: options.responseFormat, granularities: options.timestampGranularities)
-    return (response, transcription.duration)
+    return options
   }
 
-  /// Runs the `SpeechRecognition` store on `file` until the session's outcome.
+  /// Runs an ``UploadSession`` on `file` until it ends: recognition's outcome, the client
+  /// leaving `connection`, or `timeLimit` on `clock`.
   @MainActor
   static func recognize(
-    _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient
-  ) async -> SpeechRecognition.State {
+    _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient,
+    connection: ClientConnection = ClientConnection(), timeLimit: Duration = .seconds(3600),
+    clock: any Clock<Duration> = ContinuousClock()
+  ) async -> UploadSession.State {
     let request = SpeechRecognitionRequest(
       source: .file(file), engine: engine.map(\.defaultEngine) ?? .automatic,
       shouldReportPartialResults: false)
-    let store = Store(initialState: SpeechRecognition.State(request: request)) {
-      SpeechRecognition()
+    let store = Store(initialState: UploadSession.State(request: request)) {
+      UploadSession(timeLimit: timeLimit)
     } withDependencies: {
       $0.speechClient = client
+      $0.continuousClock = clock
     }
+    let watcher = Task {
+      await connection.waitUntilGone()
+      guard !Task.isCancelled else { return }
+      store.send(.clientGone)
+    }
+    defer { watcher.cancel() }
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
-    store.send(.recordButtonTapped)
-    for await state in states where state.outcome != nil {
+    store.send(.start)
+    for await state in states where state.ending != nil {
       return state
     }
-    // Cancelled (the client went away): letting the store go cancels its effects.
+    // Cancelled: letting the store go cancels its effects.
     return store.state
   }
 
@@ -156,13 +242,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
     case .failed(.engineUnavailable(let engine, _)):
       throw .engineNotInstalled(engine)
     case .failed(let failure):
-      throw .recognitionFailed(Self.describe(failure))
+      throw .recognitionFailed(failure.remoteProblem)
     case .notAuthorized(let authorization):
       if case .engineUnavailable(let engine, _) = authorization.reason {
         throw .engineNotInstalled(engine)
       }
       throw .recognitionFailed(
-        authorization.reason.map(Self.describe)
+        authorization.reason.map(\.remoteProblem)
           ?? "recognition is not available (\(authorization.status.rawValue))")
     case .stopTimedOut:
       throw .recognitionFailed("the recognizer did not deliver its last words in time")
@@ -171,14 +257,4 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
   }
 
-  /// A failure in words, without the server's file paths.
-  static func describe(_ failure: SpeechClient.Failure) -> String {
-    switch failure {
-    case .modelMissing: "the speech model is not installed"
-    case .modelCorrupt: "the speech model cannot be loaded"
-    case .decoderFailure(let reason): "the decoder failed (\(reason))"
-    case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
-    default: "\(failure)"
-    }
-  }
 }

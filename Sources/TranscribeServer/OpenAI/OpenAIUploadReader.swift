@@ -38,11 +38,17 @@ struct OpenAIUploadReader {
     return nil
   }
 
+  /// The most bytes of headers a part may have.
+  static let headerLimit = 16 << 10
+
   /// Reads `body`, writing the `file` part to `file` (created, or truncated).
   func read(
     _ body: some AsyncSequence<ByteBuffer, any Error>, boundary: String, into file: URL
   ) async throws(OpenAIError) -> OpenAIUpload {
-    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+    // Only the server's user may read an upload.
+    guard
+      FileManager.default.createFile(
+        atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
       let handle = try? FileHandle(forWritingTo: file)
     else {
       throw .recognitionFailed("cannot create a temporary file for the upload")
@@ -51,17 +57,27 @@ struct OpenAIUploadReader {
 
     let state = PartState()
     let parser = MultipartParser(boundary: boundary)
-    parser.onHeader = { name, value in state.headers.add(name: name, value: value) }
+    parser.onHeader = { name, value in state.header(name, value) }
     parser.onBody = { buffer in state.body(&buffer, limit: fieldLimit, file: handle) }
     parser.onPartComplete = { state.complete() }
 
     var received = 0
+    // Bytes the parser took without a header, a piece of body or the end of a part: a header
+    // line (or junk before the first boundary) that keeps growing.
+    var unparsed = 0
     do {
       for try await buffer in body {
         received += buffer.readableBytes
         guard received <= limit else { throw OpenAIError.uploadTooLarge(limit: limit) }
+        let progress = state.progress
         try parser.execute(buffer)
         if let problem = state.problem { throw problem }
+        unparsed = state.progress == progress ? unparsed + buffer.readableBytes : 0
+        guard unparsed <= Self.headerLimit else {
+          throw OpenAIError.malformedMultipart(
+            "a part's headers (or what comes before the first boundary) are longer than "
+              + "\(Self.headerLimit >> 10) KiB")
+        }
       }
     } catch let error as OpenAIError {
       throw error
@@ -88,11 +104,27 @@ private final class PartState {
   private var text: [UInt8] = []
   private var fieldBytes = 0
 
+  /// Counts the parser's callbacks, so the reader sees whether a buffer moved it on.
+  private(set) var progress = 0
+  private var headerBytes = 0
+
   private var name: String? {
     MultipartPart(headers: headers, body: ByteBuffer()).name
   }
 
+  func header(_ name: String, _ value: String) {
+    progress += 1
+    headerBytes += name.utf8.count + value.utf8.count
+    guard headerBytes <= OpenAIUploadReader.headerLimit else {
+      problem = .malformedMultipart(
+        "a part's headers are longer than \(OpenAIUploadReader.headerLimit >> 10) KiB")
+      return
+    }
+    headers.add(name: name, value: value)
+  }
+
   func body(_ buffer: inout ByteBuffer, limit: Int, file: FileHandle) {
+    progress += 1
     guard problem == nil else { return }
     if isFirstBodyChunk {
       isFirstBodyChunk = false
@@ -122,6 +154,8 @@ private final class PartState {
   }
 
   func complete() {
+    progress += 1
+    headerBytes = 0
     if inFile || (isFirstBodyChunk && name == "file" && !upload.hasFile) {
       // A file part that ended (possibly empty).
       upload.hasFile = true

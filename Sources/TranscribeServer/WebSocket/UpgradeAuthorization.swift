@@ -11,8 +11,11 @@ import NIOHTTP1
 ///
 /// hummingbird-websocket answers every declined upgrade with 400, and never passes it to the
 /// HTTP routes; clients (and the vosk protocol's users) expect 401 for a missing token. So a
-/// small handler sits right after the HTTP decoder, looks at the first request of the
-/// connection, and either answers 401 and closes, or steps out of the pipeline.
+/// small handler sits right after the HTTP decoder and answers an upgrade without the token with
+/// 401, and an upgrade that is not the connection's first request (which the routes would take
+/// for a plain `GET`) with 400; it steps out of the pipeline when a connection is upgraded. It
+/// also puts a ``ClientConnectionHandler`` first in the pipeline, so sessions notice a client
+/// that leaves.
 struct AuthorizingUpgradeChannel: ServerChildChannel {
   typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
@@ -25,6 +28,8 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try operations.addHandler(
         UpgradeTokenHandler(server: server), position: .after(decoder))
+      try operations.addHandler(
+        ClientConnectionHandler(connection: ClientConnection()), position: .first)
       return value
     }
   }
@@ -52,8 +57,9 @@ extension HTTPServerBuilder {
   }
 }
 
-/// Answers a WebSocket upgrade request without the token with 401 and closes; lets anything
-/// else through and leaves the pipeline after the connection's first request.
+/// Answers a WebSocket upgrade request without the token with 401, and one that is not the
+/// connection's first request with 400, and closes; lets anything else through, and leaves the
+/// pipeline when the connection is upgraded.
 final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias InboundOut = HTTPServerRequestPart
@@ -61,6 +67,7 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
   private let server: TranscriptionServer
   private var isRefusing = false
+  private var isFirstRequest = true
 
   init(server: TranscriptionServer) {
     self.server = server
@@ -73,37 +80,56 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireChannelRead(data)
       return
     }
+    let isFirstRequest = self.isFirstRequest
+    self.isFirstRequest = false
     let isUpgrade = head.headers[canonicalForm: "upgrade"].contains {
       $0.lowercased() == "websocket"
     }
-    if isUpgrade,
-      !server.authorizes(uri: head.uri, authorization: head.headers["authorization"].first)
-    {
-      isRefusing = true
-      server.metrics.sessionRejected(reason: "token")
-      // The path only: the query may hold a wrong token.
-      SessionLog.rejected(
-        server.logger, endpoint: String(head.uri.prefix { $0 != "?" }),
-        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe),
-        reason: .unauthorized)
-      refuse(context: context)
+    guard isUpgrade else {
+      // Stays for the connection's later requests: only the first may be an upgrade.
+      context.fireChannelRead(data)
       return
     }
+    // The path only: the query may hold a wrong token.
+    let path = String(head.uri.prefix { $0 != "?" })
+    guard server.authorizes(uri: head.uri, authorization: head.headers["authorization"].first)
+    else {
+      server.reject(
+        .unauthorized, endpoint: path,
+        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
+      let refusal = TokenCheck.refusal(path: path)
+      refuse(
+        .unauthorized, contentType: refusal.contentType, body: refusal.body,
+        headers: [("WWW-Authenticate", "Bearer")], context: context)
+      return
+    }
+    guard isFirstRequest else {
+      // The upgrade handler has left after the first request; the HTTP routes would answer
+      // this one as a plain GET.
+      refuse(
+        .badRequest, contentType: "text/plain; charset=utf-8",
+        body: "A WebSocket upgrade must be the first request of its connection: open a new "
+          + "connection for the stream.\n", context: context)
+      return
+    }
+    // The upgrade handler, next in the pipeline, takes the connection from here.
     context.fireChannelRead(data)
     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
   }
 
-  private func refuse(context: ChannelHandlerContext) {
-    let body = ByteBuffer(
-      string: "a token is required: send Authorization: Bearer TOKEN or ?token=TOKEN\n")
-    var headers = HTTPHeaders()
-    headers.add(name: "WWW-Authenticate", value: "Bearer")
-    headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+  /// Answers with `status` and closes the connection.
+  private func refuse(
+    _ status: HTTPResponseStatus, contentType: String, body text: String,
+    headers extra: [(String, String)] = [], context: ChannelHandlerContext
+  ) {
+    isRefusing = true
+    let body = ByteBuffer(string: text)
+    var headers = HTTPHeaders(extra)
+    headers.add(name: "Content-Type", value: contentType)
     headers.add(name: "Content-Length", value: String(body.readableBytes))
     headers.add(name: "Connection", value: "close")
     context.write(
-      wrapOutboundOut(
-        .head(HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: headers))),
+      wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
       promise: nil)
     context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
     let channel = context.channel

@@ -12,21 +12,27 @@ extension TranscriptionServer {
     router.ws("/") { request, _ in
       authorizes(request) ? .upgrade([:]) : .dontUpgrade
     } onUpgrade: { inbound, outbound, context in
-      try await VoskStream(server: self, logger: context.requestContext.loggerWithRemoteAddress)
-        .run(inbound: inbound, outbound: outbound)
+      let requestContext = context.requestContext
+      try await VoskStream(
+        server: self, logger: requestContext.loggerWithRemoteAddress,
+        client: RequestClient(requestContext)
+      )
+      .run(inbound: inbound, outbound: outbound)
     }
   }
 
-  /// Whether `request` carries the token (`Authorization: Bearer TOKEN` or `?token=TOKEN`), or
-  /// no token is required.
+  /// The server's one check of a request's token (see ``TokenCheck``).
+  public var tokenCheck: TokenCheck { TokenCheck(token: configuration.token) }
+
+  /// Whether a WebSocket upgrade `request` carries the token (`Authorization: Bearer TOKEN` or
+  /// `?token=TOKEN`), or no token is required.
   public func authorizes(_ request: Request) -> Bool {
     authorizes(uri: request.uri.description, authorization: request.headers[.authorization])
   }
 
-  /// Whether a request for `uri` with this `Authorization` header value carries the token.
+  /// Whether a WebSocket upgrade for `uri` with this `Authorization` header value carries the
+  /// token.
   func authorizes(uri: String, authorization: String?) -> Bool {
-    guard let token = configuration.token else { return true }
-    return token.authorizes(
-      authorization: authorization, queryToken: URI(uri).queryParameters.get("token"))
+    tokenCheck.authorizes(uri: uri, authorization: authorization, acceptsQueryToken: true)
   }
 }

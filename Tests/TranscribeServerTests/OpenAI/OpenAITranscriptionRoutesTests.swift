@@ -56,7 +56,10 @@ import Testing
     }
     let requested = try #require(scripted.requested.all.first)
     #expect(requested.contents == Data(audio))
-    #expect(requested.url.deletingLastPathComponent().path == directory.url.path)
+    // In a directory of its own under the uploads directory.
+    #expect(
+      requested.url.deletingLastPathComponent().deletingLastPathComponent().path
+        == directory.url.path)
     #expect(!FileManager.default.fileExists(atPath: requested.url.path))
     #expect(directory.files.isEmpty)
     #expect(server.sessions.activeCount == 0)

@@ -66,6 +66,45 @@ import Testing
     #expect(served.count <= 65)
   }
 
+  @Test func aHeaderLineThatNeverEndsIsMalformedAfter16KiB() async throws {
+    let head = Array(
+      "--\(MultipartBody.boundary)\r\nContent-Disposition: form-data; name=\"file\"; x=\"".utf8)
+    let served = Counter()
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    // 1 KiB chunks of one header value that never ends, under a 100 MiB upload limit.
+    let endless = EndlessBody(
+      served: served, chunk: ByteBuffer(bytes: Array(repeating: 97, count: 1024)))
+    let prefixed = Prefixed(head: ByteBuffer(bytes: head), rest: endless)
+    await #expect(throws: OpenAIError.self) {
+      try await OpenAIUploadReader(limit: 100 << 20).read(
+        prefixed, boundary: MultipartBody.boundary, into: file)
+    }
+    #expect(served.count <= 18)
+    do {
+      _ = try await OpenAIUploadReader(limit: 100 << 20).read(
+        Prefixed(head: ByteBuffer(bytes: head), rest: endless), boundary: MultipartBody.boundary,
+        into: file)
+    } catch {
+      #expect(error.status == .badRequest)
+      #expect(error.message.contains("16 KiB"))
+    }
+  }
+
+  @Test func manyHeadersOverOnePartAreMalformed() async throws {
+    var text = "--\(MultipartBody.boundary)\r\n"
+    for index in 0..<2_000 { text += "X-Padding-\(index): some value\r\n" }
+    text += "Content-Disposition: form-data; name=\"file\"\r\n\r\nAUDIO go\r\n"
+    text += "--\(MultipartBody.boundary)--\r\n"
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    await #expect(throws: OpenAIError.malformedMultipart("a part's headers are longer than 16 KiB"))
+    {
+      try await OpenAIUploadReader(limit: 100 << 20).read(
+        Chunks(buffers: [ByteBuffer(string: text)]), boundary: MultipartBody.boundary, into: file)
+    }
+  }
+
   @Test func partsSplitAcrossChunksAreReassembled() async throws {
     var body = MultipartBody()
     body.field("response_format", "srt")

@@ -1,0 +1,50 @@
+import Hummingbird
+import HummingbirdCore
+
+/// The server's one check of a request's token, and its one refusal.
+///
+/// Every way in asks the same question of the same ``AccessToken``: the WebSocket upgrade
+/// (before it is negotiated, in `UpgradeTokenHandler`), the REST routes and `/metrics` (through
+/// ``AccessTokenMiddleware``). A request proves it knows the token with
+/// `Authorization: Bearer TOKEN`; a WebSocket upgrade may carry `?token=TOKEN` instead, because a
+/// browser's WebSocket cannot set headers. The refusal is always 401 with
+/// `WWW-Authenticate: Bearer` and the same sentence: in OpenAI's error JSON under `/v1/`, where
+/// OpenAI's SDKs read it, and as plain text elsewhere. It is counted and logged as a
+/// ``SessionRejection/unauthorized`` rejection, never with the token.
+public struct TokenCheck: Sendable {
+  /// The token requests must carry, or `nil` to let every request through.
+  public let token: AccessToken?
+
+  /// A check of `token`; `nil` lets everything through.
+  public init(token: AccessToken?) {
+    self.token = token
+  }
+
+  /// Whether a request for `uri` with this `Authorization` header value may pass;
+  /// `acceptsQueryToken` also accepts `?token=TOKEN` (WebSocket upgrades).
+  public func authorizes(uri: String, authorization: String?, acceptsQueryToken: Bool) -> Bool {
+    guard let token else { return true }
+    let queryToken = acceptsQueryToken ? URI(uri).queryParameters.get("token") : nil
+    return token.authorizes(authorization: authorization, queryToken: queryToken)
+  }
+
+  /// The sentence every refusal says.
+  public static let message = OpenAIError.unauthorized.message
+
+  /// The refusal of a request for `path`: content type and body.
+  public static func refusal(path: String) -> (contentType: String, body: String) {
+    if path == "/v1" || path.hasPrefix("/v1/") {
+      return ("application/json", String(buffer: OpenAIError.unauthorized.jsonBody))
+    }
+    return ("text/plain; charset=utf-8", message + "\n")
+  }
+
+  /// The refusal of a request for `path` as a Hummingbird response.
+  public static func refusalResponse(path: String) -> Response {
+    let refusal = refusal(path: path)
+    return Response(
+      status: .unauthorized,
+      headers: [.wwwAuthenticate: "Bearer", .contentType: refusal.contentType],
+      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
+  }
+}

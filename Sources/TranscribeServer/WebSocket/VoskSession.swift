@@ -1,0 +1,515 @@
+import Architecture
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One stream in vosk-server's protocol, from the first message to the close, as a reducer.
+///
+/// The session composes ``SpeechRecognition`` (the same feature the CLI runs) with the stream's
+/// protocol: every audio message and the end get exactly one reply, once the decoder has caught
+/// up with that message (waiting at most ``Limits/replyWait``): a finished utterance not sent
+/// yet if there is one, else the current partial. The reply to `{"eof" : 1}` carries every
+/// finished word not sent yet, then the stream closes normally. Errors close the stream with
+/// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
+/// server shutting down first deliver the last words.
+///
+/// Nothing here touches the socket. The state says what the host does next:
+/// - ``State/outbox``: replies and the close, in order, for the host to write and acknowledge
+///   with ``Action/written(_:)``;
+/// - ``State/allowedMessages``: how many messages the host may have read so far. A message is
+///   read only once the previous one is answered and at most ``Limits/bufferLimit`` seconds of
+///   audio wait to be decoded, so a client sending faster than the decoder waits in TCP;
+/// - ``State/ending``: set once the session is over and everything in the outbox is final.
+///
+/// Timers (reply deadline, idle, maximum length, the wait for the last words) are cancellable
+/// effects on `@Dependency(\.continuousClock)`: each replaces the one before it, so nothing
+/// accumulates however many messages a stream sends.
+@Reducer
+struct VoskSession: Sendable {
+  /// The limits a session runs under.
+  struct Limits: Equatable, Sendable {
+    /// The largest audio message, in bytes.
+    var maxFrameBytes = 1 << 20
+    /// How long the stream may go without a message.
+    var idleTimeout = Duration.seconds(30)
+    /// The longest the stream may run.
+    var maxSessionDuration = Duration.seconds(3600)
+    /// How long the last words may take when the server shuts down.
+    var shutdownGracePeriod = Duration.seconds(10)
+    /// The longest the reply to an audio message waits for the decoder to catch up with it.
+    var replyWait = Duration.seconds(2)
+    /// The most audio, in seconds, that may wait to be decoded before no message is read.
+    var bufferLimit: TimeInterval = 5
+    /// The longest the last words may take after the end of the stream or a limit, on top of
+    /// the recognition feature's own stop deadline.
+    var finalWait = Duration.seconds(15)
+  }
+
+  /// Something for the host to write to the socket.
+  enum Output: Equatable, Sendable {
+    /// A text message.
+    case reply(VoskReply)
+    /// The close frame: normal closure for `nil`, else the error's code and reason.
+    case close(WebSocketSessionError?)
+  }
+
+  /// How a session ended.
+  enum Ending: Equatable, Sendable {
+    /// The client sent `{"eof" : 1}` and got the last words.
+    case endOfStream
+    /// The client closed or went away.
+    case clientGone
+    /// Reading the socket failed (the description says how); the protocol layer closes.
+    case readFailed(String)
+    /// The stream was closed for this reason (after the last words where there were any).
+    case error(WebSocketSessionError)
+  }
+
+  /// Where a session is.
+  enum Phase: Equatable, Sendable {
+    /// Messages are read and answered.
+    case streaming
+    /// The audio is over; the last words are awaited, then the stream ends with `closing`
+    /// (`nil` after `{"eof" : 1}`).
+    case finishing(closing: WebSocketSessionError?)
+    /// The last words are ready but the client has no message waiting for an answer: they go
+    /// out as the answer to its next message, or when ``Limits/replyWait`` passes.
+    case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
+    /// The session is over (see ``State/ending``).
+    case over
+  }
+
+  /// The reply an audio message waits for.
+  struct PendingReply: Equatable, Sendable {
+    /// The message's number in the stream.
+    var number: Int
+    /// The samples pushed up to and including it.
+    var samples: Int
+  }
+
+  struct State: Equatable {
+    /// The stream's configuration (its first message, or the defaults).
+    var configuration = VoskStreamConfiguration()
+    /// The audio the client sent, which the decoder reads; from the first audio message on.
+    var audio: PushedAudio?
+    /// Recognition, from the first audio message (or the end) on.
+    var recognition: SpeechRecognition.State?
+    var phase = Phase.streaming
+    /// The reply being waited for.
+    var pending: PendingReply?
+    /// Audio messages received.
+    var audioMessages = 0
+    /// Finished utterances already taken from the transcript.
+    var takenUtterances = 0
+    /// Finished utterances not sent yet.
+    var finals: [[TranscriptionSegment]] = []
+    /// Whether a reply went out and the next message waits only for the buffer to drain.
+    var wantsMessage = false
+    /// Whether a message arrived while the last words were awaited (they are its answer).
+    var isMessageUnanswered = false
+    /// What to write, in order, not acknowledged yet.
+    var outbox: [Output] = []
+    /// How many outputs the host has written in all (the outbox starts after them).
+    var written = 0
+    /// Messages received so far.
+    var receivedMessages = 0
+    /// How many messages the host may have read so far.
+    var allowedMessages = 1
+    /// How the session ended, once it has.
+    var ending: Ending?
+
+    init(configuration: VoskStreamConfiguration = VoskStreamConfiguration()) {
+      self.configuration = configuration
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    /// The stream opened: the idle and maximum-length timers start.
+    case started
+    /// A text message from the client.
+    case text(String)
+    /// A binary message (16-bit little-endian PCM) from the client.
+    case audio(ByteBuffer)
+    /// The host has written this many outputs in all.
+    case written(through: Int)
+    /// The client closed the stream or the connection went away.
+    case clientGone
+    /// Reading the socket failed (a message over the protocol's limit, a bad frame).
+    case readFailed(String)
+    /// The server is shutting down.
+    case shutdown
+    case recognition(SpeechRecognition.Action)
+    /// The wait for the decoder before the pending reply is over.
+    case replyDeadlineElapsed
+    /// No message arrived for the idle timeout.
+    case idleTimeoutElapsed
+    /// The stream reached its maximum length.
+    case maxDurationElapsed
+    /// The wait for the last words is over.
+    case finalWaitElapsed
+    /// The wait for a message to answer with the last words is over.
+    case messageWaitElapsed
+  }
+
+  enum CancelID { case replyDeadline, idle, maxDuration, finalWait, messageWait }
+
+  let limits: Limits
+  /// The clock of the short wait for a message to answer with the last words: real time,
+  /// whatever the server's clock, so a client that is not sending gets its last words a moment
+  /// later, never not at all.
+  let messageWaitClock: any Clock<Duration>
+
+  /// Makes the audio buffer of a stream at a sample rate.
+  let makeAudio: @Sendable (_ sampleRate: Int) -> PushedAudio
+
+  @Dependency(\.continuousClock) var clock
+
+  init(
+    limits: Limits = Limits(), messageWaitClock: any Clock<Duration> = ContinuousClock(),
+    makeAudio: @escaping @Sendable (_ sampleRate: Int) -> PushedAudio = {
+      PushedAudio(sampleRate: $0)
+    }
+  ) {
+    self.limits = limits
+    self.messageWaitClock = messageWaitClock
+    self.makeAudio = makeAudio
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .started:
+        return .merge(
+          timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
+          timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+
+      case .text(let text):
+        state.receivedMessages += 1
+        guard state.phase == .streaming else { return messageWhileEnding(&state) }
+        // The same limit as audio: a text message is a configuration or the end, never large.
+        let bytes = text.utf8.count
+        guard bytes <= limits.maxFrameBytes else {
+          return fail(&state, .frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        }
+        let message: VoskMessage
+        do throws(WebSocketSessionError) {
+          message = try VoskMessage(text: text)
+        } catch {
+          return fail(&state, error)
+        }
+        switch message {
+        case .config(let configuration):
+          guard state.audio == nil else { return fail(&state, .configurationAfterAudio) }
+          state.configuration = configuration
+          allowNextMessage(&state)
+          return restartIdleTimer()
+        case .eof:
+          state.pending = nil
+          let start = startRecognition(&state)
+          return .merge(
+            start, finishAudio(&state, closing: nil),
+            .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle))
+        }
+
+      case .audio(let buffer):
+        state.receivedMessages += 1
+        guard state.phase == .streaming else { return messageWhileEnding(&state) }
+        let bytes = buffer.readableBytes
+        guard bytes <= limits.maxFrameBytes else {
+          return fail(&state, .frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        }
+        guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
+        let start = startRecognition(&state)
+        guard let audio = state.audio else { return start }
+        audio.push(littleEndian: buffer.readableBytesView)
+        state.audioMessages += 1
+        state.pending = PendingReply(number: state.audioMessages, samples: audio.pushedSampleCount)
+        return .merge(
+          start, restartIdleTimer(),
+          timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
+          replyIfCaughtUp(&state))
+
+      case .written(let total):
+        let count = min(max(0, total - state.written), state.outbox.count)
+        state.outbox.removeFirst(count)
+        state.written += count
+        return .none
+
+      case .clientGone:
+        return end(&state, .clientGone)
+
+      case .readFailed(let description):
+        return end(&state, .readFailed(description))
+
+      case .shutdown:
+        return fail(&state, .shuttingDown)
+
+      case .recognition:
+        takeFinishedUtterances(&state)
+        return recognitionChanged(&state)
+
+      case .replyDeadlineElapsed:
+        guard state.phase == .streaming, state.pending != nil else { return .none }
+        reply(&state)
+        return .none
+
+      case .idleTimeoutElapsed:
+        return fail(&state, .idle(limits.idleTimeout))
+
+      case .maxDurationElapsed:
+        return fail(&state, .sessionTooLong(limits.maxSessionDuration))
+
+      case .finalWaitElapsed:
+        guard case .finishing(let closing) = state.phase else { return .none }
+        let error =
+          closing
+          ?? .recognitionFailed("the last words did not arrive within \(limits.finalWait)")
+        return closeWithError(&state, error)
+
+      case .messageWaitElapsed:
+        guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
+        if !words.isEmpty { state.outbox.append(.reply(.result(words))) }
+        return closeWithError(&state, closing)
+      }
+    }
+    .ifLet(\.recognition, action: \.recognition) {
+      SpeechRecognition()
+    }
+  }
+
+  // MARK: - Messages and replies
+
+  /// Starts recognition of the stream's audio on first use.
+  private func startRecognition(_ state: inout State) -> Effect<Action> {
+    guard state.audio == nil else { return .none }
+    let audio = makeAudio(state.configuration.sampleRate)
+    state.audio = audio
+    var request = SpeechRecognitionRequest(source: .pushed(audio))
+    if let phrases = state.configuration.phraseList, !phrases.isEmpty {
+      request.model = .phrases(phrases)
+    }
+    state.recognition = SpeechRecognition.State(request: request)
+    return .send(.recognition(.recordButtonTapped))
+  }
+
+  /// Sends the pending reply once the decoder has reached its audio, and lets the next message
+  /// in once the buffer allows.
+  private func replyIfCaughtUp(_ state: inout State) -> Effect<Action> {
+    if let pending = state.pending, let recognition = state.recognition {
+      let decoded = recognition.progress.map {
+        Int(($0.audioDuration * Double(state.configuration.sampleRate)).rounded())
+      }
+      let isOver = recognition.status == .idle && recognition.outcome != nil
+      if isOver || (decoded ?? 0) >= pending.samples {
+        reply(&state)
+        return .cancel(id: CancelID.replyDeadline)
+      }
+    }
+    allowNextMessageIfBuffered(&state)
+    return .none
+  }
+
+  /// Sends the reply to the last audio message: a finished utterance if one waits, else the
+  /// partial words.
+  private func reply(_ state: inout State) {
+    state.pending = nil
+    if !state.finals.isEmpty {
+      state.outbox.append(.reply(.result(state.finals.removeFirst())))
+    } else {
+      let partial = state.recognition?.result?.bestTranscription.partialSegments ?? []
+      state.outbox.append(.reply(.partial(partial.map(\.substring).joined(separator: " "))))
+    }
+    state.wantsMessage = true
+    allowNextMessageIfBuffered(&state)
+  }
+
+  private func allowNextMessageIfBuffered(_ state: inout State) {
+    guard state.wantsMessage, (state.audio?.unconsumedDuration ?? 0) <= limits.bufferLimit
+    else { return }
+    state.wantsMessage = false
+    allowNextMessage(&state)
+  }
+
+  /// Lets the host read one message more than it has.
+  private func allowNextMessage(_ state: inout State) {
+    state.allowedMessages = state.receivedMessages + 1
+  }
+
+  /// A message that arrived while the session was ending.
+  private func messageWhileEnding(_ state: inout State) -> Effect<Action> {
+    switch state.phase {
+    case .finishing:
+      // Not decoded any more; answered with the last words.
+      state.isMessageUnanswered = true
+      return .none
+    case .awaitingMessage(let words, let closing):
+      state.outbox.append(.reply(.result(words)))
+      return closeWithError(&state, closing)
+    case .streaming, .over:
+      return .none
+    }
+  }
+
+  /// Moves the utterances finished since the last look into ``State/finals``.
+  private func takeFinishedUtterances(_ state: inout State) {
+    guard let utterances = state.recognition?.result?.bestTranscription.finishedUtterances
+    else { return }
+    while state.takenUtterances < utterances.count {
+      state.finals.append(Array(utterances[state.takenUtterances]))
+      state.takenUtterances += 1
+    }
+  }
+
+  private func recognitionChanged(_ state: inout State) -> Effect<Action> {
+    guard let recognition = state.recognition else { return .none }
+    switch state.phase {
+    case .streaming:
+      if case .failed(let failure) = recognition.outcome {
+        if case .wordNotInDictionary(let word, _) = failure {
+          return fail(
+            &state,
+            .invalidConfigurationValue(
+              field: "phrase_list",
+              reason: "no phrase is usable: '\(word)' is not in the dictionary"))
+        }
+        return fail(&state, .recognitionFailed(failure.remoteProblem))
+      }
+      if case .notAuthorized(let authorization) = recognition.outcome {
+        return fail(
+          &state,
+          .recognitionFailed(
+            authorization.reason?.remoteProblem ?? "speech recognition is not available"))
+      }
+      return replyIfCaughtUp(&state)
+    case .finishing(let closing):
+      guard recognition.status == .idle, recognition.outcome != nil else { return .none }
+      return lastWordsArrived(&state, closing: closing)
+    case .awaitingMessage, .over:
+      return .none
+    }
+  }
+
+  // MARK: - Ending
+
+  /// Finishes the audio and stops recognition; the last words are awaited.
+  private func finishAudio(
+    _ state: inout State, closing: WebSocketSessionError?
+  ) -> Effect<Action> {
+    state.phase = .finishing(closing: closing)
+    state.audio?.finish()
+    let wait =
+      closing == .shuttingDown
+      ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
+    var effects: [Effect<Action>] = [timer(.finalWaitElapsed, after: wait, id: .finalWait)]
+    // Stopping while authorizing would cancel recognition: then the end of the audio ends the
+    // task by itself.
+    if state.recognition?.status == .recording {
+      effects.append(.send(.recognition(.recordButtonTapped)))
+    }
+    if let recognition = state.recognition, recognition.status == .idle,
+      recognition.outcome != nil
+    {
+      effects.append(lastWordsArrived(&state, closing: closing))
+    }
+    return .merge(effects)
+  }
+
+  /// The last words are in: they go out, then the close.
+  private func lastWordsArrived(
+    _ state: inout State, closing: WebSocketSessionError?
+  ) -> Effect<Action> {
+    let cancelWait = Effect<Action>.cancel(id: CancelID.finalWait)
+    if case .failed(let failure) = state.recognition?.outcome {
+      // Words cannot be trusted to be complete: a limit closes with its own error, the end of
+      // the stream with the failure.
+      return .merge(
+        cancelWait,
+        closeWithError(&state, closing ?? .recognitionFailed(failure.remoteProblem)))
+    }
+    let words = Array(state.finals.joined())
+    state.finals = []
+    guard let closing else {
+      state.outbox.append(.reply(.result(words)))
+      state.outbox.append(.close(nil))
+      return .merge(cancelWait, end(&state, .endOfStream))
+    }
+    // A client that sends and then waits for the answer (vosk's example does) gets the last
+    // words as the answer to its message: one it sent already, or, unless it went quiet, the
+    // one it sends next.
+    let isAnswer = state.pending != nil || state.isMessageUnanswered
+    state.pending = nil
+    if !isAnswer, !closing.isIdle {
+      state.phase = .awaitingMessage(words: words, closing: closing)
+      allowNextMessage(&state)
+      return .merge(
+        cancelWait,
+        .run { [clock = messageWaitClock, wait = limits.replyWait] send in
+          try await clock.sleep(for: wait)
+          await send(.messageWaitElapsed)
+        }
+        .cancellable(id: CancelID.messageWait, cancelInFlight: true))
+    }
+    if isAnswer || !words.isEmpty { state.outbox.append(.reply(.result(words))) }
+    return .merge(cancelWait, closeWithError(&state, closing))
+  }
+
+  /// Ends the stream because of `error`: at once for the client's mistakes and failures, after
+  /// the last words for an idle stream, one past its limit, or a shutdown.
+  private func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+    guard state.phase == .streaming else { return .none }
+    let stopTimers = Effect<Action>.merge(
+      .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
+      .cancel(id: CancelID.maxDuration))
+    switch error {
+    case .idle, .sessionTooLong, .shuttingDown:
+      guard state.audio != nil else { return .merge(stopTimers, closeWithError(&state, error)) }
+      return .merge(stopTimers, finishAudio(&state, closing: error))
+    case .recognitionFailed, .frameTooLarge, .oddLengthFrame, .malformedJSON,
+      .unknownConfigurationField, .invalidConfigurationValue, .unsupportedMessage,
+      .configurationAfterAudio, .capacity:
+      return .merge(stopTimers, closeWithError(&state, error))
+    }
+  }
+
+  /// Writes the error and closes with its code.
+  private func closeWithError(
+    _ state: inout State, _ error: WebSocketSessionError
+  ) -> Effect<Action> {
+    state.outbox.append(.reply(.error(error.message)))
+    state.outbox.append(.close(error))
+    return end(&state, .error(error))
+  }
+
+  /// The session is over: timers stop and recognition is abandoned if it still runs.
+  private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.phase = .over
+    state.ending = ending
+    state.pending = nil
+    state.audio?.finish()
+    var effects: [Effect<Action>] = [
+      .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
+      .cancel(id: CancelID.maxDuration), .cancel(id: CancelID.finalWait),
+      .cancel(id: CancelID.messageWait),
+    ]
+    if let recognition = state.recognition, recognition.status != .idle {
+      effects.append(.send(.recognition(.cancel)))
+    }
+    return .merge(effects)
+  }
+
+  // MARK: - Timers
+
+  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
+    .run { send in
+      try await clock.sleep(for: duration)
+      await send(action)
+    }
+    .cancellable(id: id, cancelInFlight: true)
+  }
+
+  private func restartIdleTimer() -> Effect<Action> {
+    timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
+  }
+}

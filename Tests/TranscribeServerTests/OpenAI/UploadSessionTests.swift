@@ -1,0 +1,105 @@
+import Architecture
+import Clocks
+import ConcurrencyExtras
+import Foundation
+import SpeechClient
+import SpeechRecognitionFeature
+import Testing
+
+@testable import TranscribeServer
+
+/// An upload's recognition as a reducer: it ends with recognition's outcome, when the client
+/// leaves, or when its time is up, and in the last two cases the decoding stops at once.
+@MainActor
+struct UploadSessionTests {
+  let clock = TestClock()
+  let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+  let streamStopped = LockIsolated(false)
+  static let request = SpeechRecognitionRequest(
+    source: .file(URL(fileURLWithPath: "/tmp/talk.wav")), shouldReportPartialResults: false)
+
+  func makeStore() -> TestStoreOf<UploadSession> {
+    let (stream, continuation) = results
+    let streamStopped = self.streamStopped
+    continuation.onTermination = { termination in
+      if case .cancelled = termination { streamStopped.setValue(true) }
+    }
+    return TestStore(initialState: UploadSession.State(request: Self.request)) {
+      UploadSession(timeLimit: .seconds(60))
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+    }
+  }
+
+  func start(_ store: TestStoreOf<UploadSession>) async {
+    await store.send(.start)
+    await store.receive(\.recognition.recordButtonTapped) {
+      $0.recognition.isRecording = true
+      $0.recognition.status = .authorizing
+    }
+    await store.receive(\.recognition.authorizationResponse) {
+      $0.recognition.status = .starting
+    }
+    await store.receive(\.recognition.recognitionStarted) {
+      $0.recognition.status = .recording
+    }
+  }
+
+  @Test func theSessionEndsWithRecognitionsOutcome() async {
+    let store = makeStore()
+    await start(store)
+    let final = SpeechRecognitionResult(
+      bestTranscription: Transcription(segments: []), isFinal: true)
+    results.continuation.yield(final)
+    results.continuation.finish()
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition.result = final
+    }
+    await store.receive(\.recognition.recognitionFinished) {
+      $0.recognition.isRecording = false
+      $0.recognition.status = .idle
+      $0.recognition.outcome = .finished
+      $0.ending = .recognized
+    }
+    // The time limit went with the session.
+    await clock.advance(by: .seconds(60))
+    #expect(!streamStopped.value)
+  }
+
+  @Test func aClientThatLeavesCancelsRecognitionAtOnce() async {
+    let store = makeStore()
+    await start(store)
+    await store.send(.clientGone) {
+      $0.ending = .clientGone
+    }
+    await store.receive(\.recognition.cancel) {
+      $0.recognition.isRecording = false
+      $0.recognition.status = .idle
+      $0.recognition.outcome = .cancelled
+    }
+    await store.finish()
+    #expect(streamStopped.value)
+  }
+
+  @Test func recognitionPastTheTimeLimitIsCancelled() async {
+    let store = makeStore()
+    await start(store)
+    await clock.advance(by: .seconds(59))
+    #expect(!streamStopped.value)
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.timeLimitElapsed) {
+      $0.ending = .tooLong
+    }
+    await store.receive(\.recognition.cancel) {
+      $0.recognition.isRecording = false
+      $0.recognition.status = .idle
+      $0.recognition.outcome = .cancelled
+    }
+    await store.finish()
+    #expect(streamStopped.value)
+    // Leaving afterwards changes nothing.
+    await store.send(.clientGone)
+  }
+}
