@@ -126,6 +126,48 @@ public final class Store<State, Action> {
   }
 }
 
+extension Store {
+  /// A store for a child whose state is optional, such as a presented destination, or `nil`
+  /// while the child is absent.
+  ///
+  /// ```swift
+  /// if let addContact = store.scope(
+  ///   state: \.destination?.addContact, action: \.destination.addContact
+  /// ) {
+  ///   addContact.send(.saveButtonTapped)
+  /// }
+  /// ```
+  ///
+  /// After the child goes away, the child store keeps showing the child's last state, and
+  /// actions sent to it are reported by the parent's `ifLet` as actions for an absent child.
+  public func scope<ChildState, ChildAction>(
+    state toChildState: KeyPath<State, ChildState?>,
+    action fromChildAction: CaseKeyPath<Action, ChildAction>
+  ) -> Store<ChildState, ChildAction>? {
+    guard let initial = core.state[keyPath: toChildState] else { return nil }
+    let casePath = AnyCasePath(fromChildAction)
+    let lastState = LastState(initial)
+    return Store<ChildState, ChildAction>(
+      core: ScopedCore(
+        base: core,
+        toState: { state in
+          guard let child = state[keyPath: toChildState] else { return lastState.value }
+          lastState.value = child
+          return child
+        },
+        fromAction: { casePath.embed($0) }
+      )
+    )
+  }
+}
+
+/// The last state of an optional child that a scoped store saw.
+@MainActor
+private final class LastState<State> {
+  var value: State
+  init(_ value: State) { self.value = value }
+}
+
 extension Store where State: Sendable {
   /// The store's states as an asynchronous sequence: the current state first, then the state
   /// after each action sent to the store (including the actions it causes synchronously).

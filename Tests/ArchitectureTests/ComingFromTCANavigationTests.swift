@@ -245,3 +245,19 @@ struct ComingFromTCANavigationTests {
     #expect(store.state.destination == .addContact(AddContactFeature.State(name: "B")))
   }
 }
+
+extension ComingFromTCANavigationTests {
+  @Test func aHostDrivesThePresentedChildThroughAScopedStore() {
+    let store = Store(initialState: ContactsFeature.State()) {
+      ContactsFeature()
+    }
+    #expect(
+      store.scope(state: \.destination?.addContact, action: \.destination.addContact) == nil)
+    store.send(.addButtonTapped)
+    let addContact = store.scope(
+      state: \.destination?.addContact, action: \.destination.addContact)
+    addContact?.send(.setName("Blob"))
+    #expect(addContact?.state.name == "Blob")
+    #expect(store.destination == .addContact(AddContactFeature.State(name: "Blob")))
+  }
+}

@@ -63,10 +63,18 @@ struct EnumReducerTests {
     #endif
   }
 
+  struct Banner<Action>: Equatable, _EphemeralState {
+    var text: String
+  }
+
   @Reducer
   enum AlertingDestination {
     case counter(Counter)
     case alert(AlertState<Alert>)
+    @ReducerCaseEphemeral
+    case banner(Banner<BannerAction>)
+    @CasePathable
+    enum BannerAction: Equatable { case tapped }
     @CasePathable
     enum Alert: Equatable { case confirm }
   }
@@ -189,6 +197,15 @@ struct EnumReducerTests {
       $0.destination = nil
       $0.confirmed = true
     }
+  }
+
+  @Test func anEphemeralCaseIsDismissedByItsAction() async {
+    let store = TestStore(
+      initialState: AlertingParent.State(destination: .banner(Banner(text: "Saved")))
+    ) {
+      AlertingParent()
+    }
+    await store.send(\.destination.banner.tapped) { $0.destination = nil }
   }
 
   @Test func generatedTypesTakeConformancesFromExtensions() throws {
