@@ -34,7 +34,7 @@ private enum URLSessionKey: DependencyKey {
 }
 
 /// Fails every request made through the test value of `\.urlSession`.
-private final class UnimplementedURLProtocol: URLProtocol, @unchecked Sendable {
+private final class UnimplementedURLProtocol: URLProtocol {
   override class func canInit(with request: URLRequest) -> Bool { true }
 
   override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
