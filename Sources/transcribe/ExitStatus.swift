@@ -28,6 +28,8 @@ enum ExitStatus: Int32, CaseIterable {
   case modelInvalid = 10
   /// The transcript could not be written (standard output closed or full).
   case outputFailed = 11
+  /// `transcribe serve` could not listen (the port is in use, the host unknown).
+  case cannotListen = 12
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -48,6 +50,7 @@ enum ExitStatus: Int32, CaseIterable {
       9    stopping timed out
       10   a grammar, key phrase or dictionary given on the command line cannot be used
       11   the transcript could not be written (standard output closed or full)
+      12   transcribe serve could not listen (port in use, no permission, unknown host)
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """

@@ -26,6 +26,10 @@ struct Serve: AsyncParsableCommand {
 
       SIGTERM or Ctrl-C stops accepting streams, lets running ones deliver their last words \
       (close 1001), and exits 0.
+
+      EXIT STATUS: 0 after a shutdown; 12 when it cannot listen (port in use, no permission, \
+      unknown host); 64 for a usage error (an empty token, an option out of range); 1 for \
+      anything unexpected.
       """
   )
 
@@ -179,7 +183,8 @@ struct Serve: AsyncParsableCommand {
     }
     let host = self.host
     let service = TranscriptionService(server: server) { port in
-      Terminal.writeError("transcribe: listening on http://\(host):\(port)\n")
+      Terminal.writeError(
+        "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
     }
     let group = ServiceGroup(
       configuration: .init(
@@ -189,6 +194,12 @@ struct Serve: AsyncParsableCommand {
     } catch let failure as SpeechClient.Failure {
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw failure.exitStatus.exitCode
+    } catch {
+      guard
+        let message = TranscriptionServer.listenFailure(error, host: self.host, port: port)
+      else { throw error }
+      Terminal.writeError("transcribe: error: \(message)\n")
+      throw ExitStatus.cannotListen.exitCode
     }
   }
 }

@@ -5,16 +5,7 @@ extension SessionOutcome {
     case .endOfStream: self = .finished
     case .clientGone: self = .clientClosed
     case .readFailed(let description): self = .badInput(description)
-    case .error(let error):
-      switch error {
-      case .idle: self = .idleTimeout
-      case .sessionTooLong: self = .tooLong
-      case .shuttingDown: self = .shutdown
-      case .recognitionFailed, .capacity: self = .failed(error.message)
-      case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue,
-        .configurationAfterAudio, .unsupportedMessage, .oddLengthFrame, .frameTooLarge:
-        self = .badInput(error.message)
-      }
+    case .error(let error): self = error.outcome
     }
   }
 }

@@ -123,6 +123,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
         file, engine: options.engine, client: server.makeSpeechClient(),
         connection: client.connection,
         timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
+      // A handler whose task was cancelled (its connection closed) has no one to answer.
+      if session.ending == nil, Task.isCancelled { throw .clientGone }
       switch session.ending {
       case .clientGone: throw .clientGone
       case .tooLong: throw .sessionTooLong(limit: maxDuration)

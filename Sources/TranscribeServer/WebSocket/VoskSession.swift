@@ -461,15 +461,10 @@ struct VoskSession: Sendable {
     let stopTimers = Effect<Action>.merge(
       .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
       .cancel(id: CancelID.maxDuration))
-    switch error {
-    case .idle, .sessionTooLong, .shuttingDown:
-      guard state.audio != nil else { return .merge(stopTimers, closeWithError(&state, error)) }
-      return .merge(stopTimers, finishAudio(&state, closing: error))
-    case .recognitionFailed, .frameTooLarge, .oddLengthFrame, .malformedJSON,
-      .unknownConfigurationField, .invalidConfigurationValue, .unsupportedMessage,
-      .configurationAfterAudio, .capacity:
+    guard error.deliversLastWords, state.audio != nil else {
       return .merge(stopTimers, closeWithError(&state, error))
     }
+    return .merge(stopTimers, finishAudio(&state, closing: error))
   }
 
   /// Writes the error and closes with its code.

@@ -85,6 +85,28 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     }
   }
 
+  /// Whether a stream that ends with this error first gets its last words: a limit or a
+  /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
+  var deliversLastWords: Bool {
+    switch self {
+    case .idle, .sessionTooLong, .shuttingDown: true
+    default: false
+    }
+  }
+
+  /// How a stream that ends with this error reads in its log.
+  var outcome: SessionOutcome {
+    switch self {
+    case .idle: .idleTimeout
+    case .sessionTooLong: .tooLong
+    case .shuttingDown: .shutdown
+    case .recognitionFailed, .capacity: .failed(message)
+    case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue,
+      .configurationAfterAudio, .unsupportedMessage, .oddLengthFrame, .frameTooLarge:
+      .badInput(message)
+    }
+  }
+
   /// Whether the client went quiet (so it is not waiting for an answer).
   var isIdle: Bool {
     if case .idle = self { return true }

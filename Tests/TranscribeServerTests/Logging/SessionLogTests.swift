@@ -19,8 +19,13 @@ final class LogRecorder: Sendable {
 
   var lines: [Entry] { entries.withLock { $0 } }
 
-  func logger(level: Logger.Level = .trace) -> Logger {
-    var logger = Logger(label: "transcribe.serve") { _ in Handler(recorder: self) }
+  /// A logger into the recorder; `oneLine` puts ``OneLineLogHandler`` in front, as
+  /// `transcribe serve` does.
+  func logger(level: Logger.Level = .trace, oneLine: Bool = false) -> Logger {
+    var logger = Logger(label: "transcribe.serve") { _ in
+      oneLine
+        ? OneLineLogHandler(Handler(recorder: self)) as any LogHandler : Handler(recorder: self)
+    }
     logger.logLevel = level
     return logger
   }

@@ -268,7 +268,10 @@ import Testing
   @Test func aClientThatGoesAwayMidRecognitionReleasesItsPlaceAndFile() async throws {
     let gated = GatedSpeechClient()
     let directory = try UploadDirectory()
-    let server = server({ gated.client }, maxSessions: 1)
+    let recorder = LogRecorder()
+    var configured = server({ gated.client }, maxSessions: 1)
+    configured.logger = recorder.logger(level: .info)
+    let server = configured
     try await server.transcriptionApplication(uploadsIn: directory.url).test(.router) { client in
       let uri = uri
       let multipart = multipart
@@ -283,6 +286,8 @@ import Testing
     }
     #expect(server.sessions.activeCount == 0)
     #expect(directory.files.isEmpty)
+    let ended = try #require(recorder.lines.first { $0.message == "session ended" })
+    #expect(ended.metadata["outcome"] == "client_closed")
   }
 
   @Test func withATokenOnlyRequestsBearingItAreTranscribed() async throws {
