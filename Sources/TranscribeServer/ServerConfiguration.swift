@@ -32,6 +32,10 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// The engines this server runs, its default first: `GET /v1/models` lists them, and an
   /// upload's `model` field picks one of them by name (other names mean the default).
   public var engines: [SpeechRecognitionRequest.EngineName] = [.pocketsphinx]
+  /// Web origins besides the server's own whose pages may use it (`--allow-origin`), such as
+  /// `https://captions.example`; `*` allows every origin. Requests without an `Origin` header
+  /// (anything but a browser) are never refused for it.
+  public var allowedOrigins: [String] = []
 
   /// Creates a configuration: `127.0.0.1:2700`, two sessions, no token, and the default limits.
   public init(

@@ -85,7 +85,7 @@ public final class ServerMetrics: Sendable {
   }
 
   /// A session was turned away: the `reason` label of `transcribe_rejected_sessions_total` is
-  /// the rejection's raw value (`capacity`, `token`, `shutdown`).
+  /// the rejection's raw value (`capacity`, `token`, `shutdown`, `origin`).
   public func sessionRejected(_ reason: SessionRejection) {
     rejectedSessions(reason: reason.rawValue).increment()
   }

@@ -91,6 +91,7 @@ public struct TranscriptionServer: Sendable {
   func makeRouter() -> Router<ServerRequestContext> {
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
+    router.add(middleware: OriginMiddleware(server: self))
     addWebRoutes(to: router)
     router.get("healthz") { _, _ in
       "ok\n"

@@ -54,6 +54,13 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Also let web pages from ORIGIN use the server (repeat it; * for any), e.g. "
+        + "https://captions.example; other pages' requests get 403.",
+      valueName: "origin"))
+  var allowOrigin: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
       "Close a stream that sends nothing for this long (default 30).", valueName: "seconds"))
   var idleSeconds: Double = 30
 
@@ -156,6 +163,7 @@ struct Serve: AsyncParsableCommand {
     configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
+    configuration.allowedOrigins = allowOrigin
     // The default first, then the other engines that are installed.
     configuration.engines =
       [defaultEngine]

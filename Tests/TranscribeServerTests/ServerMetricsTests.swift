@@ -28,6 +28,7 @@ import Testing
         #"transcribe_rejected_sessions_total{reason="capacity"} 0"#,
         #"transcribe_rejected_sessions_total{reason="token"} 0"#,
         #"transcribe_rejected_sessions_total{reason="shutdown"} 0"#,
+        #"transcribe_rejected_sessions_total{reason="origin"} 0"#,
       ])
   }
 
@@ -105,6 +106,7 @@ import Testing
         #"transcribe_rejected_sessions_total{reason="capacity"} 2"#,
         #"transcribe_rejected_sessions_total{reason="token"} 1"#,
         #"transcribe_rejected_sessions_total{reason="shutdown"} 1"#,
+        #"transcribe_rejected_sessions_total{reason="origin"} 0"#,
       ])
   }
 

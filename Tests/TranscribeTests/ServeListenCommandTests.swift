@@ -32,6 +32,24 @@ extension CommandTests {
       #expect(stderr.contains("listening on http://[::1]:\(server.port)"), "stderr: \(stderr)")
     }
 
+    @Test func allowOriginLetsThatPageInAndNoOther() async throws {
+      let server = try await ServeProcess([
+        "--preview", "--allow-origin", "https://captions.example",
+      ])
+      defer { server.kill() }
+      func status(origin: String) throws -> String {
+        try runCommand(
+          "/usr/bin/curl",
+          [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Origin: \(origin)",
+            server.baseURL + "/v1/models",
+          ])
+      }
+      #expect(try status(origin: "https://captions.example") == "200")
+      #expect(try status(origin: "http://127.0.0.1:\(server.port)") == "200")
+      #expect(try status(origin: "http://evil.example") == "403")
+    }
+
     @Test func helpListsTheStatus() async throws {
       let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
       // Help is wrapped to the terminal's width.

@@ -82,6 +82,8 @@ public enum SessionRejection: String, Sendable, Equatable, CaseIterable {
   case unauthorized = "token"
   /// The server was shutting down.
   case shuttingDown = "shutdown"
+  /// The request came from a web page the server does not allow (403).
+  case origin
 }
 
 /// How a session ended, for its last log line.

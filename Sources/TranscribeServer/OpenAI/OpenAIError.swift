@@ -144,8 +144,12 @@ extension OpenAIError: HTTPResponseError {
 
   /// The error in OpenAI's JSON shape.
   var jsonBody: ByteBuffer {
-    let body = OpenAIErrorBody(
-      error: .init(message: message, type: type, param: param, code: code))
+    Self.encode(
+      OpenAIErrorBody(error: .init(message: message, type: type, param: param, code: code)))
+  }
+
+  /// An error body as JSON.
+  static func encode(_ body: OpenAIErrorBody) -> ByteBuffer {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(body)) ?? Data(#"{"error":{}}"#.utf8)

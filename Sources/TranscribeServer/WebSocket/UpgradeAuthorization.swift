@@ -92,6 +92,15 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
     // The path only: the query may hold a wrong token.
     let path = String(head.uri.prefix { $0 != "?" })
+    let origin = head.headers["origin"].first
+    guard server.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
+      server.reject(
+        .origin, endpoint: path,
+        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
+      let refusal = OriginCheck.refusal(path: path, origin: origin ?? "")
+      refuse(.forbidden, contentType: refusal.contentType, body: refusal.body, context: context)
+      return
+    }
     guard server.authorizes(uri: head.uri, authorization: head.headers["authorization"].first)
     else {
       server.reject(

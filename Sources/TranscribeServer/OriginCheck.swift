@@ -1,0 +1,93 @@
+import Hummingbird
+import Logging
+
+/// Which web pages may use the server: its own, and the origins of `--allow-origin`.
+///
+/// A browser lets any page it shows open a WebSocket to `127.0.0.1` or post a form there, and
+/// says which page asked in the `Origin` header. Without this check, any site the user visits
+/// could transcribe through (and with the token of a page opened with `?token=`) a local
+/// server. A request whose `Origin` is neither the server's own (the host the request's `Host`
+/// names, whatever the port: a page behind a proxy or on another local port of the same host
+/// counts as the server's) nor allowed is refused with 403 before anything else; requests
+/// without `Origin` (curl, SDKs, most vosk clients) are not browsers' and pass.
+public struct OriginCheck: Sendable {
+  /// The origins allowed besides the server's own; `*` allows every one.
+  public let allowed: [String]
+
+  /// A check that allows `allowed` besides the server's own origin.
+  public init(allowed: [String]) {
+    self.allowed = allowed.map(Self.normalized)
+  }
+
+  /// Whether a request with this `Origin` and `Host` may pass.
+  public func allows(origin: String?, host: String?) -> Bool {
+    guard let origin, !allowed.contains("*") else { return true }
+    let normalized = Self.normalized(origin)
+    if allowed.contains(normalized) { return true }
+    guard let host, let scheme = normalized.range(of: "://") else { return false }
+    return Self.hostName(normalized[scheme.upperBound...]) == Self.hostName(host.lowercased())
+  }
+
+  /// The host of `host[:port]` (`[::1]` for `[::1]:2700`).
+  private static func hostName(_ authority: some StringProtocol) -> Substring {
+    let authority = Substring(authority)
+    if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+      return authority[...end]
+    }
+    return authority.prefix { $0 != ":" && $0 != "/" }
+  }
+
+  /// The sentence a refusal says.
+  public static func message(origin: String) -> String {
+    "Requests from the web page at \(origin) are not allowed: open the page this server serves, "
+      + "or start the server with --allow-origin \(origin)."
+  }
+
+  /// The refusal of a request for `path` from `origin`: content type and body (OpenAI's error
+  /// JSON under `/v1/`, text elsewhere).
+  public static func refusal(path: String, origin: String) -> (contentType: String, body: String) {
+    let message = message(origin: OneLineLogHandler<SwiftLogNoOpLogHandler>.cut(origin))
+    if path == "/v1" || path.hasPrefix("/v1/") {
+      let error = OpenAIErrorBody(
+        error: .init(
+          message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed"))
+      return ("application/json", String(buffer: OpenAIError.encode(error)))
+    }
+    return ("text/plain; charset=utf-8", message + "\n")
+  }
+
+  private static func normalized(_ origin: String) -> String {
+    var origin = origin.lowercased()
+    while origin.hasSuffix("/") { origin.removeLast() }
+    return origin
+  }
+}
+
+extension TranscriptionServer {
+  /// Which web pages may use the server (see ``OriginCheck``).
+  public var originCheck: OriginCheck { OriginCheck(allowed: configuration.allowedOrigins) }
+}
+
+/// Refuses requests from web pages the server's ``OriginCheck`` does not allow, with 403,
+/// counted and logged as rejected sessions.
+struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
+  let server: TranscriptionServer
+
+  func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let origin = request.headers[.origin]
+    let host = request.head.authority
+    guard !server.originCheck.allows(origin: origin, host: host) else {
+      return try await next(request, context)
+    }
+    server.reject(
+      .origin, endpoint: request.uri.path,
+      remoteAddress: (context as? ServerRequestContext)?.remoteDescription)
+    let refusal = OriginCheck.refusal(path: request.uri.path, origin: origin ?? "")
+    return Response(
+      status: .forbidden, headers: [.contentType: refusal.contentType],
+      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
+  }
+}
