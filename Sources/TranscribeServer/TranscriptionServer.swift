@@ -89,9 +89,11 @@ public struct TranscriptionServer: Sendable {
 
   /// The HTTP routes. Each endpoint's file adds its own (`add…Routes(to:)`).
   func makeRouter() -> Router<ServerRequestContext> {
-    let router = Router(context: ServerRequestContext.self)
+    // HEAD answers as GET without the body, for every GET route.
+    let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: OriginMiddleware(server: self))
+    router.add(middleware: MethodMiddleware())
     addWebRoutes(to: router)
     router.get("healthz") { _, _ in
       "ok\n"
