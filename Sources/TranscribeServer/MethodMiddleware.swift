@@ -19,7 +19,7 @@ struct MethodMiddleware<Context: RequestContext>: RouterMiddleware {
     var path = request.uri.path
     while path.count > 1, path.hasSuffix("/") { path.removeLast() }
     guard let methods = Self.routes[path] else {
-      guard path == "/v1" || path.hasPrefix("/v1/") else { return try await next(request, context) }
+      guard ErrorAnswer.isOpenAIPath(path) else { return try await next(request, context) }
       return Self.error(
         .notFound, path: path, code: "unknown_url",
         message: "There is no \(path) here: this server answers POST /v1/audio/transcriptions "
@@ -42,15 +42,10 @@ struct MethodMiddleware<Context: RequestContext>: RouterMiddleware {
   static func error(
     _ status: HTTPResponse.Status, path: String, code: String, message: String
   ) -> Response {
-    guard path == "/v1" || path.hasPrefix("/v1/") else {
-      return Response(
-        status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
-    }
-    let body = OpenAIErrorBody(
-      error: .init(message: message, type: "invalid_request_error", param: nil, code: code))
+    let answer = ErrorAnswer.body(
+      path: path, .init(message: message, type: "invalid_request_error", param: nil, code: code))
     return Response(
-      status: status, headers: [.contentType: "application/json"],
-      body: .init(byteBuffer: OpenAIError.encode(body)))
+      status: status, headers: [.contentType: answer.contentType],
+      body: .init(byteBuffer: answer.body))
   }
 }

@@ -46,14 +46,13 @@ public struct OriginCheck: Sendable {
   /// The refusal of a request for `path` from `origin`: content type and body (OpenAI's error
   /// JSON under `/v1/`, text elsewhere).
   public static func refusal(path: String, origin: String) -> (contentType: String, body: String) {
-    let message = message(origin: OneLineLogHandler<SwiftLogNoOpLogHandler>.cut(origin))
-    if path == "/v1" || path.hasPrefix("/v1/") {
-      let error = OpenAIErrorBody(
-        error: .init(
-          message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed"))
-      return ("application/json", String(buffer: OpenAIError.encode(error)))
-    }
-    return ("text/plain; charset=utf-8", message + "\n")
+    let message = message(
+      origin: origin.cut(after: OneLineLogHandler<SwiftLogNoOpLogHandler>.valueLimit))
+    let answer = ErrorAnswer.body(
+      path: path,
+      .init(message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed")
+    )
+    return (answer.contentType, String(buffer: answer.body))
   }
 
   private static func normalized(_ origin: String) -> String {

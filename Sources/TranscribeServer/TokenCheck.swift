@@ -33,10 +33,11 @@ public struct TokenCheck: Sendable {
 
   /// The refusal of a request for `path`: content type and body.
   public static func refusal(path: String) -> (contentType: String, body: String) {
-    if path == "/v1" || path.hasPrefix("/v1/") {
-      return ("application/json", String(buffer: OpenAIError.unauthorized.jsonBody))
-    }
-    return ("text/plain; charset=utf-8", message + "\n")
+    let error = OpenAIError.unauthorized
+    let answer = ErrorAnswer.body(
+      path: path,
+      .init(message: message, type: error.type, param: error.param, code: error.code))
+    return (answer.contentType, String(buffer: answer.body))
   }
 
   /// The refusal of a request for `path` as a Hummingbird response.

@@ -63,8 +63,7 @@ public struct OneLineLogHandler<Base: LogHandler>: LogHandler {
 
   /// `text` without more than ``valueLimit`` characters.
   static func cut(_ text: String) -> String {
-    guard text.count > valueLimit else { return text }
-    return "\(text.prefix(valueLimit))… (\(text.count - valueLimit) more characters)"
+    text.cut(after: valueLimit)
   }
 
   /// `text` with its control characters and line separators escaped.

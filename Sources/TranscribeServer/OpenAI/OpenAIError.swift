@@ -59,7 +59,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .missingField(let field):
       return "The `\(field)` field is required."
     case .invalidField(let field, let value, let expected):
-      return "`\(Self.cut(value))` is not a valid `\(field)`: expected \(expected)."
+      return "`\(value.cut(after: 100))` is not a valid `\(field)`: expected \(expected)."
     case .uploadTooLarge(let limit):
       return "The upload is larger than this server's limit of \(Self.size(limit)) "
         + "(serve --max-upload-mb)."
@@ -105,11 +105,6 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .sessionTooLong: "session_too_long"
     default: nil
     }
-  }
-
-  /// A value a client sent, as an answer repeats it: at most 100 characters.
-  private static func cut(_ value: String) -> String {
-    value.count > 100 ? "\(value.prefix(100))… (\(value.count - 100) more characters)" : value
   }
 
   /// `text` ending with one period, however it ended.
