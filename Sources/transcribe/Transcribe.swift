@@ -282,17 +282,20 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       model = .default
     }
-    // A file's progress results serve the terminal's rows and --duration's audio-time cut;
-    // without those, only finished utterances are written, and nothing in between is needed.
+    // A file's progress results serve the terminal's rows; without those, only finished
+    // utterances are written, and nothing in between is needed.
     let reportsPartialResults =
-      source.isLive || duration != nil || Terminal.stderrIsTerminal || showsPartialWords
+      source.isLive || Terminal.stderrIsTerminal || showsPartialWords
     let engine: SpeechRecognitionRequest.Engine =
       switch selectedEngine {
       case .pocketsphinx: .pocketsphinx(model)
       case .moonshine: .moonshine(modelDirectory: self.model.map { URL(fileURLWithPath: $0) })
       }
+    // A file's --duration is audio time: the client reads no further (a batch decodes ahead,
+    // so its requests carry the limit from the start; the feature would add it to a stream's).
     return SpeechRecognitionRequest(
-      source: source, engine: engine, shouldReportPartialResults: reportsPartialResults)
+      source: source, engine: engine, shouldReportPartialResults: reportsPartialResults,
+      maximumAudioDuration: source.isLive ? nil : duration.map { .seconds($0) })
   }
 
   /// The live client's settings, from the options: a value every session's client is made
