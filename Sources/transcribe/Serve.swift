@@ -90,7 +90,15 @@ struct Serve: AsyncParsableCommand {
       valueName: "level"))
   var logLevel: Logger.Level = .info
 
+  /// `transcribe`'s own options, which ArgumentParser parses here too when they are written
+  /// after `serve`: refused, rather than silently ignored.
+  @OptionGroup(visibility: .private) var inputOptions: InputOptions
+  @OptionGroup(visibility: .private) var decodingOptions: DecodingOptions
+
   func validate() throws {
+    if let option = (inputOptions.given + decodingOptions.given).first {
+      throw ValidationError(Self.notServing(option))
+    }
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
@@ -114,6 +122,28 @@ struct Serve: AsyncParsableCommand {
     if let problem = Self.tokenProblem(resolvedToken) {
       throw ValidationError(problem)
     }
+  }
+
+  /// Why one of `transcribe`'s own options does not apply to `serve`, and what to do instead.
+  static func notServing(_ option: String) -> String {
+    let why =
+      switch option {
+      case "--input", "--raw", "--format", "--duration":
+        "clients send the audio and read the words in their own protocol (to transcribe a "
+          + "file on the command line, give it to `transcribe` without `serve`)"
+      case "--device", "--list-devices":
+        "it transcribes what clients send, not a capture source"
+      case "--model":
+        "it serves the installed Moonshine model, or the one $TRANSCRIBE_MOONSHINE_MODEL names"
+      case "--jobs":
+        "--max-sessions sets how many sessions, each with its own decoder, run at once"
+      case "--grammar", "--keyphrase", "--hmm", "--lm", "--dict":
+        "it serves the installed default models (a stream's phrase_list narrows its words); "
+          + "--engine picks the engine"
+      default:
+        "its streams and uploads use the defaults"
+      }
+    return "\(option) does not apply to `transcribe serve`: \(why). Leave it out."
   }
 
   /// The token: `--token`, else `TRANSCRIBE_TOKEN`, else none.
