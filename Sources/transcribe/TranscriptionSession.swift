@@ -84,6 +84,7 @@ final class TranscriptionSession {
 
     let exit = store.state.exit
     if let message = exit.message {
+      Self.write(renderer.failed(message: message, status: exit.status))
       Terminal.writeError("transcribe: error: \(message)\n")
     }
     return exit.status

@@ -75,6 +75,30 @@ extension CommandTests {
     }
 
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func aFailedFileAmongSeveralHasAnErrorLineInTheJSONStream() async throws {
+      let goForward = SpeechTestData.goForward.path
+      let missing = "/nonexistent/talk.wav"
+      let output = try await TranscribeProcess.run([
+        "-i", goForward, "-i", missing, "-i", goForward, "--format", "json",
+      ])
+      #expect(output.status == 6, "stderr: \(output.stderr)")
+      let objects = try output.stdout.split(separator: "\n").map { line in
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      }
+      let records = objects.map { ($0["type"] as? String ?? "", $0["file"] as? String ?? "") }
+      // Each good file as before (its utterance, then its final line), the missing one in its
+      // place as an error.
+      #expect(
+        records.map(\.0) == ["utterance", "final", "error", "utterance", "final"],
+        "stdout: \(output.stdout)")
+      #expect(records.map(\.1) == [goForward, goForward, missing, goForward, goForward])
+      let error = objects[2]
+      #expect((error["error"] as? String)?.contains("cannot read '\(missing)'") == true)
+      #expect(error["status"] as? Int == 6)
+      #expect(output.stderr.contains("transcribe: error: cannot read '\(missing)'"))
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func missingModelNamesTheFileAndOption() async throws {
       let output = try await TranscribeProcess.run([
         "--input", SpeechTestData.goForward.path, "--hmm", "/nonexistent/model",
