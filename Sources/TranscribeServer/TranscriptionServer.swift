@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import SpeechClient
 
 /// The speech pipeline as a service: `transcribe serve`.
@@ -32,6 +33,8 @@ public struct TranscriptionServer: Sendable {
   public let readiness = ServerReadiness()
   /// The WebSocket streams running now, which a shutdown drains.
   public let streams: ActiveStreams
+  /// The connections open now (``ServerConfiguration/maxConnections``).
+  let connections = OpenConnections()
   /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
 
@@ -63,10 +66,14 @@ public struct TranscriptionServer: Sendable {
       server: .http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter,
         configuration: HTTP1WebSocketUpgradeChannel.Configuration(
+          // Between requests; the first request's headers have their own timeout (see
+          // `UpgradeTokenHandler`).
+          http1: .init(idleTimeout: TimeAmount(configuration.requestHeaderTimeout)),
           ws: WebSocketServerConfiguration(
             // Twice the message limit reaches the stream, which answers a message just over it
             // with a clear error; larger frames are refused by the protocol layer (1009).
             maxFrameSize: 2 * configuration.maxFrameBytes,
+            extensions: [.nonNegotiatedExtension { MaskedFramesOnly() }],
             autoPing: .enabled(timePeriod: .seconds(30)))),
         authorizingWith: self),
       configuration: .init(

@@ -48,6 +48,15 @@ struct Serve: AsyncParsableCommand {
   var maxSessions: Int?
 
   @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      """
+      Connections that may be open at once; past it new ones get 503 (default: three quarters \
+      of the open-file limit, \(ServerConfiguration.defaultMaxConnections) here).
+      """, valueName: "n"))
+  var maxConnections: Int?
+
+  @Option(
     help: ArgumentHelp(
       "Require `Authorization: Bearer TOKEN` (default: $TRANSCRIBE_TOKEN).", valueName: "token"))
   var token: String?
@@ -102,6 +111,11 @@ struct Serve: AsyncParsableCommand {
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
+    }
+    if let maxConnections, maxConnections < 1 {
+      throw ValidationError(
+        "--max-connections must be a whole number of connections, at least 1 (got "
+          + "\(maxConnections)).")
     }
     if let maxSessions, maxSessions < 1 {
       throw ValidationError(
@@ -194,6 +208,7 @@ struct Serve: AsyncParsableCommand {
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
     configuration.allowedOrigins = allowOrigin
+    if let maxConnections { configuration.maxConnections = maxConnections }
     // The default first, then the other engines that are installed.
     configuration.engines =
       [defaultEngine]

@@ -37,6 +37,13 @@ extension CommandTests {
       #expect(output.stderr.contains("--hmm does not apply to `transcribe serve`"))
     }
 
+    @Test func maxConnectionsMustBeAtLeastOne() async throws {
+      let output = try await TranscribeProcess.run(
+        ["serve", "--preview", "--port", "0", "--max-connections", "0"], timeout: 30)
+      #expect(output.status == 64, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains("--max-connections must be a whole number of connections"))
+    }
+
     @Test func serveHelpListsOnlyItsOwnOptions() async throws {
       let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
       #expect(output.status == 0, "stderr: \(output.stderr)")
