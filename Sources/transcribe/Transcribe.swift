@@ -284,6 +284,9 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     var sources: [(SpeechRecognitionRequest.AudioSource, label: String?)] = []
+    // Files opened by their command-line bytes (names that are not UTF-8): the path read, and
+    // the name to show.
+    var pathNames: [String: String] = [:]
     if input.isEmpty {
       sources = [(device.map { .device($0) } ?? .microphone, nil)]
     } else {
@@ -292,8 +295,11 @@ struct Transcribe: AsyncParsableCommand {
           sources.append((.standardInput(raw: raw), input.count > 1 ? path : nil))
           continue
         }
-        let url = URL(fileURLWithPath: path)
-        let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
+        let openable = ArgumentBytes.openablePath(path)
+        if openable != path { pathNames[openable] = path }
+        let url = URL(fileURLWithPath: openable)
+        let isRaw =
+          raw || ["raw", "pcm"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
       }
     }
@@ -333,7 +339,7 @@ struct Transcribe: AsyncParsableCommand {
       let session = await TranscriptionSession(
         request: request, duration: duration.map { .seconds($0) },
         label: label, format: format, preview: preview, client: client, renderer: renderer,
-        announcesStart: batchProgress == nil, batchProgress: batchProgress)
+        announcesStart: batchProgress == nil, batchProgress: batchProgress, pathNames: pathNames)
       let outcome = await session.run(signals: signals)
       renderer = await session.renderer
       if outcome != .success, status == .success {

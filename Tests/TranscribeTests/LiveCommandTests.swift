@@ -74,6 +74,30 @@ extension CommandTests {
       #expect(output.stderr.contains("cannot read '/nonexistent/talk.wav'"))
     }
 
+    @Test(
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      arguments: [#"-i "$name""#, #"--input="$name""#])
+    func aFileWhoseNameIsNotUTF8IsRead(option: String) async throws {
+      let directory = try TemporaryDirectory()
+      let wav = try SpeechTestData.goForwardWAV(in: directory.url)
+      // caf\351.wav: "café" in Latin-1, which is not UTF-8.
+      let output = try await TranscribeProcess.run(
+        [wav.path, directory.url.path],
+        shellScript: #"name="$2/$(printf 'caf\351.wav')"; cp "$1" "$name" && exec "$0" "#
+          + option)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout == "go forward ten meters\n")
+    }
+
+    @Test func aMissingFileWhoseNameIsNotUTF8IsNamedAsGiven() async throws {
+      let output = try await TranscribeProcess.run(
+        [], shellScript: #"exec "$0" -i "$(printf '/nonexistent/caf\351.wav')""#)
+      #expect(output.status == 6)
+      #expect(
+        output.stderr.contains("cannot read '/nonexistent/caf\u{FFFD}.wav'"), "\(output.stderr)")
+      #expect(!output.stderr.contains("/dev/fd/"))
+    }
+
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func aFailedFileAmongSeveralHasAnErrorLineInTheJSONStream() async throws {
       let goForward = SpeechTestData.goForward.path
