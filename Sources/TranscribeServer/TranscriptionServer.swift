@@ -70,9 +70,7 @@ public struct TranscriptionServer: Sendable {
           // `UpgradeTokenHandler`).
           http1: .init(idleTimeout: TimeAmount(configuration.requestHeaderTimeout)),
           ws: WebSocketServerConfiguration(
-            // Twice the message limit reaches the stream, which answers a message just over it
-            // with a clear error; larger frames are refused by the protocol layer (1009).
-            maxFrameSize: 2 * configuration.maxFrameBytes,
+            maxFrameSize: Self.frameReadLimit(configuration.maxFrameBytes),
             extensions: [.nonNegotiatedExtension { MaskedFramesOnly() }],
             autoPing: .enabled(timePeriod: .seconds(30)))),
         authorizingWith: self),
@@ -86,6 +84,11 @@ public struct TranscriptionServer: Sendable {
       logger: logger
     )
   }
+
+  /// The largest WebSocket frame read at all, for a message limit of `limit` bytes: twice it,
+  /// so the stream answers a message just over the limit itself; a larger frame is refused by
+  /// the protocol layer (1009, after an error message from ``OversizedFrameHandler``).
+  static func frameReadLimit(_ limit: Int) -> Int { 2 * limit }
 
   /// Counts and logs (`warning`) a session turned away before it started: the one place every
   /// endpoint reports a rejection.

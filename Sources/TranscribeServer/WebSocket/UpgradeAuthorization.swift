@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// The HTTP/1 channel with the WebSocket upgrade, answering upgrade requests that lack the token
 /// with 401 before the upgrade is negotiated.
@@ -43,6 +44,23 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
           connection: ClientConnection(),
           refusal: isAdmitted ? nil : OpenConnections.refusal(limit: limit)),
         position: .first)
+      // Once upgraded (and before the frames that came with the request are replayed), a frame
+      // too large to read gets an error message before its 1009.
+      let upgrader = try operations.handler(
+        type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+      let messageLimit = server.configuration.maxFrameBytes
+      upgrader.upgradeResultFuture.whenSuccess { result in
+        guard case .websocket = result else { return }
+        let operations = channel.pipeline.syncOperations
+        guard
+          let decoder = try? operations.handler(
+            type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+        else { return }
+        try? operations.addHandler(
+          OversizedFrameHandler(
+            limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+          position: .after(decoder))
+      }
       return value
     }
   }
