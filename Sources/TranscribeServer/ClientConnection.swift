@@ -12,6 +12,7 @@ import Synchronization
 public final class ClientConnection: Sendable {
   private struct State {
     var isGone = false
+    var isUnresponsive = false
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextWaiter = 0
   }
@@ -23,6 +24,15 @@ public final class ClientConnection: Sendable {
 
   /// Whether the client has closed its side or the connection dropped.
   public var isGone: Bool { state.withLock { $0.isGone } }
+
+  /// Whether the server closed the connection because the client stopped answering its pings
+  /// (a WebSocket that went quiet without closing).
+  public var isUnresponsive: Bool { state.withLock { $0.isUnresponsive } }
+
+  /// Notes that the client left pings unanswered until the connection was closed.
+  func markUnresponsive() {
+    state.withLock { $0.isUnresponsive = true }
+  }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.
   func markGone() {

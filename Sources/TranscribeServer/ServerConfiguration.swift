@@ -41,6 +41,9 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// without sending one (default 15 s): past it, it gets 408 or is closed, so idle and
   /// half-sent connections do not pile up.
   public var requestHeaderTimeout: Duration = .seconds(15)
+  /// How often a WebSocket is pinged (default 30 s); a client that has not answered by the next
+  /// ping is closed, and its stream logged as `ping_timeout`.
+  public var pingInterval: Duration = .seconds(30)
   /// How many connections may be open at once; past it, new ones get 503 and are closed at once
   /// (default: three quarters of the process's file-descriptor limit, so the server keeps
   /// descriptors for its own files and for `/healthz`).

@@ -72,7 +72,7 @@ public struct TranscriptionServer: Sendable {
           ws: WebSocketServerConfiguration(
             maxFrameSize: Self.frameReadLimit(configuration.maxFrameBytes),
             extensions: [.nonNegotiatedExtension { MaskedFramesOnly() }],
-            autoPing: .enabled(timePeriod: .seconds(30)))),
+            autoPing: .enabled(timePeriod: configuration.pingInterval))),
         authorizingWith: self),
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),

@@ -142,6 +142,31 @@ import Testing
     }
   }
 
+  @Test func aClientThatNeverAnswersPingsIsClosedAndLoggedAsSuch() async throws {
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0)
+    configuration.pingInterval = .milliseconds(200)
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .info)
+    ) { .lorem() }
+    try await server.makeApplication().test(.live) { client in
+      // A raw socket answers no ping.
+      let connection = try RawConnection(port: try #require(client.port))
+      defer { connection.close() }
+      connection.send(Array(Self.upgradeRequest.utf8))
+      let answer = connection.receiveUntilClosed(seconds: 5)
+      #expect(answer.isClosed)
+      #expect(answer.text.hasPrefix("HTTP/1.1 101 "))
+      #expect(await recorder.wait(seconds: 5) { $0.message == "session ended" })
+    }
+    let ended = try #require(recorder.lines.first { $0.message == "session ended" })
+    #expect(ended.metadata["outcome"] == "ping_timeout")
+  }
+
+  static let upgradeRequest =
+    "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+
   /// Waits (up to 5 s) for `condition`.
   func waitUntil(_ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(5)

@@ -36,3 +36,34 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     context.fireErrorCaught(error)
   }
 }
+
+/// Notes on the connection's ``ClientConnection`` when the server closes a WebSocket while its
+/// ping is unanswered (the WebSocket layer's keep-alive giving up on a silent client), so the
+/// stream's log says `ping_timeout` rather than that the client closed.
+final class UnansweredPingHandler: ChannelDuplexHandler, RemovableChannelHandler {
+  typealias InboundIn = WebSocketFrame
+  typealias InboundOut = WebSocketFrame
+  typealias OutboundIn = WebSocketFrame
+  typealias OutboundOut = WebSocketFrame
+
+  private let connection: ClientConnection
+  private var isPingUnanswered = false
+
+  init(connection: ClientConnection) {
+    self.connection = connection
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    if unwrapInboundIn(data).opcode == .pong { isPingUnanswered = false }
+    context.fireChannelRead(data)
+  }
+
+  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    switch unwrapOutboundIn(data).opcode {
+    case .ping: isPingUnanswered = true
+    case .connectionClose where isPingUnanswered: connection.markUnresponsive()
+    default: break
+    }
+    context.write(data, promise: promise)
+  }
+}

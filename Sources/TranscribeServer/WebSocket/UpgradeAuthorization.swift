@@ -39,13 +39,15 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try operations.addHandler(
         UpgradeTokenHandler(server: server), position: .after(decoder))
+      let connection = ClientConnection()
       try operations.addHandler(
         ClientConnectionHandler(
-          connection: ClientConnection(),
+          connection: connection,
           refusal: isAdmitted ? nil : OpenConnections.refusal(limit: limit)),
         position: .first)
       // Once upgraded (and before the frames that came with the request are replayed), a frame
-      // too large to read gets an error message before its 1009.
+      // too large to read gets an error message before its 1009, and a close for unanswered
+      // pings is noted.
       let upgrader = try operations.handler(
         type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
       let messageLimit = server.configuration.maxFrameBytes
@@ -56,9 +58,12 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
           let decoder = try? operations.handler(
             type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
         else { return }
-        try? operations.addHandler(
-          OversizedFrameHandler(
-            limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+        try? operations.addHandlers(
+          [
+            OversizedFrameHandler(
+              limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+            UnansweredPingHandler(connection: connection),
+          ],
           position: .after(decoder))
       }
       return value
