@@ -18,7 +18,10 @@ struct Serve: AsyncParsableCommand {
       WebSocket at ws://HOST:PORT/ speaks vosk-server's protocol: an optional first text \
       message {"config": {"sample_rate": 16000, "words": true, "max_alternatives": 0, \
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
-      reply per message ({"partial": ...} or {"result": [...], "text": ...}).
+      reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
+      holds at most 10000 phrases of at most 200 characters (else close 1007). Last words that \
+      do not come within 10 s of the end close the stream with 1011. GET /readyz answers 503 \
+      "stuck" while every decoder has been busy for over 10 s with sessions that are over.
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
@@ -180,7 +183,7 @@ struct Serve: AsyncParsableCommand {
     let settings = live
     // Its level is --log-level's (set by the bootstrap above).
     let logger = Logger(label: "transcribe.serve")
-    let server = TranscriptionServer(
+    var server = TranscriptionServer(
       configuration: configuration, logger: logger,
       prepare: {
         guard !preview else { return }
@@ -188,6 +191,11 @@ struct Serve: AsyncParsableCommand {
       }
     ) {
       preview ? .lorem() : .live(settings)
+    }
+    if !preview {
+      server.areDecodersStuck = {
+        LiveSpeechConfiguration.isEveryDecoderBusy(longerThan: TranscriptionServer.stuckDecoderAge)
+      }
     }
     let host = self.host
     let service = TranscriptionService(server: server) { port in
