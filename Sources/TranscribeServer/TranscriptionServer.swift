@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -38,6 +39,10 @@ public struct TranscriptionServer: Sendable {
   /// ``stuckDecoderAge`` (the executable asks the live client's pools): `/readyz` then says
   /// `stuck` while a session place is free, since a new stream would wait for a decoder.
   public var areDecodersStuck: @Sendable () -> Bool = { false }
+  /// The length of an uploaded file's audio as its header declares it, or `nil` when it cannot
+  /// tell (the executable reads headers with libsndfile): uploads longer than
+  /// ``ServerConfiguration/maxUploadAudioDuration`` are refused before decoding.
+  public var uploadAudioDuration: @Sendable (URL) -> TimeInterval? = { _ in nil }
   /// How long every decoder must have been busy before ``areDecodersStuck`` says so: longer
   /// than a session's last words take once its client has gone.
   public static let stuckDecoderAge = Duration.seconds(10)

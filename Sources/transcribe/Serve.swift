@@ -89,6 +89,12 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "The most audio an upload may hold, in seconds (default 7200), as its header says: "
+        + "longer files get 413 before decoding.", valueName: "seconds"))
+  var maxUploadSeconds: Double = 7200
+
+  @Option(
+    help: ArgumentHelp(
       "Log this level and above on stderr: trace, debug, info, notice, warning, error, critical.",
       valueName: "level"))
   var logLevel: Logger.Level = .info
@@ -104,6 +110,7 @@ struct Serve: AsyncParsableCommand {
     }
     for (name, value) in [
       ("--idle-seconds", idleSeconds), ("--max-session-seconds", maxSessionSeconds),
+      ("--max-upload-seconds", maxUploadSeconds),
     ]
     where !(value > 0 && value <= 31_536_000) {
       throw ValidationError("\(name) must be a positive number of seconds, at most a year.")
@@ -166,6 +173,7 @@ struct Serve: AsyncParsableCommand {
     configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
+    configuration.maxUploadAudioDuration = .milliseconds(max(1, Int64(maxUploadSeconds * 1000)))
     configuration.allowedOrigins = allowOrigin
     // The default first, then the other engines that are installed.
     configuration.engines =
@@ -192,6 +200,7 @@ struct Serve: AsyncParsableCommand {
     ) {
       preview ? .lorem() : .live(settings)
     }
+    server.uploadAudioDuration = { LiveSpeechConfiguration.declaredAudioDuration(of: $0) }
     if !preview {
       server.areDecodersStuck = {
         LiveSpeechConfiguration.isEveryDecoderBusy(longerThan: TranscriptionServer.stuckDecoderAge)
