@@ -58,21 +58,30 @@ public final class RecognizerPool<Recognizer: SpeechRecognizer>: Sendable {
     queue.workerCount
   }
 
+  /// How many workers have been running their current job for longer than `bound`.
+  ///
+  /// A job of a server's stream lasts as long as the stream, so this alone says little; but
+  /// when it reaches ``size`` while fewer streams run than that, some worker is busy with work
+  /// nobody waits for any more, and a new job waits.
+  public func workersBusy(longerThan bound: Duration) -> Int {
+    queue.workersBusy(longerThan: bound)
+  }
+
   /// Queues a job; it runs on the first free worker, after every job submitted before it has
   /// started. Returns at once.
   public func submit(_ job: @escaping Job) {
-    if queue.append(job, startingWorkerIfBelow: size) {
-      startWorker()
+    if let worker = queue.append(job, startingWorkerIfBelow: size) {
+      startWorker(worker)
     }
   }
 
-  private func startWorker() {
+  private func startWorker(_ worker: Int) {
     let queue = self.queue
     let load = self.load
     let thread = Thread {
       // The recognizer lives and dies on this thread; a load failure is handed to every job.
       var recognizer: Result<Recognizer, RecognitionFailure>?
-      while let job = queue.next() {
+      while let job = queue.next(worker: worker) {
         if recognizer == nil {
           recognizer = Result { () throws(RecognitionFailure) in try load() }
         }
@@ -93,6 +102,8 @@ public protocol AnyRecognizerPool: Sendable {
   var size: Int { get }
   /// How many workers have started so far.
   var workerCount: Int { get }
+  /// How many workers have been running their current job for longer than `bound`.
+  func workersBusy(longerThan bound: Duration) -> Int
   /// Queues a job that gets the worker's recognizer.
   func submitAny(
     _ job: @escaping @Sendable (Result<any SpeechRecognizer, RecognitionFailure>) -> Void)
@@ -115,29 +126,38 @@ private final class PoolJobQueue<Recognizer: SpeechRecognizer>: @unchecked Senda
   private var idleWorkers = 0
   private var workers = 0
   private var isClosed = false
+  /// When each busy worker (by number) took its current job.
+  private var busySince: [Int: ContinuousClock.Instant] = [:]
 
   var workerCount: Int {
     condition.withLock { workers }
   }
 
-  /// Appends a job; returns whether the caller should start a worker for it (no worker is idle
-  /// and there are fewer than `limit`).
-  func append(_ job: @escaping Job, startingWorkerIfBelow limit: Int) -> Bool {
+  func workersBusy(longerThan bound: Duration) -> Int {
+    let now = ContinuousClock.now
+    return condition.withLock { busySince.values.count { now - $0 > bound } }
+  }
+
+  /// Appends a job; returns the number of the worker the caller should start for it when no
+  /// worker is idle and there are fewer than `limit`.
+  func append(_ job: @escaping Job, startingWorkerIfBelow limit: Int) -> Int? {
     condition.withLock {
       jobs.append(job)
       let pending = jobs.count - head
       if pending > idleWorkers, workers < limit {
         workers += 1
-        return true
+        return workers - 1
       }
       condition.signal()
-      return false
+      return nil
     }
   }
 
-  /// The next job, waiting for one while there is none; `nil` once the pool is gone.
-  func next() -> Job? {
+  /// The next job for `worker`, which has finished its last one, waiting for one while there is
+  /// none; `nil` once the pool is gone.
+  func next(worker: Int) -> Job? {
     condition.withLock {
+      busySince[worker] = nil
       while head == jobs.count, !isClosed {
         idleWorkers += 1
         condition.wait()
@@ -145,6 +165,7 @@ private final class PoolJobQueue<Recognizer: SpeechRecognizer>: @unchecked Senda
       }
       guard head < jobs.count else { return nil }
       let job = jobs[head]
+      busySince[worker] = .now
       head += 1
       if head > 64, head * 2 > jobs.count {
         jobs.removeFirst(head)

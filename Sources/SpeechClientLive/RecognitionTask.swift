@@ -133,7 +133,11 @@ final class RecognitionTask: Sendable {
           guard let pocketsphinx = loaded as? Decoder else {
             throw RecognitionFailure.decoderFailure("a phrase list needs the pocketsphinx engine")
           }
-          try pocketsphinx.restrict(toPhrases: phrases)
+          // A client that leaves stops the check of its phrases (the compile of the grammar
+          // cannot be interrupted; the server caps its size): its pending audio is dropped and
+          // the read below ends at once.
+          let stopSignal = self.stopSignal
+          try pocketsphinx.restrict(toPhrases: phrases) { stopSignal.discardsPendingAudio }
         }
       } else {
         loaded = try engine.makeRecognizer()

@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable, Equatable {
   public var token: AccessToken?
   /// The largest upload `POST /v1/audio/transcriptions` accepts, in bytes (default 100 MiB).
   public var maxUploadBytes: Int
+  /// The most audio an upload may hold (default two hours), as the file's header declares it:
+  /// a longer file is answered 413 before it is decoded (a few MB of FLAC can declare ten hours
+  /// of silence).
+  public var maxUploadAudioDuration = Duration.seconds(7200)
   /// The largest WebSocket message accepted, in bytes (default 1 MiB).
   public var maxFrameBytes: Int
   /// How long a stream may go without audio before it is closed (default 30 s).

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -37,6 +38,17 @@ public struct TranscriptionServer: Sendable {
   let connections = OpenConnections()
   /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
+  /// Whether every decoder of one of the engines has been busy for longer than
+  /// ``stuckDecoderAge`` (the executable asks the live client's pools): `/readyz` then says
+  /// `stuck` while a session place is free, since a new stream would wait for a decoder.
+  public var areDecodersStuck: @Sendable () -> Bool = { false }
+  /// The length of an uploaded file's audio as its header declares it, or `nil` when it cannot
+  /// tell (the executable reads headers with libsndfile): uploads longer than
+  /// ``ServerConfiguration/maxUploadAudioDuration`` are refused before decoding.
+  public var uploadAudioDuration: @Sendable (URL) -> TimeInterval? = { _ in nil }
+  /// How long every decoder must have been busy before ``areDecodersStuck`` says so: longer
+  /// than a session's last words take once its client has gone.
+  public static let stuckDecoderAge = Duration.seconds(10)
 
   /// Creates a server.
   public init(

@@ -17,8 +17,12 @@ extension TranscriptionServer {
     router.get("/") { _, _ in
       page.response()
     }
+    let areDecodersStuck = self.areDecodersStuck
     router.get("readyz") { _, _ in
-      try ReadinessReport(readiness: readiness, sessions: sessions, engines: engines).response()
+      try ReadinessReport(
+        readiness: readiness, sessions: sessions, engines: engines,
+        decodersStuck: areDecodersStuck()
+      ).response()
     }
     router.get("metrics") { request, _ in
       metricsEndpoint.response(to: request)

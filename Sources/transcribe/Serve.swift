@@ -18,7 +18,10 @@ struct Serve: AsyncParsableCommand {
       WebSocket at ws://HOST:PORT/ speaks vosk-server's protocol: an optional first text \
       message {"config": {"sample_rate": 16000, "words": true, "max_alternatives": 0, \
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
-      reply per message ({"partial": ...} or {"result": [...], "text": ...}).
+      reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
+      holds at most 10000 phrases of at most 200 characters (else close 1007). Last words that \
+      do not come within 10 s of the end close the stream with 1011. GET /readyz answers 503 \
+      "stuck" while every decoder has been busy for over 10 s with sessions that are over.
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
@@ -95,6 +98,12 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "The most audio an upload may hold, in seconds (default 7200), as its header says: "
+        + "longer files get 413 before decoding.", valueName: "seconds"))
+  var maxUploadSeconds: Double = 7200
+
+  @Option(
+    help: ArgumentHelp(
       "Log this level and above on stderr: trace, debug, info, notice, warning, error, critical.",
       valueName: "level"))
   var logLevel: Logger.Level = .info
@@ -123,6 +132,7 @@ struct Serve: AsyncParsableCommand {
     }
     for (name, value) in [
       ("--idle-seconds", idleSeconds), ("--max-session-seconds", maxSessionSeconds),
+      ("--max-upload-seconds", maxUploadSeconds),
     ]
     where !(value > 0 && value <= 31_536_000) {
       throw ValidationError("\(name) must be a positive number of seconds, at most a year.")
@@ -207,6 +217,7 @@ struct Serve: AsyncParsableCommand {
     configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
     configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
     configuration.maxUploadBytes = maxUploadMb << 20
+    configuration.maxUploadAudioDuration = .milliseconds(max(1, Int64(maxUploadSeconds * 1000)))
     configuration.allowedOrigins = allowOrigin
     if let maxConnections { configuration.maxConnections = maxConnections }
     // The default first, then the other engines that are installed.
@@ -225,7 +236,7 @@ struct Serve: AsyncParsableCommand {
     let settings = live
     // Its level is --log-level's (set by the bootstrap above).
     let logger = Logger(label: "transcribe.serve")
-    let server = TranscriptionServer(
+    var server = TranscriptionServer(
       configuration: configuration, logger: logger,
       prepare: {
         guard !preview else { return }
@@ -233,6 +244,12 @@ struct Serve: AsyncParsableCommand {
       }
     ) {
       preview ? .lorem() : .live(settings)
+    }
+    server.uploadAudioDuration = { LiveSpeechConfiguration.declaredAudioDuration(of: $0) }
+    if !preview {
+      server.areDecodersStuck = {
+        LiveSpeechConfiguration.isEveryDecoderBusy(longerThan: TranscriptionServer.stuckDecoderAge)
+      }
     }
     let host = self.host
     let service = TranscriptionService(server: server) { port in

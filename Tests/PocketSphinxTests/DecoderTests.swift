@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import Recognition
+import Synchronization
 import Testing
 
 @testable import PocketSphinx
@@ -152,5 +153,38 @@ struct DecoderTests {
     #expect(Decoder.baseWord("ten") == "ten")
     #expect(Decoder.isFiller("<sil>") && Decoder.isFiller("[NOISE]") && Decoder.isFiller("</s>"))
     #expect(!Decoder.isFiller("go"))
+  }
+}
+
+/// The phrase list a server's client sends becomes a grammar: checking it must take time in
+/// proportion to its length, and stop when nobody wants it any more.
+struct PhraseListTests {
+  @Test func checkingSixtyFourThousandDistinctPhrasesTakesUnderTwoSeconds() throws {
+    // 64,000 distinct two-word phrases (1.3 MB), as a hostile client sent: with a membership
+    // check in a growing array this took minutes.
+    let words = (0..<256).map { "w\($0)" }
+    let phrases = (0..<64_000).map { "\(words[$0 / 256]) \(words[$0 % 256])" } + ["W0, w0!"]
+    let start = ContinuousClock.now
+    let checked = try #require(Decoder.usablePhrases(phrases, knows: { $0 != "w3" }))
+    #expect(ContinuousClock.now - start < .seconds(2))
+    // "w3 …" (256 phrases) and "… w3" (250) are left out, the last one is "w0 w0" again.
+    #expect(checked.usable.count == 64_000 - (256 + 250 - 1))
+    #expect(checked.usable.prefix(2) == ["w0 w0", "w0 w1"])
+    #expect(checked.unknown == "w3")
+  }
+
+  @Test func checkingStopsOnceCancelled() {
+    let phrases = Array(repeating: "go forward", count: 10_000)
+    let asked = Mutex(0)
+    let checked = Decoder.usablePhrases(
+      phrases, knows: { _ in true },
+      isCancelled: {
+        asked.withLock {
+          $0 += 1
+          return $0 > 2
+        }
+      })
+    #expect(checked == nil)
+    #expect(asked.withLock { $0 } == 3)
   }
 }

@@ -115,4 +115,34 @@ final class CountingRecognizer: SpeechRecognizer {
     }
     #expect(isCounting)
   }
+
+  @Test func workersBusyCountsTheWorkersOnAJobForLongerThanTheBound() async {
+    let pool = RecognizerPool(size: 2) { () throws(RecognitionFailure) in CountingRecognizer() }
+    #expect(pool.workersBusy(longerThan: .zero) == 0)
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<2 {
+      pool.submit { _ in
+        started.signal()
+        release.wait()
+        done.signal()
+      }
+    }
+    started.wait()
+    started.wait()
+    #expect(pool.workersBusy(longerThan: .zero) == 2)
+    #expect(pool.workersBusy(longerThan: .seconds(3600)) == 0)
+    release.signal()
+    done.wait()
+    // The worker that finished no longer counts once it waits for the next job (a real thread:
+    // look again until it gets there, for at most five seconds).
+    let deadline = ContinuousClock.now + .seconds(5)
+    while pool.workersBusy(longerThan: .zero) != 1, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(pool.workersBusy(longerThan: .zero) == 1)
+    release.signal()
+    done.wait()
+  }
 }

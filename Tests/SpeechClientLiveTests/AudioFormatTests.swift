@@ -79,3 +79,20 @@ extension LiveTests {
     }
   }
 }
+
+extension LiveTests.AudioFormatTests {
+  @Test func aFilesDeclaredLengthIsReadFromItsHeaderWithoutDecodingIt() throws {
+    let directory = try TemporaryDirectory()
+    // An hour of silence in a few hundred KB of FLAC (ten hours take sox half a minute to
+    // write; the header is read as fast).
+    let bomb = directory.file("bomb.flac")
+    try runCommand(
+      "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", bomb.path, "trim", "0", "3600"])
+    let start = ContinuousClock.now
+    #expect(LiveSpeechConfiguration.declaredAudioDuration(of: bomb) == 3_600)
+    #expect(ContinuousClock.now - start < .seconds(1))
+    let text = directory.file("notes.txt")
+    try Data("not audio".utf8).write(to: text)
+    #expect(LiveSpeechConfiguration.declaredAudioDuration(of: text) == nil)
+  }
+}

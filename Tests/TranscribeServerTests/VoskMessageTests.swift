@@ -39,6 +39,44 @@ import Testing
     }
   }
 
+  @Test func aPhraseListPastItsCapsIsRefusedNamingTheLimit() throws {
+    func config(_ phrases: [String]) -> String {
+      let items = phrases.map { "\"\($0)\"" }.joined(separator: ",")
+      return #"{"config": {"phrase_list": ["# + items + "]}}"
+    }
+    let most = VoskStreamConfiguration.phraseLimit
+    let longest = VoskStreamConfiguration.phraseLengthLimit
+    #expect((most, longest) == (10_000, 200))
+    // At the caps: accepted.
+    let full = Array(repeating: "go forward", count: most)
+    #expect(try VoskMessage(text: config(full)) == .config(configuration(phrases: full)))
+    let long = [String(repeating: "a", count: longest)]
+    #expect(try VoskMessage(text: config(long)) == .config(configuration(phrases: long)))
+    // One past either: refused with 1007, naming the limit.
+    let tooMany = #expect(throws: WebSocketSessionError.self) {
+      try VoskMessage(text: config(full + ["stop"]))
+    }
+    #expect(tooMany?.closeCode == 1007)
+    #expect(
+      tooMany?.message
+        == "invalid configuration value for 'phrase_list': holds 10001 phrases; at most 10000 "
+        + "are allowed")
+    let tooLong = #expect(throws: WebSocketSessionError.self) {
+      try VoskMessage(text: config(["stop", String(repeating: "a", count: longest + 1)]))
+    }
+    #expect(tooLong?.closeCode == 1007)
+    #expect(
+      tooLong?.message
+        == "invalid configuration value for 'phrase_list': phrase 2 has 201 characters; at most "
+        + "200 are allowed")
+  }
+
+  private func configuration(phrases: [String]) -> VoskStreamConfiguration {
+    var configuration = VoskStreamConfiguration()
+    configuration.phraseList = phrases
+    return configuration
+  }
+
   @Test func closeCodesFollowTheKindOfProblem() {
     #expect(WebSocketSessionError.capacity.closeCode == 1013)
     #expect(WebSocketSessionError.oddLengthFrame(bytes: 3).closeCode == 1007)

@@ -263,6 +263,27 @@ struct VoskSessionTests {
     #expect(store.state.ending == .endOfStream)
   }
 
+  @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async {
+    // The decoder never answers the stop (every worker busy elsewhere, say).
+    let store = makeStore(finishTask: {})
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.started)
+    await start(store)
+    await store.send(.text(#"{"eof" : 1}"#))
+    await clock.advance(by: .milliseconds(9_999))
+    #expect(store.state.outbox.isEmpty)
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(\.recognition.stopDeadlineElapsed)
+    let error = WebSocketSessionError.recognitionFailed(VoskSession.stopTimedOut)
+    #expect(store.state.outbox == [.reply(.error(error.message)), .close(error)])
+    #expect(store.state.ending == .error(error))
+    #expect(error.closeCode == 1011)
+    #expect(
+      error.message
+        == "recognition failed: the last words did not arrive within 10 s of the end of the "
+        + "audio (every decoder may be busy); try again later")
+  }
+
   @Test func aClientThatLeavesMidStreamCancelsRecognitionAndEveryTimer() async {
     let store = makeStore()
     await store.send(.started)

@@ -80,6 +80,24 @@ enum LiveEngine: Equatable, Sendable {
   }
 
   private static let pools = LockIsolated<[(engine: LiveEngine, pool: any AnyRecognizerPool)]>([])
+
+  /// Whether some pool of the process has had every worker on its current job for longer than
+  /// `bound` (see ``LiveSpeechConfiguration/isEveryDecoderBusy(longerThan:)``).
+  static func isSomePoolBusy(longerThan bound: Duration) -> Bool {
+    pools.withValue { pools in
+      pools.contains { $0.pool.workersBusy(longerThan: bound) >= $0.pool.size }
+    }
+  }
+}
+
+extension LiveSpeechConfiguration {
+  /// Whether every decoder of one of the process's shared pools (one per engine, which a
+  /// server's streams borrow from) has been busy with its current session for longer than
+  /// `bound`: a new stream on that engine would wait for one. A server that runs fewer sessions
+  /// than there are decoders then knows some decoder still works for a session that is over.
+  public static func isEveryDecoderBusy(longerThan bound: Duration) -> Bool {
+    LiveEngine.isSomePoolBusy(longerThan: bound)
+  }
 }
 
 extension LiveSpeechConfiguration {

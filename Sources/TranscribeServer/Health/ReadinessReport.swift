@@ -5,7 +5,10 @@ import Hummingbird
 ///
 /// `200` with `"status": "ready"` when new sessions would be accepted; otherwise `503` with
 /// `"preparing"` (the model is still loading), `"failed"` (it could not be loaded; the log says
-/// why) or `"full"` (every session place is taken), with `Retry-After` for the two that pass.
+/// why), `"full"` (every session place is taken) or `"stuck"` (a place is free but every decoder
+/// of an engine has been busy for longer than ``TranscriptionServer/stuckDecoderAge``, with work
+/// of sessions that are over, so a new stream would wait), with `Retry-After` for those that
+/// pass.
 ///
 /// ```json
 /// {"engines":["moonshine","pocketsphinx"],"model_loaded":true,"sessions":{"active":1,"limit":2},
@@ -22,6 +25,9 @@ public struct ReadinessReport: Sendable, Equatable, Codable {
     case failed
     /// Every session place is taken.
     case full
+    /// A place is free, but every decoder of an engine is still busy with sessions that are
+    /// over (a huge phrase list compiling for a client that left, say): new streams would wait.
+    case stuck
   }
 
   /// The sessions running and the most that may run at once.
@@ -63,10 +69,11 @@ public struct ReadinessReport: Sendable, Equatable, Codable {
     self.engines = engines
   }
 
-  /// The report for a readiness and a session limiter, as they are now, and the server's
-  /// engines.
+  /// The report for a readiness and a session limiter, as they are now, the server's engines,
+  /// and whether every decoder of one of them has been busy for long (see ``Status/stuck``).
   public init(
-    readiness: ServerReadiness, sessions limiter: SessionLimiter, engines: [String] = []
+    readiness: ServerReadiness, sessions limiter: SessionLimiter, engines: [String] = [],
+    decodersStuck: Bool = false
   ) {
     self.engines = engines
     let state = readiness.state
@@ -76,7 +83,8 @@ public struct ReadinessReport: Sendable, Equatable, Codable {
     switch state {
     case .preparing: status = .preparing
     case .failed: status = .failed
-    case .prepared: status = active < limiter.limit ? .ready : .full
+    case .prepared:
+      status = active >= limiter.limit ? .full : decodersStuck ? .stuck : .ready
     }
   }
 
@@ -85,7 +93,7 @@ public struct ReadinessReport: Sendable, Equatable, Codable {
     switch status {
     case .ready, .failed: nil
     case .preparing: 1
-    case .full: 5
+    case .full, .stuck: 5
     }
   }
 

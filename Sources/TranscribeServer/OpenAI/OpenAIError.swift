@@ -19,6 +19,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
   case invalidField(String, value: String, expected: String)
   /// The upload is larger than the server allows (413).
   case uploadTooLarge(limit: Int)
+  /// The uploaded file holds more audio than the server takes per upload
+  /// (`serve --max-upload-seconds`), as its header says (413).
+  case audioTooLong(seconds: Double, limit: Duration)
   /// The upload is not audio the server can read; `reason` is the decoder's (400).
   case unreadableAudio(reason: String)
   /// Every session place is taken; try again after `retryAfter` seconds (503).
@@ -38,7 +41,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .unauthorized: .unauthorized
     case .notMultipart, .malformedMultipart, .missingField, .invalidField, .unreadableAudio:
       .badRequest
-    case .uploadTooLarge: .contentTooLarge
+    case .uploadTooLarge, .audioTooLong: .contentTooLarge
     case .noCapacity, .sessionTooLong: .serviceUnavailable
     case .recognitionFailed: .internalServerError
     case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
@@ -63,6 +66,10 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .uploadTooLarge(let limit):
       return "The upload is larger than this server's limit of \(Self.size(limit)) "
         + "(serve --max-upload-mb)."
+    case .audioTooLong(let seconds, let limit):
+      return "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
+        + "server's limit of \(limit.components.seconds) s per upload (serve "
+        + "--max-upload-seconds); split it into shorter files."
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
@@ -90,7 +97,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
   public var param: String? {
     switch self {
     case .missingField(let field), .invalidField(let field, _, _): field
-    case .uploadTooLarge, .unreadableAudio: "file"
+    case .uploadTooLarge, .audioTooLong, .unreadableAudio: "file"
     default: nil
     }
   }
@@ -100,6 +107,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     switch self {
     case .unauthorized: "invalid_api_key"
     case .uploadTooLarge: "file_too_large"
+    case .audioTooLong: "audio_too_long"
     case .unreadableAudio: "invalid_file_format"
     case .noCapacity: "server_busy"
     case .sessionTooLong: "session_too_long"

@@ -118,6 +118,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .clientGone: throw .clientGone
       case .timedOut: throw .sessionTooLong(limit: maxDuration)
       }
+      // A file that declares more audio than allowed is refused before a sample is decoded.
+      let audioLimit = server.configuration.maxUploadAudioDuration
+      if let seconds = server.uploadAudioDuration(file), seconds > audioLimit.timeInterval {
+        throw .audioTooLong(seconds: seconds, limit: audioLimit)
+      }
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
         file, engine: options.engine, client: server.makeSpeechClient(),

@@ -67,6 +67,12 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
   public static let sampleRates = 1_000...384_000
   /// The most alternatives a result can list.
   public static let alternativeLimit = 100
+  /// The most phrases a `phrase_list` may hold. The list becomes a grammar that pocketsphinx
+  /// compiles in one call that cannot be interrupted, so its size bounds how long a decoder is
+  /// busy before the stream's first words, even for a client that has left.
+  public static let phraseLimit = 10_000
+  /// The most characters a phrase of a `phrase_list` may have.
+  public static let phraseLengthLimit = 200
 
   /// The defaults: 16 kHz, words, no alternatives, no phrase list.
   public init() {}
@@ -109,10 +115,21 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
         guard case .array(let items) = value else {
           throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
         }
+        guard items.count <= Self.phraseLimit else {
+          throw .invalidConfigurationValue(
+            field: field,
+            reason: "holds \(items.count) phrases; at most \(Self.phraseLimit) are allowed")
+        }
         var phrases: [String] = []
-        for item in items {
+        for (index, item) in items.enumerated() {
           guard case .string(let phrase) = item else {
             throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
+          }
+          guard phrase.count <= Self.phraseLengthLimit else {
+            throw .invalidConfigurationValue(
+              field: field,
+              reason: "phrase \(index + 1) has \(phrase.count) characters; at most "
+                + "\(Self.phraseLengthLimit) are allowed")
           }
           phrases.append(phrase)
         }

@@ -154,6 +154,13 @@ struct VoskSession: Sendable {
 
   enum CancelID { case replyDeadline, idle, maxDuration, finalWait, messageWait }
 
+  /// Why a stream whose recognizer did not answer the stop in time is closed with 1011.
+  static var stopTimedOut: String {
+    let seconds = Int(SpeechRecognition().stopDeadline.timeInterval.rounded())
+    return "the last words did not arrive within \(seconds) s of the end of the audio (every "
+      + "decoder may be busy); try again later"
+  }
+
   let limits: Limits
   /// The clock of the short wait for a message to answer with the last words: real time,
   /// whatever the server's clock, so a client that is not sending gets its last words a moment
@@ -420,12 +427,19 @@ struct VoskSession: Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     let cancelWait = Effect<Action>.cancel(id: CancelID.finalWait)
-    if case .failed(let failure) = state.recognition?.outcome {
-      // Words cannot be trusted to be complete: a limit closes with its own error, the end of
-      // the stream with the failure.
+    // Words cannot be trusted to be complete after a failure or a stop the recognizer did not
+    // answer in time: a limit closes with its own error, the end of the stream with the
+    // failure (never an empty result that looks like silence).
+    switch state.recognition?.outcome {
+    case .failed(let failure):
       return .merge(
         cancelWait,
         closeWithError(&state, closing ?? .recognitionFailed(failure.remoteProblem)))
+    case .stopTimedOut:
+      return .merge(
+        cancelWait, closeWithError(&state, closing ?? .recognitionFailed(Self.stopTimedOut)))
+    default:
+      break
     }
     let words = Array(state.finals.joined())
     state.finals = []

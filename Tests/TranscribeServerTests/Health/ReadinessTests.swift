@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SpeechClient
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -70,6 +71,30 @@ import Testing
               engines: ["pocketsphinx"]))
       }
       permits.forEach { $0?.release() }
+      try await client.execute(uri: "/readyz", method: .get) { response in
+        #expect(response.status == .ok)
+      }
+    }
+  }
+
+  @Test func everyDecoderBusyWithAPlaceFreeIsStuckUntilOneIsFree() async throws {
+    var server = makeServer(maxSessions: 2)
+    server.readiness.finishPreparing(with: .success(()))
+    let stuck = Mutex(true)
+    server.areDecodersStuck = { stuck.withLock { $0 } }
+    #expect(TranscriptionServer.stuckDecoderAge == .seconds(10))
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(uri: "/readyz", method: .get) { response in
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.headers[.retryAfter] == "5")
+        let report = try decode(response)
+        #expect(
+          report
+            == ReadinessReport(
+              status: .stuck, modelLoaded: true, sessions: .init(active: 0, limit: 2),
+              engines: ["pocketsphinx"]))
+      }
+      stuck.withLock { $0 = false }
       try await client.execute(uri: "/readyz", method: .get) { response in
         #expect(response.status == .ok)
       }

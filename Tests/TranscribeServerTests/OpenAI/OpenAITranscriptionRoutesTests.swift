@@ -234,6 +234,42 @@ import Testing
     #expect(server.sessions.activeCount == 0)
   }
 
+  @Test func aFileDeclaringMoreAudioThanTheLimitIsAnswered413BeforeDecoding() async throws {
+    // A client that must not be asked: the header alone decides.
+    var server = server { SpeechClient.testValue }
+    server.configuration.maxUploadAudioDuration = .seconds(7200)
+    #expect(ServerConfiguration().maxUploadAudioDuration == .seconds(7200))
+    server.uploadAudioDuration = { _ in 36_000 }
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart, body: MultipartBody.upload("AUDIO bomb")
+      ) { response in
+        #expect(response.status == .contentTooLarge)
+        let error = try openAIError(response.body)
+        #expect(error.code == "audio_too_long")
+        #expect(error.param == "file")
+        #expect(
+          error.message
+            == "The uploaded `file` holds 36000 s of audio, more than this server's limit of "
+            + "7200 s per upload (serve --max-upload-seconds); split it into shorter files.")
+      }
+    }
+    #expect(server.sessions.activeCount == 0)
+  }
+
+  @Test func aFileWithinTheAudioLimitIsTranscribed() async throws {
+    let scripted = ScriptedSpeechClient()
+    var server = server { scripted.client }
+    server.uploadAudioDuration = { _ in 7200 }
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart, body: MultipartBody.upload("AUDIO go")
+      ) { response in
+        #expect(response.status == .ok)
+      }
+    }
+  }
+
   @Test func withEverySessionBusyAnUploadIsAnswered503WithRetryAfter() async throws {
     let gated = GatedSpeechClient()
     let directory = try UploadDirectory()
