@@ -11,42 +11,13 @@ Run by hand (see Benchmarks/serve/README.md), never as a test. Needs `websockets
 import argparse
 import asyncio
 import json
-import os
 import socket
 import time
-import urllib.request
 import uuid
 
 import websockets
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def descriptors(pid):
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def ready(base):
-    try:
-        with urllib.request.urlopen(base + "/readyz", timeout=5) as response:
-            body = json.loads(response.read())
-            return response.status == 200, body.get("active")
-    except Exception as error:  # noqa: BLE001 - any failure means not ready
-        return False, str(error)
+from server_process import cpu_seconds, descriptors, readyz as ready, rss_mib
 
 
 def cpu_over(pid, seconds):

@@ -10,6 +10,20 @@ import Testing
 /// deadline, progress, and the lorem preview client.
 @MainActor
 struct SessionTests {
+  /// Taps record and goes through authorization until the client's task has started.
+  func startRecording(_ store: TestStoreOf<SpeechRecognition>) async {
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+  }
+
   @Test func stopWhileAuthorizingMeansRecordingNeverStarts() async {
     let clock = TestClock()
     let store = TestStore(initialState: SpeechRecognition.State()) {
@@ -89,16 +103,7 @@ struct SessionTests {
       $0.speechClient.startTask = { _ in stream }
       // finishTask stays unimplemented: cancelling does not wait for the last words.
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     continuation.yield(result("hello", isFinal: false))
     await store.receive(\.speech.success) {
       $0.result = result("hello", isFinal: false)
@@ -130,16 +135,7 @@ struct SessionTests {
         continuation.finish()
       }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     await clock.advance(by: .seconds(5) - .milliseconds(1))
     #expect(store.state.isRecording)
     await clock.advance(by: .milliseconds(1))
@@ -174,16 +170,7 @@ struct SessionTests {
         return stream
       }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     // The client is asked for the first two seconds of audio, and reads no further.
     var limited = file
     limited.maximumAudioDuration = .seconds(2)
@@ -232,16 +219,7 @@ struct SessionTests {
         return stream
       }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     #expect(started.value == [file])
     continuation.finish()
     await store.receive(\.recognitionFinished) {
@@ -266,16 +244,7 @@ struct SessionTests {
       }
       $0.speechClient.finishTask = {}
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     #expect(started.value.map(\.maximumAudioDuration) == [nil])
     await clock.advance(by: .seconds(2))
     await store.receive(\.durationElapsed) {
@@ -300,16 +269,7 @@ struct SessionTests {
       $0.speechClient.startTask = { _ in stream }
       $0.speechClient.finishTask = { finishCalls.withValue { $0 += 1 } }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     await store.send(.recordButtonTapped) {
       $0.isRecording = false
       $0.status = .finishing
@@ -336,16 +296,7 @@ struct SessionTests {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     #expect(store.state.progress == nil)
     continuation.yield(result("", progress: .init(audioDuration: 15, totalAudioDuration: 60)))
     await store.receive(\.speech.success) {
@@ -378,16 +329,7 @@ struct SessionTests {
         return AsyncThrowingStream { _ in }
       }
     }
-    await store.send(.recordButtonTapped) {
-      $0.isRecording = true
-      $0.status = .authorizing
-    }
-    await store.receive(\.authorizationResponse) {
-      $0.status = .starting
-    }
-    await store.receive(\.recognitionStarted) {
-      $0.status = .recording
-    }
+    await startRecording(store)
     await store.send(.authorizationResponse(.authorized))
     #expect(starts.value == 1)
     await store.skipInFlightEffects()

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Hostile but fair clients against a running `transcribe serve`: N sessions of each kind, one
+kind after another, and after each kind the server's file descriptors, memory, CPU and
+readiness, and the answers the clients got.
+
+    python3 Benchmarks/serve/abuse.py --url http://127.0.0.1:2700 --pid PID [--sessions 50]
+
+Run by hand against a release build (see Benchmarks/serve/README.md), never as a test. Needs
+`websockets` and sox (for the compressed upload).
+"""
+
+import argparse
+import asyncio
+import base64
+import collections
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+
+import websockets
+
+from server_process import cpu_seconds, descriptors, readyz, rss_mib
+
+
+def ready(base):
+    return readyz(base)[0]
+
+
+def raw(host, port, data, timeout=30.0, read=True):
+    """Sends bytes on a new connection; returns the status line of the answer (or what
+    happened) once the server closes or `timeout` passes."""
+    connection = socket.create_connection((host, port), timeout=timeout)
+    try:
+        connection.sendall(data)
+        if not read:
+            return "sent"
+        received = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                chunk = connection.recv(65536)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                return "reset"
+            if not chunk:
+                break
+            received += chunk
+        return received.split(b"\r\n", 1)[0].decode(errors="replace") or "closed, no answer"
+    except (BrokenPipeError, ConnectionResetError):
+        return "reset while sending"
+    finally:
+        connection.close()
+
+
+def multipart(host, port, filename, payload, extra_header=b""):
+    boundary = uuid.uuid4().hex
+    head = (
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+        f"filename=\"{filename}\"\r\n"
+    ).encode() + extra_header + b"Content-Type: application/octet-stream\r\n\r\n"
+    body = head + payload + f"\r\n--{boundary}--\r\n".encode()
+    return (
+        f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+
+async def stream(url, messages, headers=None, wait=5.0):
+    """Sends `messages` on a WebSocket; returns the close code and the last error message."""
+    error = None
+    try:
+        async with websockets.connect(
+            url, max_size=None, additional_headers=headers or {}, open_timeout=10
+        ) as socket_:
+            for message in messages:
+                await socket_.send(message)
+            try:
+                while True:
+                    reply = await asyncio.wait_for(socket_.recv(), wait)
+                    if isinstance(reply, str) and '"error"' in reply:
+                        error = json.loads(reply)["error"][:60]
+            except (asyncio.TimeoutError, websockets.ConnectionClosed):
+                pass
+            return socket_.close_code, error
+    except websockets.InvalidStatus as status:
+        return status.response.status_code, None
+    except Exception as failure:  # noqa: BLE001 - reported as the outcome
+        return type(failure).__name__, None
+
+
+def compressed_hours(hours):
+    path = tempfile.mktemp(suffix=".flac")
+    subprocess.run(
+        ["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "trim", "0", str(hours * 3600)],
+        check=True,
+    )
+    data = open(path, "rb").read()
+    os.unlink(path)
+    return data
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", default="http://127.0.0.1:2700")
+    parser.add_argument("--pid", type=int, required=True)
+    parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--only", help="comma-separated kinds to run")
+    arguments = parser.parse_args()
+    base = arguments.url.rstrip("/")
+    host, port = base.split("//", 1)[1].split(":")
+    port = int(port)
+    ws = base.replace("http", "ws", 1) + "/"
+    pid = arguments.pid
+    count = arguments.sessions
+    config = lambda body: json.dumps({"config": body})  # noqa: E731
+
+    bomb = compressed_hours(10)
+    phrases = [f"go forward {n}" for n in range(64_000)]
+    kinds = collections.OrderedDict()
+    kinds["phrase_list 64,000"] = lambda: asyncio.run(
+        stream(ws, [config({"sample_rate": 16000, "phrase_list": phrases})], wait=0.5)
+    )
+    kinds["upload 10 h FLAC bomb"] = lambda: raw(host, port, multipart(host, port, "a.flac", bomb))
+    kinds["upload 90 MiB part header"] = lambda: raw(
+        host, port,
+        multipart(host, port, "a.wav", b"x", b"X-Long: " + b"a" * (90 << 20) + b"\r\n"),
+    )
+    kinds["upload 1 MB of \\r\\n-"] = lambda: raw(
+        host, port, multipart(host, port, "a.wav", b"\r\n-" * 350_000)
+    )
+    kinds["garbage (HELLO)"] = lambda: raw(host, port, b"HELLO\r\n\r\n")
+    kinds["HTTP/9.9"] = lambda: raw(host, port, b"GET /healthz HTTP/9.9\r\n\r\n")
+    kinds["HTTP/2 preface"] = lambda: raw(host, port, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+    kinds["80 KB header"] = lambda: raw(
+        host, port, b"GET /healthz HTTP/1.1\r\nX-A: " + b"a" * 90_000 + b"\r\n\r\n"
+    )
+    kinds["80 KB URL"] = lambda: raw(
+        host, port, b"GET /healthz?" + b"a" * 80_000 + b" HTTP/1.1\r\n\r\n"
+    )
+    kinds["bad Content-Length"] = lambda: raw(
+        host, port, b"POST /v1/audio/transcriptions HTTP/1.1\r\nContent-Length: x\r\n\r\n"
+    )
+    kinds["evil Origin"] = lambda: asyncio.run(
+        stream(ws, [], headers={"Origin": "http://evil.example"})
+    )
+    kinds["3 MiB frame"] = lambda: asyncio.run(stream(ws, [b"\0" * (3 << 20)]))
+    kinds["1.5 MiB text"] = lambda: asyncio.run(stream(ws, ["x" * (3 << 19)]))
+    kinds["1 MiB config field name"] = lambda: asyncio.run(
+        stream(ws, [json.dumps({"config": {"a\n" * (1 << 19): 1}})])
+    )
+
+    def unmasked():
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = (
+            f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+        connection = socket.create_connection((host, port), timeout=10)
+        connection.sendall(request)
+        connection.recv(4096)
+        connection.sendall(bytes([0x82, 4, 1, 2, 3, 4]))
+        data = b""
+        try:
+            while chunk := connection.recv(4096):
+                data += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+        connection.close()
+        index = data.find(b"\x88")
+        return int.from_bytes(data[index + 2 : index + 4], "big") if index >= 0 else "no close"
+
+    kinds["unmasked frames"] = unmasked
+
+    def concurrent(send, seconds):
+        """`count` connections at once that each `send`, then wait for their answers."""
+
+        def one():
+            connection = socket.create_connection((host, port), timeout=seconds + 30)
+            send(connection)
+            try:
+                answer = connection.recv(4096).split(b"\r\n", 1)[0].decode() or "closed"
+            except (socket.timeout, ConnectionResetError) as failure:
+                answer = type(failure).__name__
+            connection.close()
+            return answer
+
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(count) as pool:
+            return list(pool.map(lambda _: one(), range(count)))
+
+    kinds["idle connections (all at once)"] = ("batch", lambda: concurrent(lambda c: None, 20))
+    kinds["partial headers (all at once)"] = (
+        "batch", lambda: concurrent(lambda c: c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x"), 20)
+    )
+
+    def slow(connection):
+        request = multipart(host, port, "a.wav", b"\0" * 100_000)
+        connection.sendall(request[:400])
+        for index in range(400, 440, 2):
+            try:
+                connection.sendall(request[index : index + 2])
+            except (BrokenPipeError, ConnectionResetError):
+                return
+            time.sleep(1)
+
+    kinds["uploads at 2 bytes/s (all at once)"] = ("batch", lambda: concurrent(slow, 30))
+
+    selected = arguments.only.split(",") if arguments.only else None
+    print(f"before: fds {descriptors(pid)}, RSS {rss_mib(pid):.0f} MiB, readyz {ready(base)}")
+    for name, run in kinds.items():
+        if selected and not any(part in name for part in selected):
+            continue
+        cpu = cpu_seconds(pid)
+        started = time.monotonic()
+        if isinstance(run, tuple):
+            answers = run[1]()
+        else:
+            answers = [run() for _ in range(count)]
+        elapsed = time.monotonic() - started
+        time.sleep(2)
+        tally = collections.Counter(str(answer) for answer in answers)
+        print(
+            f"{name}: {count} in {elapsed:.0f} s, server CPU {cpu_seconds(pid) - cpu:.1f} s; "
+            f"fds {descriptors(pid)}, RSS {rss_mib(pid):.0f} MiB, readyz {ready(base)}; "
+            f"answers {dict(tally.most_common(3))}"
+        )
+
+
+if __name__ == "__main__":
+    main()
