@@ -31,6 +31,9 @@ public struct TranscriptionServer: Sendable {
   public let sessions: SessionLimiter
   /// Whether ``prepare`` has finished (`GET /readyz`).
   public let readiness = ServerReadiness()
+  /// The uploads receiving their body (``ServerConfiguration/maxUploadsReading``): they hold no
+  /// session place until decoding starts.
+  public let uploadsReading: SessionLimiter
   /// The WebSocket streams running now, which a shutdown drains.
   public let streams: ActiveStreams
   /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
@@ -60,6 +63,8 @@ public struct TranscriptionServer: Sendable {
     self.makeSpeechClient = makeSpeechClient
     self.metrics = ServerMetrics()
     self.sessions = SessionLimiter(limit: configuration.maxSessions)
+    self.uploadsReading = SessionLimiter(
+      limit: configuration.maxUploadsReading ?? 4 * configuration.maxSessions)
     self.streams = ActiveStreams()
   }
 

@@ -22,6 +22,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// The uploaded file holds more audio than the server takes per upload
   /// (`serve --max-upload-seconds`), as its header says (413).
   case audioTooLong(seconds: Double, limit: Duration)
+  /// The body arrived more slowly than `minimumRate` bytes per second on average after its
+  /// first `grace` (408).
+  case uploadTooSlow(minimumRate: Int, grace: Duration)
   /// The upload is not audio the server can read; `reason` is the decoder's (400).
   case unreadableAudio(reason: String)
   /// Every session place is taken; try again after `retryAfter` seconds (503).
@@ -42,6 +45,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .notMultipart, .malformedMultipart, .missingField, .invalidField, .unreadableAudio:
       .badRequest
     case .uploadTooLarge, .audioTooLong: .contentTooLarge
+    case .uploadTooSlow: .requestTimeout
     case .noCapacity, .sessionTooLong: .serviceUnavailable
     case .recognitionFailed: .internalServerError
     case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
@@ -70,6 +74,10 @@ public enum OpenAIError: Error, Equatable, Sendable {
       return "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
         + "server's limit of \(limit.components.seconds) s per upload (serve "
         + "--max-upload-seconds); split it into shorter files."
+    case .uploadTooSlow(let rate, let grace):
+      return "The upload arrived too slowly: this server needs the body at "
+        + "\(Self.size(rate))/s or more on average after its first "
+        + "\(Self.seconds(grace)); send it over a faster connection."
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
@@ -108,6 +116,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .unauthorized: "invalid_api_key"
     case .uploadTooLarge: "file_too_large"
     case .audioTooLong: "audio_too_long"
+    case .uploadTooSlow: "upload_too_slow"
     case .unreadableAudio: "invalid_file_format"
     case .noCapacity: "server_busy"
     case .sessionTooLong: "session_too_long"
@@ -122,8 +131,17 @@ public enum OpenAIError: Error, Equatable, Sendable {
     return text + "."
   }
 
+  /// A duration in seconds: `10 s`, `0.3 s`.
+  private static func seconds(_ duration: Duration) -> String {
+    let seconds =
+      Double(duration.components.seconds)
+      + Double(duration.components.attoseconds) / 1e18
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+  }
+
   private static func size(_ bytes: Int) -> String {
-    bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
   }
 }
 
