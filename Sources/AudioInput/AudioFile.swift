@@ -64,6 +64,10 @@ public final class AudioFile: SampleSource {
     }
     var info = SF_INFO()
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+      // libsndfile refuses a WAV header that says 0 Hz with words about its own structures.
+      if Self.declaredWAVSampleRate(at: path) == 0 {
+        throw .fileUnreadable(path: path, reason: Self.unusableSampleRate("is 0 Hz"))
+      }
       throw .fileUnreadable(path: path, reason: String(cString: sf_strerror(nil)))
     }
     try self.init(file: file, info: info, name: path, stream: nil, stopSignal: stopSignal)
@@ -120,6 +124,11 @@ public final class AudioFile: SampleSource {
     guard info.channels > 0, info.samplerate > 0, info.frames > 0 || stream != nil else {
       Self.release(file)
       throw .fileUnreadable(path: name, reason: "the file holds no audio")
+    }
+    guard Self.convertibleSampleRates.contains(Int(info.samplerate)) else {
+      Self.release(file)
+      throw .fileUnreadable(
+        path: name, reason: Self.unusableSampleRate("is \(info.samplerate) Hz"))
     }
     let resampler: Resampler?
     if Int(info.samplerate) == SampleFormat.sampleRate {
@@ -244,6 +253,44 @@ public final class AudioFile: SampleSource {
         path: name,
         reason: "the file is truncated or damaged: \(String(cString: sf_strerror(file)))")
     }
+  }
+
+  /// The sample rates the converter turns into 16 kHz (libsamplerate converts by a factor of
+  /// at most 256 either way).
+  static let convertibleSampleRates =
+    (SampleFormat.sampleRate + 255) / 256...SampleFormat
+    .sampleRate * 256
+
+  /// Why a file's sample rate (`rate`, e.g. "is 1 Hz") cannot be used, and what to do.
+  static func unusableSampleRate(_ rate: String) -> String {
+    "its sample rate \(rate), which cannot be converted to the 16 kHz speech models need "
+      + "(usable rates are \(convertibleSampleRates.lowerBound) Hz to "
+      + "\(convertibleSampleRates.upperBound / 1000) kHz): the header is damaged or the audio is "
+      + "not sound; convert it again (e.g. sox in.wav -r 16000 out.wav)"
+  }
+
+  /// The sample rate a RIFF/WAVE file's `fmt ` chunk declares, or `nil` when the file is not
+  /// one or cannot be read.
+  static func declaredWAVSampleRate(at path: String) -> UInt32? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 4096), header.count >= 12 else { return nil }
+    let bytes = [UInt8](header)
+    func uint32(at offset: Int) -> UInt32? {
+      guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+      return (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+    }
+    guard bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
+    else { return nil }
+    var offset = 12
+    while offset + 8 <= bytes.count, let size = uint32(at: offset + 4) {
+      if bytes[offset..<offset + 4].elementsEqual("fmt ".utf8) {
+        // fmt: format (2 bytes), channels (2), sample rate (4).
+        return uint32(at: offset + 12)
+      }
+      offset += 8 + Int(size) + Int(size & 1)
+    }
+    return nil
   }
 
   /// libsndfile quietly reads a truncated WAV/AIFF to the real end, noting in its log that the

@@ -77,6 +77,14 @@ public final class Decoder: SpeechRecognizer {
     self.configuration = configuration
     self.initialCepstralMean = Self.cepstralMean(of: decoder)
     self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
+    // pocketsphinx names a key phrase's unknown word only in its log, and not for every length
+    // of phrase: look the words up.
+    if case let .keyphrase(phrase) = configuration.search,
+      let missing = phrase.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+        .first(where: { !knows($0) })
+    {
+      throw .wordNotInDictionary(word: missing, dictionary: configuration.dictionary.path)
+    }
     if case let .phrases(phrases) = configuration.search {
       try restrict(toPhrases: phrases)
     }

@@ -15,17 +15,24 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   public var engine: Engine
   /// Whether to deliver partial results while an utterance is still being spoken.
   public var shouldReportPartialResults: Bool
+  /// How much audio to recognize from the start of a source that is read (a file, standard
+  /// input, pushed audio), or `nil` for all of it: the client reads no further and ends the task
+  /// with the words of that audio, as at the end of the input. Capture sources ignore it: what
+  /// limits a recording is clock time, which its host keeps.
+  public var maximumAudioDuration: Duration?
 
   /// Creates a request; by default the default microphone, the client's default engine, partial
   /// results.
   public init(
     source: AudioSource = .microphone,
     engine: Engine = .automatic,
-    shouldReportPartialResults: Bool = true
+    shouldReportPartialResults: Bool = true,
+    maximumAudioDuration: Duration? = nil
   ) {
     self.source = source
     self.engine = engine
     self.shouldReportPartialResults = shouldReportPartialResults
+    self.maximumAudioDuration = maximumAudioDuration
   }
 
   /// Creates a request decoded by pocketsphinx with `model`.

@@ -79,7 +79,7 @@ public final class FileRecognitionBatch: Sendable {
     recognitions.map { recognition in
       let input = try? recognition.request.source.open(
         configuration: configuration, stopSignal: StopSignal())
-      return input?.totalDuration ?? 0
+      return AudioBudget.length(of: input?.totalDuration, for: recognition.request) ?? 0
     }
   }
 
@@ -147,8 +147,11 @@ public final class FileRecognitionBatch: Sendable {
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
         recognition.opened(
-          totalDuration: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
-        while !recognition.isStopped, let samples = try input.read() {
+          totalDuration: AudioBudget.length(of: input.totalDuration, for: recognition.request),
+          recordedSampleRate: input.recordedSampleRate)
+        var budget = AudioBudget(recognition.request)
+        while !recognition.isStopped, !budget.isSpent, var samples = try input.read() {
+          budget.take(&samples)
           read += samples.count
           for segment in segmenter.append(samples) {
             submit(segment)

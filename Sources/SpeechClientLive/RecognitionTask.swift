@@ -116,7 +116,9 @@ final class RecognitionTask: Sendable {
       let input = try request.source.open(configuration: configuration, stopSignal: stopSignal)
       isOpeningSource = false
       var position = AudioPosition(
-        total: input.totalDuration, recordedSampleRate: input.recordedSampleRate)
+        total: AudioBudget.length(of: input.totalDuration, for: request),
+        recordedSampleRate: input.recordedSampleRate)
+      var budget = AudioBudget(request)
       if position.isBelowRecommendedSampleRate {
         // Say so before the model loads and the first words come, so the host can warn at once.
         continuation.yield(transcript.result(isFinal: false, progress: position.report()))
@@ -141,7 +143,8 @@ final class RecognitionTask: Sendable {
         loaded = try engine.makeRecognizer()
       }
       decoder = loaded
-      while let samples = try input.read() {
+      while !budget.isSpent, var samples = try input.read() {
+        budget.take(&samples)
         let events = try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
           try loaded.process(samples)
         }

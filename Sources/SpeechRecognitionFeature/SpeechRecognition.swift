@@ -30,8 +30,10 @@ public struct SpeechRecognition: Sendable {
   public struct State: Equatable, Sendable {
     /// What to recognize: the audio source and model.
     public var request: SpeechRecognitionRequest
-    /// How long to record: clock time for live capture, audio time for files; `nil` until stopped
-    /// or the input ends.
+    /// How long to record: clock time for live capture; for an input that is read (a file,
+    /// standard input), audio time, which the client keeps by reading no further (the request's
+    /// ``SpeechRecognitionRequest/maximumAudioDuration``). `nil`: until stopped or the input
+    /// ends.
     public var duration: Duration?
     /// Whether the user wants audio recognized: `true` from the tap that starts, `false` as soon
     /// as recording is stopped (the last words may still be arriving; see ``status``).
@@ -218,8 +220,12 @@ public struct SpeechRecognition: Sendable {
           return .none
         }
         state.status = .starting
-        let request = state.request
-        return .run { send in
+        var request = state.request
+        if !request.source.isLive, let duration = state.duration {
+          // A file's limit is audio time: the client reads no further than that.
+          request.maximumAudioDuration = min(request.maximumAudioDuration ?? duration, duration)
+        }
+        return .run { [request] send in
           let results = await speechClient.startTask(request)
           await send(.recognitionStarted)
           for try await result in results {
@@ -250,12 +256,6 @@ public struct SpeechRecognition: Sendable {
 
       case .speech(.success(let result)):
         state.result = result
-        // A file's limit is audio time, which only the results know.
-        if state.status == .recording, !state.request.source.isLive, let duration = state.duration,
-          let position = result.progress?.audioDuration, position >= duration.timeInterval
-        {
-          return stop(&state)
-        }
         return .none
 
       case .speech(.failure(let failure)):

@@ -12,6 +12,7 @@ import Synchronization
 public final class ClientConnection: Sendable {
   private struct State {
     var isGone = false
+    var isUnresponsive = false
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextWaiter = 0
   }
@@ -23,6 +24,15 @@ public final class ClientConnection: Sendable {
 
   /// Whether the client has closed its side or the connection dropped.
   public var isGone: Bool { state.withLock { $0.isGone } }
+
+  /// Whether the server closed the connection because the client stopped answering its pings
+  /// (a WebSocket that went quiet without closing).
+  public var isUnresponsive: Bool { state.withLock { $0.isUnresponsive } }
+
+  /// Notes that the client left pings unanswered until the connection was closed.
+  func markUnresponsive() {
+    state.withLock { $0.isUnresponsive = true }
+  }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.
   func markGone() {
@@ -59,14 +69,35 @@ public final class ClientConnection: Sendable {
 
 /// Sits first in a connection's pipeline and marks its ``ClientConnection`` gone when the client
 /// closes its side or the connection drops; passes everything on unchanged.
+///
+/// A connection past ``ServerConfiguration/maxConnections`` gets a `503` written straight to the
+/// socket from here, and is closed.
 final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
+  typealias OutboundOut = ByteBuffer
 
   let connection: ClientConnection
+  /// The answer for a connection turned away, written as soon as the handler is in place.
+  private let refusal: ByteBuffer?
 
-  init(connection: ClientConnection) {
+  init(connection: ClientConnection, refusal: ByteBuffer? = nil) {
     self.connection = connection
+    self.refusal = refusal
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    guard let refusal else { return }
+    let channel = context.channel
+    context.writeAndFlush(wrapOutboundOut(refusal)).whenComplete { _ in
+      channel.close(promise: nil)
+    }
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    // A connection turned away reads nothing more.
+    guard refusal == nil else { return }
+    context.fireChannelRead(data)
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -99,5 +130,47 @@ extension Channel {
       try pipeline.syncOperations.handler(type: ClientConnectionHandler.self).connection
     }.get()
     return connection ?? ClientConnection()
+  }
+}
+
+/// The connections open at once, counted against ``ServerConfiguration/maxConnections``.
+final class OpenConnections: Sendable {
+  private let count = Atomic<Int>(0)
+
+  /// The connections open now.
+  var current: Int { count.load(ordering: .relaxed) }
+
+  /// Counts a new connection; `false` (and not counted) when `limit` are open already.
+  func admit(limit: Int) -> Bool {
+    let (_, new) = count.add(1, ordering: .relaxed)
+    guard new <= limit else {
+      count.subtract(1, ordering: .relaxed)
+      return false
+    }
+    return true
+  }
+
+  /// A counted connection closed.
+  func release() {
+    count.subtract(1, ordering: .relaxed)
+  }
+
+  /// The raw HTTP answer to a connection past the limit.
+  static func refusal(limit: Int) -> ByteBuffer {
+    let body =
+      "The server has \(limit) connections open, its most; try again shortly, or reuse a "
+      + "connection.\n"
+    return ByteBuffer(
+      string: "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
+        + body)
+  }
+}
+
+extension TimeAmount {
+  /// A Swift duration as NIO's time amount, in nanoseconds.
+  init(_ duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 }

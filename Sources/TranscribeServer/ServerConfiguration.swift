@@ -1,3 +1,4 @@
+import Foundation
 import SpeechClient
 
 /// How `transcribe serve` listens and what it allows.
@@ -50,6 +51,25 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// `https://captions.example`; `*` allows every origin. Requests without an `Origin` header
   /// (anything but a browser) are never refused for it.
   public var allowedOrigins: [String] = []
+  /// How long a connection may take to send a request's headers, and stay open between requests
+  /// without sending one (default 15 s): past it, it gets 408 or is closed, so idle and
+  /// half-sent connections do not pile up.
+  public var requestHeaderTimeout: Duration = .seconds(15)
+  /// How often a WebSocket is pinged (default 30 s); a client that has not answered by the next
+  /// ping is closed, and its stream logged as `ping_timeout`.
+  public var pingInterval: Duration = .seconds(30)
+  /// How many connections may be open at once; past it, new ones get 503 and are closed at once
+  /// (default: three quarters of the process's file-descriptor limit, so the server keeps
+  /// descriptors for its own files and for `/healthz`).
+  public var maxConnections: Int = ServerConfiguration.defaultMaxConnections
+
+  /// Three quarters of the soft limit on open file descriptors (at least 16).
+  public static var defaultMaxConnections: Int {
+    var limit = rlimit()
+    // RLIM_INFINITY is all ones, beyond any real limit: the cap covers it.
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1 << 16 }
+    return max(16, Int(min(limit.rlim_cur, 1 << 20)) * 3 / 4)
+  }
 
   /// Creates a configuration: `127.0.0.1:2700`, two sessions, no token, and the default limits.
   public init(

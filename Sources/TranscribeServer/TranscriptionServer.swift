@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import SpeechClient
 
 /// The speech pipeline as a service: `transcribe serve`.
@@ -36,6 +37,8 @@ public struct TranscriptionServer: Sendable {
   public let uploadsReading: SessionLimiter
   /// The WebSocket streams running now, which a shutdown drains.
   public let streams: ActiveStreams
+  /// The connections open now (``ServerConfiguration/maxConnections``).
+  let connections = OpenConnections()
   /// The clock of the streams' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
   /// Whether every decoder of one of the engines has been busy for longer than
@@ -80,11 +83,13 @@ public struct TranscriptionServer: Sendable {
       server: .http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter,
         configuration: HTTP1WebSocketUpgradeChannel.Configuration(
+          // Between requests; the first request's headers have their own timeout (see
+          // `UpgradeTokenHandler`).
+          http1: .init(idleTimeout: TimeAmount(configuration.requestHeaderTimeout)),
           ws: WebSocketServerConfiguration(
-            // Twice the message limit reaches the stream, which answers a message just over it
-            // with a clear error; larger frames are refused by the protocol layer (1009).
-            maxFrameSize: 2 * configuration.maxFrameBytes,
-            autoPing: .enabled(timePeriod: .seconds(30)))),
+            maxFrameSize: Self.frameReadLimit(configuration.maxFrameBytes),
+            extensions: [.nonNegotiatedExtension { MaskedFramesOnly() }],
+            autoPing: .enabled(timePeriod: configuration.pingInterval))),
         authorizingWith: self),
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
@@ -96,6 +101,11 @@ public struct TranscriptionServer: Sendable {
       logger: logger
     )
   }
+
+  /// The largest WebSocket frame read at all, for a message limit of `limit` bytes: twice it,
+  /// so the stream answers a message just over the limit itself; a larger frame is refused by
+  /// the protocol layer (1009, after an error message from ``OversizedFrameHandler``).
+  static func frameReadLimit(_ limit: Int) -> Int { 2 * limit }
 
   /// Counts and logs (`warning`) a session turned away before it started: the one place every
   /// endpoint reports a rejection.

@@ -55,6 +55,15 @@ struct Serve: AsyncParsableCommand {
   var maxSessions: Int?
 
   @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      """
+      Connections that may be open at once; past it new ones get 503 (default: three quarters \
+      of the open-file limit, \(ServerConfiguration.defaultMaxConnections) here).
+      """, valueName: "n"))
+  var maxConnections: Int?
+
+  @Option(
     help: ArgumentHelp(
       "Require `Authorization: Bearer TOKEN` (default: $TRANSCRIBE_TOKEN).", valueName: "token"))
   var token: String?
@@ -103,10 +112,23 @@ struct Serve: AsyncParsableCommand {
       valueName: "level"))
   var logLevel: Logger.Level = .info
 
+  /// `transcribe`'s own options, which ArgumentParser parses here too when they are written
+  /// after `serve`: refused, rather than silently ignored.
+  @OptionGroup(visibility: .private) var inputOptions: InputOptions
+  @OptionGroup(visibility: .private) var decodingOptions: DecodingOptions
+
   func validate() throws {
+    if let option = (inputOptions.given + decodingOptions.given).first {
+      throw ValidationError(Self.notServing(option))
+    }
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
+    }
+    if let maxConnections, maxConnections < 1 {
+      throw ValidationError(
+        "--max-connections must be a whole number of connections, at least 1 (got "
+          + "\(maxConnections)).")
     }
     if let maxSessions, maxSessions < 1 {
       throw ValidationError(
@@ -128,6 +150,28 @@ struct Serve: AsyncParsableCommand {
     if let problem = Self.tokenProblem(resolvedToken) {
       throw ValidationError(problem)
     }
+  }
+
+  /// Why one of `transcribe`'s own options does not apply to `serve`, and what to do instead.
+  static func notServing(_ option: String) -> String {
+    let why =
+      switch option {
+      case "--input", "--raw", "--format", "--duration":
+        "clients send the audio and read the words in their own protocol (to transcribe a "
+          + "file on the command line, give it to `transcribe` without `serve`)"
+      case "--device", "--list-devices":
+        "it transcribes what clients send, not a capture source"
+      case "--model":
+        "it serves the installed Moonshine model, or the one $TRANSCRIBE_MOONSHINE_MODEL names"
+      case "--jobs":
+        "--max-sessions sets how many sessions, each with its own decoder, run at once"
+      case "--grammar", "--keyphrase", "--hmm", "--lm", "--dict":
+        "it serves the installed default models (a stream's phrase_list narrows its words); "
+          + "--engine picks the engine"
+      default:
+        "its streams and uploads use the defaults"
+      }
+    return "\(option) does not apply to `transcribe serve`: \(why). Leave it out."
   }
 
   /// The token: `--token`, else `TRANSCRIBE_TOKEN`, else none.
@@ -179,6 +223,7 @@ struct Serve: AsyncParsableCommand {
     configuration.maxUploadBytes = maxUploadMb << 20
     configuration.maxUploadAudioDuration = .milliseconds(max(1, Int64(maxUploadSeconds * 1000)))
     configuration.allowedOrigins = allowOrigin
+    if let maxConnections { configuration.maxConnections = maxConnections }
     // The default first, then the other engines that are installed.
     configuration.engines =
       [defaultEngine]

@@ -70,90 +70,34 @@ struct Transcribe: AsyncParsableCommand {
 
   var preview: Bool { previewOption.preview }
 
-  @Option(
-    name: [.short, .long],
-    help: ArgumentHelp(
-      "Transcribe an audio file instead of the microphone (repeat for several, in order); "
-        + "- reads standard input.",
-      valueName: "file"))
-  var input: [String] = []
+  /// What to transcribe and how to write it (a group `transcribe serve` refuses).
+  @OptionGroup var inputOptions: InputOptions
 
-  @Flag(
-    help: """
-      Input files are headerless 16 kHz mono signed 16-bit little-endian samples (assumed for \
-      files ending in .raw or .pcm).
-      """)
-  var raw = false
-
-  @Option(help: "Output format: text, json (one object per line), srt or vtt.")
-  var format: OutputFormat = .text
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Stop after this many seconds (e.g. 2.5): clock time when listening, audio time for files.",
-      valueName: "seconds"))
-  var duration: Double?
-
-  @Option(help: ArgumentHelp("The PulseAudio capture source to listen to.", valueName: "name"))
-  var device: String?
-
-  @Flag(help: "List the capture sources (name and description) and exit.")
-  var listDevices = false
+  var input: [String] { inputOptions.input }
+  var raw: Bool { inputOptions.raw }
+  var format: OutputFormat { inputOptions.format ?? .text }
+  var duration: Double? { inputOptions.duration }
+  var device: String? { inputOptions.device }
+  var listDevices: Bool { inputOptions.listDevices }
 
   /// `--engine`, in a group `transcribe serve` shares (see ``EngineOption``).
   @OptionGroup var engineOption: EngineOption
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
-  @Option(
-    help: ArgumentHelp(
-      """
-      Moonshine's model directory (default: $TRANSCRIBE_MOONSHINE_MODEL, else the one \
-      ./scripts/install-dependencies.sh installed).
-      """,
-      valueName: "dir"))
-  var model: String?
+  /// The model and decoding (a group `transcribe serve` refuses).
+  @OptionGroup var decodingOptions: DecodingOptions
 
-  @Option(help: ArgumentHelp("Recognize only what a JSGF grammar allows.", valueName: "file"))
-  var grammar: String?
-
-  @Option(help: ArgumentHelp("Listen only for this key phrase.", valueName: "phrase"))
-  var keyphrase: String?
-
-  @Option(help: ArgumentHelp("Acoustic model directory.", valueName: "dir"))
-  var hmm: String?
-
-  @Option(help: ArgumentHelp("Language model file (.lm or .lm.bin).", valueName: "file"))
-  var lm: String?
-
-  @Option(help: ArgumentHelp("Pronunciation dictionary.", valueName: "file"))
-  var dict: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      """
-      Decode files with this many decoders at once (default: the number of cores, \
-      \(LiveSpeechConfiguration().jobs) here). The microphone always uses one.
-      """,
-      valueName: "n"))
-  var jobs: Int?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Silence that ends an utterance, in seconds (default 0.5).", valueName: "seconds"))
-  var silence: Double?
-
-  @Option(
-    name: .customLong("max-utterance"), parsing: .unconditional,
-    help: ArgumentHelp(
-      "End utterances longer than this many seconds (default 30).", valueName: "seconds"))
-  var maxUtterance: Double?
-
-  @Flag(help: "Show pocketsphinx's own log on standard error.")
-  var verbose = false
+  var model: String? { decodingOptions.model }
+  var grammar: String? { decodingOptions.grammar }
+  var keyphrase: String? { decodingOptions.keyphrase }
+  var hmm: String? { decodingOptions.hmm }
+  var lm: String? { decodingOptions.lm }
+  var dict: String? { decodingOptions.dict }
+  var jobs: Int? { decodingOptions.jobs }
+  var silence: Double? { decodingOptions.silence }
+  var maxUtterance: Double? { decodingOptions.maxUtterance }
+  var verbose: Bool { decodingOptions.verbose }
 
   /// What is wrong with `seconds` as a length of at most `limit` seconds, if anything.
   static func secondsProblem(_ seconds: Double, limit: Double) -> String? {
@@ -176,7 +120,10 @@ struct Transcribe: AsyncParsableCommand {
   /// The longest `--duration`: a year, far beyond any session and far within `Duration`'s range.
   static let maximumDuration: Double = 365 * 24 * 3600
 
-  func validate() throws {
+  /// Checks the options of a run of `transcribe` itself; `transcribe serve` checks its own (and
+  /// refuses these), so this is not `validate()`, which ArgumentParser runs for a subcommand's
+  /// parent too.
+  func checkOptions() throws {
     if let duration {
       guard duration > 0 else {
         throw ValidationError("--duration must be a positive number of seconds.")
@@ -282,17 +229,20 @@ struct Transcribe: AsyncParsableCommand {
     } else {
       model = .default
     }
-    // A file's progress results serve the terminal's rows and --duration's audio-time cut;
-    // without those, only finished utterances are written, and nothing in between is needed.
+    // A file's progress results serve the terminal's rows; without those, only finished
+    // utterances are written, and nothing in between is needed.
     let reportsPartialResults =
-      source.isLive || duration != nil || Terminal.stderrIsTerminal || showsPartialWords
+      source.isLive || Terminal.stderrIsTerminal || showsPartialWords
     let engine: SpeechRecognitionRequest.Engine =
       switch selectedEngine {
       case .pocketsphinx: .pocketsphinx(model)
       case .moonshine: .moonshine(modelDirectory: self.model.map { URL(fileURLWithPath: $0) })
       }
+    // A file's --duration is audio time: the client reads no further (a batch decodes ahead,
+    // so its requests carry the limit from the start; the feature would add it to a stream's).
     return SpeechRecognitionRequest(
-      source: source, engine: engine, shouldReportPartialResults: reportsPartialResults)
+      source: source, engine: engine, shouldReportPartialResults: reportsPartialResults,
+      maximumAudioDuration: source.isLive ? nil : duration.map { .seconds($0) })
   }
 
   /// The live client's settings, from the options: a value every session's client is made
@@ -317,6 +267,7 @@ struct Transcribe: AsyncParsableCommand {
   }
 
   func run() async throws {
+    try checkOptions()
     // A closed standard output would be reused by the next file opened (an input, the audio
     // server's socket) and the transcript written into it.
     guard Terminal.stdoutIsOpen else {
@@ -333,6 +284,9 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     var sources: [(SpeechRecognitionRequest.AudioSource, label: String?)] = []
+    // Files opened by their command-line bytes (names that are not UTF-8): the path read, and
+    // the name to show.
+    var pathNames: [String: String] = [:]
     if input.isEmpty {
       sources = [(device.map { .device($0) } ?? .microphone, nil)]
     } else {
@@ -341,8 +295,11 @@ struct Transcribe: AsyncParsableCommand {
           sources.append((.standardInput(raw: raw), input.count > 1 ? path : nil))
           continue
         }
-        let url = URL(fileURLWithPath: path)
-        let isRaw = raw || ["raw", "pcm"].contains(url.pathExtension.lowercased())
+        let openable = ArgumentBytes.openablePath(path)
+        if openable != path { pathNames[openable] = path }
+        let url = URL(fileURLWithPath: openable)
+        let isRaw =
+          raw || ["raw", "pcm"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
         sources.append((isRaw ? .rawFile(url) : .file(url), input.count > 1 ? path : nil))
       }
     }
@@ -382,7 +339,7 @@ struct Transcribe: AsyncParsableCommand {
       let session = await TranscriptionSession(
         request: request, duration: duration.map { .seconds($0) },
         label: label, format: format, preview: preview, client: client, renderer: renderer,
-        announcesStart: batchProgress == nil, batchProgress: batchProgress)
+        announcesStart: batchProgress == nil, batchProgress: batchProgress, pathNames: pathNames)
       let outcome = await session.run(signals: signals)
       renderer = await session.renderer
       if outcome != .success, status == .success {

@@ -178,6 +178,16 @@ struct TranscriptRenderer {
     return output
   }
 
+  /// What to write when the current file failed with `message` (also said on standard error):
+  /// with several files in JSON, an `error` line for that file, after any words read before the
+  /// failure, so a reader of the stream knows which file has no transcript and why.
+  func failed(message: String, status: ExitStatus) -> [Output] {
+    guard format == .json, let label else { return [] }
+    return [
+      .stdout(JSONErrorLine(file: label, error: message, status: status.rawValue).encoded() + "\n")
+    ]
+  }
+
   /// The status line for a stop, on standard error when it is a terminal.
   private mutating func announceStopping() -> [Output] {
     saidStopping = true
@@ -310,6 +320,23 @@ struct JSONLine: Codable, Equatable {
   static func milliseconds(_ value: Double) -> Double {
     (value * 1000).rounded() / 1000
   }
+
+  func encoded() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(self) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// The line of `--format json` for a file that failed (when several files are transcribed):
+/// `{"type":"error","file":…,"error":…,"status":…}`, `status` being the exit status the failure
+/// has on its own.
+struct JSONErrorLine: Codable, Equatable {
+  var type = "error"
+  var file: String
+  var error: String
+  var status: Int32
 
   func encoded() -> String {
     let encoder = JSONEncoder()

@@ -19,6 +19,9 @@ final class TranscriptionSession {
   private let startMessage: String?
   private let header: String?
   private let batchProgress: (@Sendable () -> FileBatchProgress?)?
+  /// Paths read under another name (`/dev/fd/N` for a file name that is not UTF-8), and the
+  /// name to show in messages instead.
+  private let pathNames: [String: String]
 
   /// A session for `request`.
   ///
@@ -32,8 +35,10 @@ final class TranscriptionSession {
   init(
     request: SpeechRecognitionRequest, duration: Duration?, label: String?,
     format: OutputFormat, preview: Bool, client: SpeechClient?, renderer: TranscriptRenderer? = nil,
-    announcesStart: Bool = true, batchProgress: (@Sendable () -> FileBatchProgress?)? = nil
+    announcesStart: Bool = true, batchProgress: (@Sendable () -> FileBatchProgress?)? = nil,
+    pathNames: [String: String] = [:]
   ) {
+    self.pathNames = pathNames
     self.store = Store(
       initialState: SpeechRecognition.State(request: request, duration: duration)
     ) {
@@ -56,6 +61,7 @@ final class TranscriptionSession {
     self.startMessage =
       announcesStart
       ? Self.startMessage(for: request.source, engine: request.engine.name, preview: preview)
+        .naming(pathNames)
       : nil
     self.batchProgress = batchProgress
   }
@@ -83,7 +89,8 @@ final class TranscriptionSession {
     Self.write(batchProgress == nil ? renderer.finish() : renderer.finishFile())
 
     let exit = store.state.exit
-    if let message = exit.message {
+    if let message = exit.message?.naming(pathNames) {
+      Self.write(renderer.failed(message: message, status: exit.status))
       Terminal.writeError("transcribe: error: \(message)\n")
     }
     return exit.status
@@ -132,6 +139,16 @@ final class TranscriptionSession {
       case .stderr(let text):
         Terminal.writeError(text)
       }
+    }
+  }
+}
+
+extension String {
+  /// The text with each path read under another name replaced by the name the user gave.
+  func naming(_ pathNames: [String: String]) -> String {
+    pathNames.reduce(self) { text, alias in
+      text.replacingOccurrences(of: "'\(alias.key)'", with: "'\(alias.value)'")
+        .replacingOccurrences(of: " \(alias.key)…", with: " \(alias.value)…")
     }
   }
 }

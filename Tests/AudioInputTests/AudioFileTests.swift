@@ -84,6 +84,54 @@ struct AudioFileTests {
     }
   }
 
+  /// A 16-bit mono WAV file whose header declares `rate`, with a second of silence at 16 kHz.
+  static func wav(declaring rate: UInt32) -> Data {
+    func le(_ value: UInt32, _ count: Int) -> [UInt8] {
+      (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32($0))) }
+    }
+    let samples = 16_000
+    var bytes: [UInt8] = Array("RIFF".utf8) + le(UInt32(36 + 2 * samples), 4) + Array("WAVE".utf8)
+    bytes += Array("fmt ".utf8) + le(16, 4) + le(1, 2) + le(1, 2) + le(rate, 4)
+    bytes += le(rate &* 2, 4) + le(2, 2) + le(16, 2)
+    bytes +=
+      Array("data".utf8) + le(UInt32(2 * samples), 4) + [UInt8](repeating: 0, count: 2 * samples)
+    return Data(bytes)
+  }
+
+  @Test(arguments: [(0, "is 0 Hz"), (1, "is 1 Hz"), (50, "is 50 Hz"), (5_000_000, "is 5000000 Hz")])
+  func aSampleRateNoConverterTakesSaysSo(rate: UInt32, said: String) throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("odd.wav")
+    try Self.wav(declaring: rate).write(to: file)
+    #expect(AudioFile.declaredWAVSampleRate(at: file.path) == rate)
+    do {
+      let source = try AudioFile(url: file)
+      while try source.read() != nil {}
+      Issue.record("a \(rate) Hz file was read")
+    } catch {
+      guard case let .fileUnreadable(path, reason) = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(path == file.path)
+      #expect(reason.hasPrefix("its sample rate \(said), which cannot be converted"), "\(reason)")
+      #expect(reason.contains("sox"))
+    }
+  }
+
+  @Test func theLowestAndHighestConvertibleRatesAreRead() throws {
+    let directory = try TemporaryDirectory()
+    for rate: UInt32 in [63, 4_096_000] {
+      let file = directory.file("edge-\(rate).wav")
+      try Self.wav(declaring: rate).write(to: file)
+      let source = try AudioFile(url: file)
+      var count = 0
+      while let samples = try source.read() { count += samples.count }
+      #expect(source.recordedSampleRate == Int(rate))
+      #expect(count > 0)
+    }
+  }
+
   @Test func directoryIsUnreadableBecauseItIsADirectory() throws {
     let directory = try TemporaryDirectory()
     let sources: [(URL) throws -> any SampleSource] = [

@@ -160,6 +160,7 @@ struct SessionTests {
     let clock = TestClock()
     let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
       .makeStream()
+    let started = LockIsolated<[SpeechRecognitionRequest]>([])
     let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/talk.wav")))
     let store = TestStore(
       initialState: SpeechRecognition.State(request: file, duration: .seconds(2))
@@ -168,11 +169,9 @@ struct SessionTests {
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { _ in stream }
-      $0.speechClient.finishTask = {
-        continuation.yield(
-          result("one two", isFinal: true, progress: .init(audioDuration: 2.1)))
-        continuation.finish()
+      $0.speechClient.startTask = { request in
+        started.withValue { $0.append(request) }
+        return stream
       }
     }
     await store.send(.recordButtonTapped) {
@@ -185,26 +184,107 @@ struct SessionTests {
     await store.receive(\.recognitionStarted) {
       $0.status = .recording
     }
+    // The client is asked for the first two seconds of audio, and reads no further.
+    var limited = file
+    limited.maximumAudioDuration = .seconds(2)
+    #expect(started.value == [limited])
     // An hour of clock time does not stop a file.
     await clock.advance(by: .seconds(3600))
-    continuation.yield(result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 60)))
+    continuation.yield(result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 2)))
     await store.receive(\.speech.success) {
-      $0.result = result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 60))
+      $0.result = result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 2))
     }
-    // Two seconds of audio do.
-    continuation.yield(
-      result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 60)))
+    // The words of the last piece before the limit come after it is reached: nothing is cut
+    // short on the way.
+    continuation.yield(result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 2)))
     await store.receive(\.speech.success) {
-      $0.result = result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 60))
+      $0.result = result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 2))
+    }
+    continuation.yield(
+      result(
+        "one two three", isFinal: true, progress: .init(audioDuration: 2, totalAudioDuration: 2)))
+    continuation.finish()
+    await store.receive(\.speech.success) {
+      $0.result = result(
+        "one two three", isFinal: true, progress: .init(audioDuration: 2, totalAudioDuration: 2))
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.isRecording = false
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+  }
+
+  @Test func aShorterLimitOfTheRequestItselfStays() async {
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let started = LockIsolated<[SpeechRecognitionRequest]>([])
+    var file = SpeechRecognitionRequest(source: .standardInput(raw: true))
+    file.maximumAudioDuration = .seconds(1)
+    let store = TestStore(
+      initialState: SpeechRecognition.State(request: file, duration: .seconds(2))
+    ) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { request in
+        started.withValue { $0.append(request) }
+        return stream
+      }
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    #expect(started.value == [file])
+    continuation.finish()
+    await store.receive(\.recognitionFinished) {
+      $0.isRecording = false
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+  }
+
+  @Test func liveCaptureIsNotLimitedByAudioTime() async {
+    let clock = TestClock()
+    let (stream, _) = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+    let started = LockIsolated<[SpeechRecognitionRequest]>([])
+    let store = TestStore(initialState: SpeechRecognition.State(duration: .seconds(2))) {
+      SpeechRecognition()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { request in
+        started.withValue { $0.append(request) }
+        return stream
+      }
+      $0.speechClient.finishTask = {}
+    }
+    await store.send(.recordButtonTapped) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    #expect(started.value.map(\.maximumAudioDuration) == [nil])
+    await clock.advance(by: .seconds(2))
+    await store.receive(\.durationElapsed) {
       $0.isRecording = false
       $0.status = .finishing
     }
-    await store.receive(\.speech.success) {
-      $0.result = result("one two", isFinal: true, progress: .init(audioDuration: 2.1))
-    }
-    await store.receive(\.recognitionFinished) {
+    await store.send(.cancel) {
       $0.status = .idle
-      $0.outcome = .finished
+      $0.outcome = .cancelled
     }
   }
 

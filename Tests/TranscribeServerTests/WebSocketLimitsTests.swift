@@ -69,6 +69,14 @@ import Testing
       server: server)
   }
 
+  @Test func aFrameTooLargeToReadStillGetsItsErrorBefore1009() async throws {
+    // Past twice the limit the protocol layer refuses the frame before the stream sees it.
+    let server = Self.server { $0.maxFrameBytes = 7_000 }
+    try await Self.expectRejected(
+      [.binary([UInt8](repeating: 0, count: 15_000))], code: 1009,
+      containing: "over the limit of 7000 bytes", server: server)
+  }
+
   @Test func anUnsupportedTextMessageIsClosedWith1003() async throws {
     try await Self.expectRejected(
       [.text(#"{"reset" : 1}"#, expectsReply: false)], code: 1003, containing: "reset")

@@ -87,6 +87,16 @@ extension CommandTests {
       #expect(output.stderr.contains("--dict"))
     }
 
+    @Test(arguments: [100, 500, 2000])
+    func aLongKeyphraseWithAnUnknownWordNamesItAtAnyLength(words: Int) async throws {
+      let phrase = Array(repeating: "forward", count: words).joined(separator: " ") + " flurbix"
+      let output = try await TranscribeProcess.run([
+        "--input", goForward, "--keyphrase", phrase,
+      ])
+      expectOneLineFailure(output, status: 10)
+      #expect(output.stderr.contains("'flurbix'"))
+    }
+
     @Test func junkDictionaryNamesTheFile() async throws {
       let directory = try TemporaryDirectory()
       let dictionary = directory.url.appendingPathComponent("junk.dict")

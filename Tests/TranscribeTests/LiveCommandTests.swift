@@ -74,6 +74,54 @@ extension CommandTests {
       #expect(output.stderr.contains("cannot read '/nonexistent/talk.wav'"))
     }
 
+    @Test(
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      arguments: [#"-i "$name""#, #"--input="$name""#])
+    func aFileWhoseNameIsNotUTF8IsRead(option: String) async throws {
+      let directory = try TemporaryDirectory()
+      let wav = try SpeechTestData.goForwardWAV(in: directory.url)
+      // caf\351.wav: "café" in Latin-1, which is not UTF-8.
+      let output = try await TranscribeProcess.run(
+        [wav.path, directory.url.path],
+        shellScript: #"name="$2/$(printf 'caf\351.wav')"; cp "$1" "$name" && exec "$0" "#
+          + option)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout == "go forward ten meters\n")
+    }
+
+    @Test func aMissingFileWhoseNameIsNotUTF8IsNamedAsGiven() async throws {
+      let output = try await TranscribeProcess.run(
+        [], shellScript: #"exec "$0" -i "$(printf '/nonexistent/caf\351.wav')""#)
+      #expect(output.status == 6)
+      #expect(
+        output.stderr.contains("cannot read '/nonexistent/caf\u{FFFD}.wav'"), "\(output.stderr)")
+      #expect(!output.stderr.contains("/dev/fd/"))
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func aFailedFileAmongSeveralHasAnErrorLineInTheJSONStream() async throws {
+      let goForward = SpeechTestData.goForward.path
+      let missing = "/nonexistent/talk.wav"
+      let output = try await TranscribeProcess.run([
+        "-i", goForward, "-i", missing, "-i", goForward, "--format", "json",
+      ])
+      #expect(output.status == 6, "stderr: \(output.stderr)")
+      let objects = try output.stdout.split(separator: "\n").map { line in
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      }
+      let records = objects.map { ($0["type"] as? String ?? "", $0["file"] as? String ?? "") }
+      // Each good file as before (its utterance, then its final line), the missing one in its
+      // place as an error.
+      #expect(
+        records.map(\.0) == ["utterance", "final", "error", "utterance", "final"],
+        "stdout: \(output.stdout)")
+      #expect(records.map(\.1) == [goForward, goForward, missing, goForward, goForward])
+      let error = objects[2]
+      #expect((error["error"] as? String)?.contains("cannot read '\(missing)'") == true)
+      #expect(error["status"] as? Int == 6)
+      #expect(output.stderr.contains("transcribe: error: cannot read '\(missing)'"))
+    }
+
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func missingModelNamesTheFileAndOption() async throws {
       let output = try await TranscribeProcess.run([

@@ -30,14 +30,20 @@ struct TranscribeProcess {
   private let stderrData = LockedData()
 
   /// A process for `transcribe arguments`; `standardOutput` replaces the pipe that collects
-  /// standard output (e.g. `/dev/full`).
+  /// standard output (e.g. `/dev/full`). With a `shellScript`, `/bin/sh` runs the script with
+  /// the binary's path as `$0` and `arguments` as `$1`…, for pipes and redirections.
   init(
     _ arguments: [String], environment: [String: String] = [:],
-    standardOutput: FileHandle? = nil
+    standardOutput: FileHandle? = nil, shellScript: String? = nil
   ) {
     collectsStdout = standardOutput == nil
-    process.executableURL = Self.executable
-    process.arguments = arguments
+    if let shellScript {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", shellScript, Self.executable.path] + arguments
+    } else {
+      process.executableURL = Self.executable
+      process.arguments = arguments
+    }
     var env = ProcessInfo.processInfo.environment
     env["DEPENDENCIES_CONTEXT"] = "live"
     // These tests were written for pocketsphinx's words; the engine tests choose Moonshine with
@@ -105,12 +111,13 @@ struct TranscribeProcess {
   /// Runs to the end.
   static func run(
     _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60,
-    standardOutput: FileHandle? = nil
+    standardOutput: FileHandle? = nil, shellScript: String? = nil
   )
     async throws -> Output
   {
     let process = TranscribeProcess(
-      arguments, environment: environment, standardOutput: standardOutput)
+      arguments, environment: environment, standardOutput: standardOutput,
+      shellScript: shellScript)
     try process.start()
     return await process.wait(timeout: timeout)
   }

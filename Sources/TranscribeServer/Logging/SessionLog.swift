@@ -92,6 +92,8 @@ public enum SessionOutcome: Sendable, Equatable {
   case finished
   /// The client went away without ending the stream.
   case clientClosed
+  /// The client stopped answering the WebSocket's pings, and the server closed it.
+  case pingTimeout
   /// No audio arrived for the idle timeout.
   case idleTimeout
   /// The session ran past the longest allowed.
@@ -103,12 +105,13 @@ public enum SessionOutcome: Sendable, Equatable {
   /// Recognition failed (the message says how).
   case failed(String)
 
-  /// A short label: `finished`, `client_closed`, `idle_timeout`, `too_long`, `shutdown`,
-  /// `bad_input` or `failed`.
+  /// A short label: `finished`, `client_closed`, `ping_timeout`, `idle_timeout`, `too_long`,
+  /// `shutdown`, `bad_input` or `failed`.
   public var label: String {
     switch self {
     case .finished: "finished"
     case .clientClosed: "client_closed"
+    case .pingTimeout: "ping_timeout"
     case .idleTimeout: "idle_timeout"
     case .tooLong: "too_long"
     case .shutdown: "shutdown"

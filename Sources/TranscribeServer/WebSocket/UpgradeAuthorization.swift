@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// The HTTP/1 channel with the WebSocket upgrade, answering upgrade requests that lack the token
 /// with 401 before the upgrade is negotiated.
@@ -23,13 +24,48 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
   let server: TranscriptionServer
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-    upgradeChannel.setup(channel: channel, logger: logger).flatMapThrowing { value in
+    let limit = server.configuration.maxConnections
+    let isAdmitted = server.connections.admit(limit: limit)
+    if isAdmitted {
+      let connections = server.connections
+      channel.closeFuture.whenComplete { _ in connections.release() }
+    } else {
+      server.logger.debug(
+        "connection turned away",
+        metadata: ["reason": "max_connections", "limit": "\(limit)"])
+    }
+    return upgradeChannel.setup(channel: channel, logger: logger).flatMapThrowing { value in
       let operations = channel.pipeline.syncOperations
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try operations.addHandler(
         UpgradeTokenHandler(server: server), position: .after(decoder))
+      let connection = ClientConnection()
       try operations.addHandler(
-        ClientConnectionHandler(connection: ClientConnection()), position: .first)
+        ClientConnectionHandler(
+          connection: connection,
+          refusal: isAdmitted ? nil : OpenConnections.refusal(limit: limit)),
+        position: .first)
+      // Once upgraded (and before the frames that came with the request are replayed), a frame
+      // too large to read gets an error message before its 1009, and a close for unanswered
+      // pings is noted.
+      let upgrader = try operations.handler(
+        type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+      let messageLimit = server.configuration.maxFrameBytes
+      upgrader.upgradeResultFuture.whenSuccess { result in
+        guard case .websocket = result else { return }
+        let operations = channel.pipeline.syncOperations
+        guard
+          let decoder = try? operations.handler(
+            type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+        else { return }
+        try? operations.addHandlers(
+          [
+            OversizedFrameHandler(
+              limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+            UnansweredPingHandler(connection: connection),
+          ],
+          position: .after(decoder))
+      }
       return value
     }
   }
@@ -68,9 +104,32 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   private let server: TranscriptionServer
   private var isRefusing = false
   private var isFirstRequest = true
+  /// Closes a connection whose first request's headers do not arrive in time (408).
+  private var headerTimeout: Scheduled<Void>?
 
   init(server: TranscriptionServer) {
     self.server = server
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    // Later requests are timed by Hummingbird's idle timeout, between requests.
+    let timeout = server.configuration.requestHeaderTimeout
+    let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+    headerTimeout = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+      bound.value.handler.headersTimedOut(after: timeout, context: bound.value.context)
+    }
+  }
+
+  private func headersTimedOut(after timeout: Duration, context: ChannelHandlerContext) {
+    guard isFirstRequest, !isRefusing else { return }
+    refuse(
+      .requestTimeout, contentType: "text/plain; charset=utf-8",
+      body: "The request's headers did not arrive within \(timeout); send the whole request "
+        + "at once.\n", context: context)
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    headerTimeout?.cancel()
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -80,8 +139,14 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireChannelRead(data)
       return
     }
+    guard head.uri.utf8.count <= MalformedRequest.maximumTargetLength else {
+      let answer = MalformedRequest.targetTooLong(length: head.uri.utf8.count)
+      refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+      return
+    }
     let isFirstRequest = self.isFirstRequest
     self.isFirstRequest = false
+    headerTimeout?.cancel()
     let isUpgrade = head.headers[canonicalForm: "upgrade"].contains {
       $0.lowercased() == "websocket"
     }
@@ -126,6 +191,25 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
   }
 
+  /// A request the HTTP decoder cannot read (not HTTP/1, headers past the decoder's limit, a
+  /// bad `Content-Length`) gets its status and a sentence, and the connection closes, instead
+  /// of the connection staying open with no answer.
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    guard let error = error as? HTTPParserError, !isRefusing else {
+      context.fireErrorCaught(error)
+      return
+    }
+    server.logger.debug(
+      "malformed request",
+      metadata: [
+        "error": "\(error)",
+        "remote": .string(
+          context.channel.remoteAddress.flatMap(ServerRequestContext.describe) ?? "unknown"),
+      ])
+    let answer = MalformedRequest.answer(to: error)
+    refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+  }
+
   /// Answers with `status` and closes the connection.
   private func refuse(
     _ status: HTTPResponseStatus, contentType: String, body text: String,
@@ -144,6 +228,48 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     let channel = context.channel
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
       channel.close(promise: nil)
+    }
+  }
+}
+
+/// The answers to requests the server cannot read as HTTP/1.1.
+enum MalformedRequest {
+  /// The longest request target (path and query) read: a longer one gets 414.
+  static let maximumTargetLength = 8 * 1024
+
+  /// An answer: its status, content type and text.
+  struct Answer {
+    var status: HTTPResponseStatus
+    var contentType = "text/plain; charset=utf-8"
+    var body: String
+  }
+
+  static func targetTooLong(length: Int) -> Answer {
+    Answer(
+      status: .uriTooLong,
+      body: "The request's URL is \(length) bytes long; the server reads at most "
+        + "\(maximumTargetLength). Send long values in the body.\n")
+  }
+
+  /// The answer to what the HTTP decoder could not read.
+  static func answer(to error: HTTPParserError) -> Answer {
+    switch error {
+    case .headerOverflow:
+      Answer(
+        status: .requestHeaderFieldsTooLarge,
+        body: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
+    case .invalidContentLength, .unexpectedContentLength:
+      Answer(
+        status: .badRequest,
+        body: "The request's Content-Length is not a valid length for its body.\n")
+    case .invalidVersion:
+      Answer(
+        status: .httpVersionNotSupported,
+        body: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
+    default:
+      Answer(
+        status: .badRequest,
+        body: "The request is not HTTP/1.1 the server can read (\(error)).\n")
     }
   }
 }

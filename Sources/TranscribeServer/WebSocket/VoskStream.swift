@@ -143,7 +143,9 @@ struct VoskStream {
         engine: engineName(final.configuration))
     }
     let ending = final.ending ?? .clientGone
-    log.ended(SessionOutcome(ending), audioSeconds: audioSeconds)
+    var outcome = SessionOutcome(ending)
+    if outcome == .clientClosed, connection.isUnresponsive { outcome = .pingTimeout }
+    log.ended(outcome, audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
     if case .readFailed = ending, let failure = readFailure.withLock({ $0 }) { throw failure }
   }

@@ -212,7 +212,7 @@ extension LogRecorder {
 
 /// A bare TCP connection to the loopback, for a client that leaves in the middle of a request.
 final class RawConnection {
-  private let descriptor: Int32
+  let descriptor: Int32
 
   init(port: Int) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
