@@ -31,8 +31,9 @@ struct Serve: AsyncParsableCommand {
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
 
-      SIGTERM or Ctrl-C stops accepting streams, lets running ones deliver their last words \
-      (close 1001), and exits 0.
+      SIGTERM or Ctrl-C stops accepting streams and uploads, lets running streams deliver their \
+      last words (close 1001) and running uploads finish decoding, within 10 s (then 503), and \
+      exits 0.
 
       EXIT STATUS: 0 after a shutdown; 12 when it cannot listen (port in use, no permission, \
       unknown host); 64 for a usage error (an empty token, an option out of range); 1 for \

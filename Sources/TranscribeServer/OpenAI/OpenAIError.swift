@@ -34,6 +34,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// The session ran past the longest the server allows (`serve --max-session-seconds`) and
   /// was stopped (503).
   case sessionTooLong(limit: Duration)
+  /// The server shut down before the upload was transcribed (503).
+  case shuttingDown(retryAfter: Int)
   /// The client closed the connection before the answer; nobody reads it (499, as nginx
   /// logs such requests).
   case clientGone
@@ -46,7 +48,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
       .badRequest
     case .uploadTooLarge, .audioTooLong: .contentTooLarge
     case .uploadTooSlow: .requestTimeout
-    case .noCapacity, .sessionTooLong: .serviceUnavailable
+    case .noCapacity, .sessionTooLong, .shuttingDown: .serviceUnavailable
     case .recognitionFailed: .internalServerError
     case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
     }
@@ -88,6 +90,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .sessionTooLong(let limit):
       return "The transcription took longer than this server allows "
         + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
+    case .shuttingDown(let retryAfter):
+      return "The server is shutting down and stopped this transcription; send it again in "
+        + "\(retryAfter) s (to another instance, if there is one)."
     case .clientGone:
       return "The client closed the connection before the answer."
     }
@@ -96,7 +101,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
   public var type: String {
     switch self {
-    case .noCapacity, .recognitionFailed, .sessionTooLong, .clientGone: "server_error"
+    case .noCapacity, .recognitionFailed, .sessionTooLong, .shuttingDown, .clientGone:
+      "server_error"
     default: "invalid_request_error"
     }
   }
@@ -120,6 +126,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .unreadableAudio: "invalid_file_format"
     case .noCapacity: "server_busy"
     case .sessionTooLong: "session_too_long"
+    case .shuttingDown: "server_shutting_down"
     default: nil
     }
   }
@@ -156,7 +163,8 @@ extension OpenAIError: HTTPResponseError {
   public func response() -> Response {
     var headers: HTTPFields = [.contentType: "application/json"]
     switch self {
-    case .noCapacity(let retryAfter): headers[.retryAfter] = "\(retryAfter)"
+    case .noCapacity(let retryAfter), .shuttingDown(let retryAfter):
+      headers[.retryAfter] = "\(retryAfter)"
     case .unauthorized: headers[.wwwAuthenticate] = "Bearer"
     default: break
     }

@@ -76,6 +76,16 @@ struct OpenAITranscriptionEndpoint: Sendable {
       server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
       throw .noCapacity(retryAfter: Self.retryAfterSeconds)
     }
+    // A shutdown ends reading at once (the body could not be decoded in time anyway) and gives
+    // decoding the grace period streams get.
+    let shutdownNotice = ClientConnection()
+    guard let registration = server.streams.register(shutdown: { shutdownNotice.markGone() })
+    else {
+      reading.release()
+      server.reject(.shuttingDown, endpoint: Self.path, remoteAddress: client.address)
+      throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+    }
+    defer { server.streams.unregister(registration) }
     let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
     log.started()
     var outcome = SessionOutcome.clientClosed
@@ -112,7 +122,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
       minimumRate: server.configuration.minimumUploadRate,
       grace: server.configuration.uploadRateGrace)
     let body = await Self.bounded(
-      within: maxDuration, on: server.clock, whileConnected: client.connection, pace: pace
+      within: maxDuration, on: server.clock, whileConnected: client.connection, pace: pace,
+      untilShutdown: shutdownNotice
     ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
       do throws(OpenAIError) {
         return .success(
@@ -128,7 +139,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .clientGone: throw .clientGone
       case .timedOut: throw .sessionTooLong(limit: maxDuration)
       case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
+      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
       }
+      guard !shutdownNotice.isGone else { throw .shuttingDown(retryAfter: Self.retryAfterSeconds) }
       // A file that declares more audio than allowed is refused before a sample is decoded.
       let audioLimit = server.configuration.maxUploadAudioDuration
       if let seconds = server.uploadAudioDuration(file), seconds > audioLimit.timeInterval {
@@ -143,13 +156,16 @@ struct OpenAITranscriptionEndpoint: Sendable {
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
         file, engine: options.engine, client: server.makeSpeechClient(),
-        connection: client.connection,
+        connection: client.connection, shutdownNotice: shutdownNotice,
+        shutdownGracePeriod: server.configuration.shutdownGracePeriod,
+        maximumAudioDuration: audioLimit,
         timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
       // A handler whose task was cancelled (its connection closed) has no one to answer.
       if session.ending == nil, Task.isCancelled { throw .clientGone }
       switch session.ending {
       case .clientGone: throw .clientGone
       case .tooLong: throw .sessionTooLong(limit: maxDuration)
+      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
       case .recognized, nil: break
       }
       let transcription = try Self.transcription(of: session.recognition)
@@ -165,6 +181,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       switch error {
       case .clientGone: outcome = .clientClosed
       case .sessionTooLong: outcome = .tooLong
+      case .shuttingDown: outcome = .shutdown
       default:
         outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
       }
@@ -182,6 +199,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
     case timedOut
     /// The body fell behind the slowest pace allowed; the work was cancelled.
     case tooSlow
+    /// The server began to shut down; the work was cancelled.
+    case shutdown
   }
 
   /// Runs `work` until it finishes, `connection`'s client leaves, `limit` passes on `clock`, or
@@ -190,10 +209,17 @@ struct OpenAITranscriptionEndpoint: Sendable {
   static func bounded<Value: Sendable>(
     within limit: Duration, on clock: any Clock<Duration>,
     whileConnected connection: ClientConnection, pace: UploadPace? = nil,
+    untilShutdown shutdownNotice: ClientConnection? = nil,
     _ work: @escaping @Sendable () async -> Value
   ) async -> BoundedEnding<Value> {
     await withTaskGroup(of: BoundedEnding<Value>?.self) { group in
       group.addTask { .finished(await work()) }
+      if let shutdownNotice {
+        group.addTask {
+          await shutdownNotice.waitUntilGone()
+          return Task.isCancelled ? nil : .shutdown
+        }
+      }
       if let pace {
         group.addTask { await pace.waitUntilBehind(on: clock) ? .tooSlow : nil }
       }
@@ -233,14 +259,17 @@ struct OpenAITranscriptionEndpoint: Sendable {
   @MainActor
   static func recognize(
     _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient,
-    connection: ClientConnection = ClientConnection(), timeLimit: Duration = .seconds(3600),
-    clock: any Clock<Duration> = ContinuousClock()
+    connection: ClientConnection = ClientConnection(),
+    shutdownNotice: ClientConnection = ClientConnection(),
+    shutdownGracePeriod: Duration = .seconds(10), maximumAudioDuration: Duration? = nil,
+    timeLimit: Duration = .seconds(3600), clock: any Clock<Duration> = ContinuousClock()
   ) async -> UploadSession.State {
+    // Past the limit the client reads no further, whatever the header said.
     let request = SpeechRecognitionRequest(
       source: .file(file), engine: engine.map(\.defaultEngine) ?? .automatic,
-      shouldReportPartialResults: false)
+      shouldReportPartialResults: false, maximumAudioDuration: maximumAudioDuration)
     let store = Store(initialState: UploadSession.State(request: request)) {
-      UploadSession(timeLimit: timeLimit)
+      UploadSession(timeLimit: timeLimit, shutdownGracePeriod: shutdownGracePeriod)
     } withDependencies: {
       $0.speechClient = client
       $0.continuousClock = clock
@@ -250,7 +279,15 @@ struct OpenAITranscriptionEndpoint: Sendable {
       guard !Task.isCancelled else { return }
       store.send(.clientGone)
     }
-    defer { watcher.cancel() }
+    let shutdownWatcher = Task {
+      await shutdownNotice.waitUntilGone()
+      guard !Task.isCancelled else { return }
+      store.send(.shutdown)
+    }
+    defer {
+      watcher.cancel()
+      shutdownWatcher.cancel()
+    }
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
     store.send(.start)
     for await state in states where state.ending != nil {

@@ -119,6 +119,52 @@ import Testing
     }
   }
 
+  @Test func aShutdownStopsAnUploadAfterTheGracePeriodWith503AndTurnsNewOnesAway() async throws {
+    let decoder = EndlessDecoder()
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0)
+    configuration.shutdownGracePeriod = .milliseconds(500)
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .info)
+    ) { decoder.client }
+    try await server.makeApplication().test(.live) { client in
+      async let answer = client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload("AUDIO an hour of talk"))
+      #expect(await decoder.started.wait(seconds: 10))
+      #expect(server.streams.count == 1)
+      // SIGTERM: the service drains every session, uploads included.
+      let start = ContinuousClock.now
+      await server.streams.drain()
+      let drained = ContinuousClock.now - start
+      #expect(drained >= .milliseconds(400) && drained < .seconds(5))
+      let response = try await answer
+      #expect(response.status == .serviceUnavailable)
+      #expect(response.headers[.retryAfter] == "1")
+      let error = try openAIError(response.body)
+      #expect(error.code == "server_shutting_down")
+      #expect(
+        error.message
+          == "The server is shutting down and stopped this transcription; send it again in 1 s "
+          + "(to another instance, if there is one).")
+      #expect(await decoder.stopped.wait(seconds: 5))
+      // Uploads that arrive now are turned away at once.
+      try await client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload("AUDIO late")
+      ) { response in
+        #expect(response.status == .serviceUnavailable)
+        let late = try openAIError(response.body)
+        #expect(late.code == "server_shutting_down")
+      }
+    }
+    let ended = try #require(recorder.lines.first { $0.message == "session ended" })
+    #expect(ended.metadata["outcome"] == "shutdown")
+    #expect(server.sessions.activeCount == 0)
+  }
+
   /// A POST of `body` to the transcription endpoint, as bytes.
   static func request(_ body: ByteBuffer) -> [UInt8] {
     let head =
