@@ -26,6 +26,16 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// a longer file is answered 413 before it is decoded (a few MB of FLAC can declare ten hours
   /// of silence).
   public var maxUploadAudioDuration = Duration.seconds(7200)
+  /// The slowest an upload's body may arrive, in bytes per second on average once
+  /// ``uploadRateGrace`` has passed (default 16 KiB/s): slower uploads are answered 408, so a
+  /// client sending a few bytes a second cannot hold the server's resources.
+  public var minimumUploadRate = 16 << 10
+  /// How long an upload's body may take to get going before ``minimumUploadRate`` applies
+  /// (default 10 s).
+  public var uploadRateGrace = Duration.seconds(10)
+  /// How many uploads may be receiving their body at once (default: four per session place);
+  /// past it new ones are answered 503. A body being received holds no session place.
+  public var maxUploadsReading: Int?
   /// The largest WebSocket message accepted, in bytes (default 1 MiB).
   public var maxFrameBytes: Int
   /// How long a stream may go without audio before it is closed (default 30 s).

@@ -32,6 +32,9 @@ public struct TranscriptionServer: Sendable {
   public let sessions: SessionLimiter
   /// Whether ``prepare`` has finished (`GET /readyz`).
   public let readiness = ServerReadiness()
+  /// The uploads receiving their body (``ServerConfiguration/maxUploadsReading``): they hold no
+  /// session place until decoding starts.
+  public let uploadsReading: SessionLimiter
   /// The WebSocket streams running now, which a shutdown drains.
   public let streams: ActiveStreams
   /// The connections open now (``ServerConfiguration/maxConnections``).
@@ -63,6 +66,8 @@ public struct TranscriptionServer: Sendable {
     self.makeSpeechClient = makeSpeechClient
     self.metrics = ServerMetrics()
     self.sessions = SessionLimiter(limit: configuration.maxSessions)
+    self.uploadsReading = SessionLimiter(
+      limit: configuration.maxUploadsReading ?? 4 * configuration.maxSessions)
     self.streams = ActiveStreams()
   }
 

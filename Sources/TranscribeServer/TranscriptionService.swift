@@ -53,7 +53,8 @@ public struct TranscriptionService: Service {
       }
     } onGracefulShutdown: {
       Task {
-        server.logger.info("shutting down: finishing \(server.streams.count) stream(s)")
+        server.logger.info(
+          "shutting down: finishing \(server.streams.count) session(s) (streams and uploads)")
         // Each stream bounds its own wait by the grace period; this bounds them all.
         await withTaskGroup(of: Void.self) { group in
           group.addTask { await server.streams.drain() }

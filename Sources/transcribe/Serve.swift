@@ -23,12 +23,17 @@ struct Serve: AsyncParsableCommand {
       do not come within 10 s of the end close the stream with 1011. GET /readyz answers 503 \
       "stuck" while every decoder has been busy for over 10 s with sessions that are over.
 
+      POST /v1/audio/transcriptions (OpenAI's API): an upload's body must arrive at 16 KiB/s \
+      or more on average after its first 10 s (else 408); it takes a session place once its \
+      body is in (503 when none is free).
+
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
 
-      SIGTERM or Ctrl-C stops accepting streams, lets running ones deliver their last words \
-      (close 1001), and exits 0.
+      SIGTERM or Ctrl-C stops accepting streams and uploads, lets running streams deliver their \
+      last words (close 1001) and running uploads finish decoding, within 10 s (then 503), and \
+      exits 0.
 
       EXIT STATUS: 0 after a shutdown; 12 when it cannot listen (port in use, no permission, \
       unknown host); 64 for a usage error (an empty token, an option out of range); 1 for \

@@ -127,7 +127,7 @@ extension CommandTests {
         SpeechTestData.directory.appendingPathComponent("librivox/\($0)").path
       }
       try runCommand("/usr/bin/sox", clips + [long.path])
-      // The server writes uploads to TMPDIR: a file there means an upload holds the place.
+      // The server writes uploads to TMPDIR (checked empty at the end).
       let uploads = directory.url.appendingPathComponent("uploads")
       try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
       let server = try await ServeProcess(
@@ -143,12 +143,13 @@ extension CommandTests {
       let firstOutput = Pipe()
       first.standardOutput = firstOutput
       try first.run()
+      // An upload takes the place once its body is in and decoding starts: /readyz says so.
       while first.isRunning,
-        (try? FileManager.default.contentsOfDirectory(atPath: uploads.path))?.isEmpty ?? true
+        (try? curl(server.baseURL + "/readyz", []))?.body.contains(#""active":1"#) != true
       {
         try await Task.sleep(for: .milliseconds(20))
       }
-      // While the first upload is read and recognized, a second one is turned away at once.
+      // While the first upload is recognized, a second one is turned away at once.
       let busy = try runCommand(
         "/usr/bin/curl",
         ["-sS", "-D", "-", "-o", "/dev/null", "-F", "file=@\(Self.clip.path)", url])

@@ -22,6 +22,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// The uploaded file holds more audio than the server takes per upload
   /// (`serve --max-upload-seconds`), as its header says (413).
   case audioTooLong(seconds: Double, limit: Duration)
+  /// The body arrived more slowly than `minimumRate` bytes per second on average after its
+  /// first `grace` (408).
+  case uploadTooSlow(minimumRate: Int, grace: Duration)
   /// The upload is not audio the server can read; `reason` is the decoder's (400).
   case unreadableAudio(reason: String)
   /// Every session place is taken; try again after `retryAfter` seconds (503).
@@ -31,6 +34,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// The session ran past the longest the server allows (`serve --max-session-seconds`) and
   /// was stopped (503).
   case sessionTooLong(limit: Duration)
+  /// The server shut down before the upload was transcribed (503).
+  case shuttingDown(retryAfter: Int)
   /// The client closed the connection before the answer; nobody reads it (499, as nginx
   /// logs such requests).
   case clientGone
@@ -42,7 +47,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .notMultipart, .malformedMultipart, .missingField, .invalidField, .unreadableAudio:
       .badRequest
     case .uploadTooLarge, .audioTooLong: .contentTooLarge
-    case .noCapacity, .sessionTooLong: .serviceUnavailable
+    case .uploadTooSlow: .requestTimeout
+    case .noCapacity, .sessionTooLong, .shuttingDown: .serviceUnavailable
     case .recognitionFailed: .internalServerError
     case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
     }
@@ -70,6 +76,10 @@ public enum OpenAIError: Error, Equatable, Sendable {
       return "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
         + "server's limit of \(limit.components.seconds) s per upload (serve "
         + "--max-upload-seconds); split it into shorter files."
+    case .uploadTooSlow(let rate, let grace):
+      return "The upload arrived too slowly: this server needs the body at "
+        + "\(Self.size(rate))/s or more on average after its first "
+        + "\(Self.seconds(grace)); send it over a faster connection."
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
@@ -80,6 +90,9 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .sessionTooLong(let limit):
       return "The transcription took longer than this server allows "
         + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
+    case .shuttingDown(let retryAfter):
+      return "The server is shutting down and stopped this transcription; send it again in "
+        + "\(retryAfter) s (to another instance, if there is one)."
     case .clientGone:
       return "The client closed the connection before the answer."
     }
@@ -88,7 +101,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
   /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
   public var type: String {
     switch self {
-    case .noCapacity, .recognitionFailed, .sessionTooLong, .clientGone: "server_error"
+    case .noCapacity, .recognitionFailed, .sessionTooLong, .shuttingDown, .clientGone:
+      "server_error"
     default: "invalid_request_error"
     }
   }
@@ -108,9 +122,11 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .unauthorized: "invalid_api_key"
     case .uploadTooLarge: "file_too_large"
     case .audioTooLong: "audio_too_long"
+    case .uploadTooSlow: "upload_too_slow"
     case .unreadableAudio: "invalid_file_format"
     case .noCapacity: "server_busy"
     case .sessionTooLong: "session_too_long"
+    case .shuttingDown: "server_shutting_down"
     default: nil
     }
   }
@@ -122,8 +138,17 @@ public enum OpenAIError: Error, Equatable, Sendable {
     return text + "."
   }
 
+  /// A duration in seconds: `10 s`, `0.3 s`.
+  private static func seconds(_ duration: Duration) -> String {
+    let seconds =
+      Double(duration.components.seconds)
+      + Double(duration.components.attoseconds) / 1e18
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+  }
+
   private static func size(_ bytes: Int) -> String {
-    bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
   }
 }
 
@@ -138,7 +163,8 @@ extension OpenAIError: HTTPResponseError {
   public func response() -> Response {
     var headers: HTTPFields = [.contentType: "application/json"]
     switch self {
-    case .noCapacity(let retryAfter): headers[.retryAfter] = "\(retryAfter)"
+    case .noCapacity(let retryAfter), .shuttingDown(let retryAfter):
+      headers[.retryAfter] = "\(retryAfter)"
     case .unauthorized: headers[.wwwAuthenticate] = "Bearer"
     default: break
     }

@@ -70,18 +70,33 @@ struct OpenAITranscriptionEndpoint: Sendable {
     guard let boundary = OpenAIUploadReader.boundary(contentType: contentType) else {
       throw .notMultipart(contentType: contentType)
     }
-    guard let permit = server.sessions.acquire() else {
+    // A session place is taken only once the body is read, so slow senders hold none; but
+    // with none free now, the client is told at once rather than after sending its file.
+    guard server.sessions.hasCapacity, let reading = server.uploadsReading.acquire() else {
       server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
       throw .noCapacity(retryAfter: Self.retryAfterSeconds)
     }
-    server.metrics.sessionStarted()
+    // A shutdown ends reading at once (the body could not be decoded in time anyway) and gives
+    // decoding the grace period streams get.
+    let shutdownNotice = ClientConnection()
+    guard let registration = server.streams.register(shutdown: { shutdownNotice.markGone() })
+    else {
+      reading.release()
+      server.reject(.shuttingDown, endpoint: Self.path, remoteAddress: client.address)
+      throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+    }
+    defer { server.streams.unregister(registration) }
     let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
     log.started()
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
+    var permit: SessionLimiter.Permit?
     defer {
-      permit.release()
-      server.metrics.sessionEnded()
+      reading.release()
+      if let permit {
+        permit.release()
+        server.metrics.sessionEnded()
+      }
       log.ended(outcome, audioSeconds: audioSeconds)
     }
     // Each upload in a directory of its own that only the server's user can list, the file in
@@ -98,41 +113,59 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("upload")
-    // Reading ends when the body does, when the client leaves, or after the longest a session
-    // may run; recognition then gets what is left of that time.
+    // Reading ends when the body does, when the client leaves, when the body falls behind the
+    // slowest pace allowed, or after the longest a session may run; recognition then gets
+    // what is left of that time.
     let maxDuration = server.configuration.maxSessionDuration
     let started = ContinuousClock.now
-    let reading = await Self.bounded(
-      within: maxDuration, on: server.clock, whileConnected: client.connection
+    let pace = UploadPace(
+      minimumRate: server.configuration.minimumUploadRate,
+      grace: server.configuration.uploadRateGrace)
+    let body = await Self.bounded(
+      within: maxDuration, on: server.clock, whileConnected: client.connection, pace: pace,
+      untilShutdown: shutdownNotice
     ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
       do throws(OpenAIError) {
-        return .success(try await readUpload(request, boundary: boundary, limit: limit, into: file))
+        return .success(
+          try await readUpload(request, boundary: boundary, limit: limit, into: file, pace: pace))
       } catch {
         return .failure(error)
       }
     }
     do throws(OpenAIError) {
       let options: OpenAITranscriptionOptions
-      switch reading {
+      switch body {
       case .finished(let result): options = try result.get()
       case .clientGone: throw .clientGone
       case .timedOut: throw .sessionTooLong(limit: maxDuration)
+      case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
+      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
       }
+      guard !shutdownNotice.isGone else { throw .shuttingDown(retryAfter: Self.retryAfterSeconds) }
       // A file that declares more audio than allowed is refused before a sample is decoded.
       let audioLimit = server.configuration.maxUploadAudioDuration
       if let seconds = server.uploadAudioDuration(file), seconds > audioLimit.timeInterval {
         throw .audioTooLong(seconds: seconds, limit: audioLimit)
       }
+      guard let acquired = server.sessions.acquire() else {
+        server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
+        throw .noCapacity(retryAfter: Self.retryAfterSeconds)
+      }
+      permit = acquired
+      server.metrics.sessionStarted()
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
         file, engine: options.engine, client: server.makeSpeechClient(),
-        connection: client.connection,
+        connection: client.connection, shutdownNotice: shutdownNotice,
+        shutdownGracePeriod: server.configuration.shutdownGracePeriod,
+        maximumAudioDuration: audioLimit,
         timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
       // A handler whose task was cancelled (its connection closed) has no one to answer.
       if session.ending == nil, Task.isCancelled { throw .clientGone }
       switch session.ending {
       case .clientGone: throw .clientGone
       case .tooLong: throw .sessionTooLong(limit: maxDuration)
+      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
       case .recognized, nil: break
       }
       let transcription = try Self.transcription(of: session.recognition)
@@ -148,6 +181,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       switch error {
       case .clientGone: outcome = .clientClosed
       case .sessionTooLong: outcome = .tooLong
+      case .shuttingDown: outcome = .shutdown
       default:
         outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
       }
@@ -163,17 +197,32 @@ struct OpenAITranscriptionEndpoint: Sendable {
     case clientGone
     /// The time limit passed first; the work was cancelled.
     case timedOut
+    /// The body fell behind the slowest pace allowed; the work was cancelled.
+    case tooSlow
+    /// The server began to shut down; the work was cancelled.
+    case shutdown
   }
 
-  /// Runs `work` until it finishes, `connection`'s client leaves, or `limit` passes on `clock`,
-  /// whichever comes first, and cancels the others; returns once `work` has stopped.
+  /// Runs `work` until it finishes, `connection`'s client leaves, `limit` passes on `clock`, or
+  /// `pace` falls behind, whichever comes first, and cancels the others; returns once `work`
+  /// has stopped.
   static func bounded<Value: Sendable>(
     within limit: Duration, on clock: any Clock<Duration>,
-    whileConnected connection: ClientConnection,
+    whileConnected connection: ClientConnection, pace: UploadPace? = nil,
+    untilShutdown shutdownNotice: ClientConnection? = nil,
     _ work: @escaping @Sendable () async -> Value
   ) async -> BoundedEnding<Value> {
     await withTaskGroup(of: BoundedEnding<Value>?.self) { group in
       group.addTask { .finished(await work()) }
+      if let shutdownNotice {
+        group.addTask {
+          await shutdownNotice.waitUntilGone()
+          return Task.isCancelled ? nil : .shutdown
+        }
+      }
+      if let pace {
+        group.addTask { await pace.waitUntilBehind(on: clock) ? .tooSlow : nil }
+      }
       group.addTask {
         await connection.waitUntilGone()
         return Task.isCancelled ? nil : .clientGone
@@ -192,10 +241,10 @@ struct OpenAITranscriptionEndpoint: Sendable {
 
   /// Reads the upload into `file` and checks its fields; returns its options.
   private func readUpload(
-    _ request: Request, boundary: String, limit: Int, into file: URL
+    _ request: Request, boundary: String, limit: Int, into file: URL, pace: UploadPace
   ) async throws(OpenAIError) -> OpenAITranscriptionOptions {
     let upload = try await OpenAIUploadReader(limit: limit)
-      .read(request.body, boundary: boundary, into: file)
+      .read(request.body, boundary: boundary, into: file) { pace.received($0) }
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
@@ -210,14 +259,17 @@ struct OpenAITranscriptionEndpoint: Sendable {
   @MainActor
   static func recognize(
     _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient,
-    connection: ClientConnection = ClientConnection(), timeLimit: Duration = .seconds(3600),
-    clock: any Clock<Duration> = ContinuousClock()
+    connection: ClientConnection = ClientConnection(),
+    shutdownNotice: ClientConnection = ClientConnection(),
+    shutdownGracePeriod: Duration = .seconds(10), maximumAudioDuration: Duration? = nil,
+    timeLimit: Duration = .seconds(3600), clock: any Clock<Duration> = ContinuousClock()
   ) async -> UploadSession.State {
+    // Past the limit the client reads no further, whatever the header said.
     let request = SpeechRecognitionRequest(
       source: .file(file), engine: engine.map(\.defaultEngine) ?? .automatic,
-      shouldReportPartialResults: false)
+      shouldReportPartialResults: false, maximumAudioDuration: maximumAudioDuration)
     let store = Store(initialState: UploadSession.State(request: request)) {
-      UploadSession(timeLimit: timeLimit)
+      UploadSession(timeLimit: timeLimit, shutdownGracePeriod: shutdownGracePeriod)
     } withDependencies: {
       $0.speechClient = client
       $0.continuousClock = clock
@@ -227,7 +279,15 @@ struct OpenAITranscriptionEndpoint: Sendable {
       guard !Task.isCancelled else { return }
       store.send(.clientGone)
     }
-    defer { watcher.cancel() }
+    let shutdownWatcher = Task {
+      await shutdownNotice.waitUntilGone()
+      guard !Task.isCancelled else { return }
+      store.send(.shutdown)
+    }
+    defer {
+      watcher.cancel()
+      shutdownWatcher.cancel()
+    }
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
     store.send(.start)
     for await state in states where state.ending != nil {

@@ -41,9 +41,11 @@ struct OpenAIUploadReader {
   /// The most bytes of headers a part may have.
   static let headerLimit = 16 << 10
 
-  /// Reads `body`, writing the `file` part to `file` (created, or truncated).
+  /// Reads `body`, writing the `file` part to `file` (created, or truncated); `onReceived` is
+  /// told how many bytes have arrived in all after each piece.
   func read(
-    _ body: some AsyncSequence<ByteBuffer, any Error>, boundary: String, into file: URL
+    _ body: some AsyncSequence<ByteBuffer, any Error>, boundary: String, into file: URL,
+    onReceived: (Int) -> Void = { _ in }
   ) async throws(OpenAIError) -> OpenAIUpload {
     // Only the server's user may read an upload.
     guard
@@ -68,6 +70,7 @@ struct OpenAIUploadReader {
     do {
       for try await buffer in body {
         received += buffer.readableBytes
+        onReceived(received)
         guard received <= limit else { throw OpenAIError.uploadTooLarge(limit: limit) }
         let progress = state.progress
         try parser.execute(buffer)

@@ -9,8 +9,9 @@ import SpeechRecognitionFeature
 /// The HTTP handler reads the body to a file, then runs this session and sends what happens to
 /// it: ``Action/clientGone`` when the connection closes. The session ends when recognition
 /// has an outcome, when the client leaves (recognition is cancelled at once: the decoder stops
-/// and goes back to the pool), or when ``timeLimit`` passes on `@Dependency(\.continuousClock)`
-/// (cancelled too).
+/// and goes back to the pool), when ``timeLimit`` passes on `@Dependency(\.continuousClock)`
+/// (cancelled too), or when the server shuts down and recognition has not finished within
+/// ``shutdownGracePeriod`` after ``Action/shutdown`` (cancelled too).
 @Reducer
 struct UploadSession: Sendable {
   struct State: Equatable {
@@ -31,6 +32,8 @@ struct UploadSession: Sendable {
     case clientGone
     /// The session's time ran out first.
     case tooLong
+    /// The server shut down and the grace period passed first.
+    case shutdown
   }
 
   enum Action: Equatable, Sendable {
@@ -40,13 +43,19 @@ struct UploadSession: Sendable {
     case clientGone
     /// The session's time is up.
     case timeLimitElapsed
+    /// The server is shutting down: recognition has the grace period left.
+    case shutdown
+    /// The grace period after the shutdown is over.
+    case shutdownGraceElapsed
     case recognition(SpeechRecognition.Action)
   }
 
-  enum CancelID { case timeLimit }
+  enum CancelID { case timeLimit, shutdownGrace }
 
   /// The longest recognition may run.
   let timeLimit: Duration
+  /// How long recognition may go on once the server shuts down.
+  var shutdownGracePeriod = Duration.seconds(10)
 
   @Dependency(\.continuousClock) var clock
 
@@ -68,13 +77,24 @@ struct UploadSession: Sendable {
       case .recognition:
         guard state.ending == nil, state.recognition.outcome != nil else { return .none }
         state.ending = .recognized
-        return .cancel(id: CancelID.timeLimit)
+        return .merge(.cancel(id: CancelID.timeLimit), .cancel(id: CancelID.shutdownGrace))
 
       case .clientGone:
         return end(&state, .clientGone)
 
       case .timeLimitElapsed:
         return end(&state, .tooLong)
+
+      case .shutdown:
+        guard state.ending == nil else { return .none }
+        return .run { [grace = shutdownGracePeriod] send in
+          try await clock.sleep(for: grace)
+          await send(.shutdownGraceElapsed)
+        }
+        .cancellable(id: CancelID.shutdownGrace, cancelInFlight: true)
+
+      case .shutdownGraceElapsed:
+        return end(&state, .shutdown)
       }
     }
   }
@@ -82,6 +102,8 @@ struct UploadSession: Sendable {
   private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
     guard state.ending == nil else { return .none }
     state.ending = ending
-    return .merge(.cancel(id: CancelID.timeLimit), .send(.recognition(.cancel)))
+    return .merge(
+      .cancel(id: CancelID.timeLimit), .cancel(id: CancelID.shutdownGrace),
+      .send(.recognition(.cancel)))
   }
 }

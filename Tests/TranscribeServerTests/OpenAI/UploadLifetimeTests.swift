@@ -64,6 +64,107 @@ import Testing
     #expect(ended.metadata["outcome"] == "too_long")
   }
 
+  @Test func aBodyArrivingMoreSlowlyThanTheSlowestPaceIsAnswered408() async throws {
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0, maxSessions: 1)
+    configuration.minimumUploadRate = 1 << 20
+    configuration.uploadRateGrace = .milliseconds(300)
+    #expect(ServerConfiguration().minimumUploadRate == 16 << 10)
+    #expect(ServerConfiguration().uploadRateGrace == .seconds(10))
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .info)
+    ) { SpeechClient.testValue }
+    try await server.makeApplication().test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port))
+      defer { connection.close() }
+      // The head and a few bytes, then nothing, as a client sending 2 bytes a second.
+      connection.send(Array(Self.request(MultipartBody.upload("AUDIO slow")).prefix(200)))
+      let answer = connection.receive(seconds: 10)
+      #expect(answer.hasPrefix("HTTP/1.1 408"))
+      #expect(answer.contains(#""code":"upload_too_slow""#))
+      #expect(
+        answer.contains(
+          "The upload arrived too slowly: this server needs the body at 1 MiB/s or more on "
+            + "average after its first 0.3 s; send it over a faster connection."))
+      #expect(await recorder.wait(seconds: 5) { $0.message == "session ended" })
+    }
+    #expect(server.uploadsReading.activeCount == 0)
+    #expect(server.sessions.activeCount == 0)
+  }
+
+  @Test func anUploadStillSendingItsBodyHoldsNoSessionPlace() async throws {
+    let scripted = ScriptedSpeechClient()
+    var configuration = ServerConfiguration(port: 0, maxSessions: 1)
+    configuration.uploadRateGrace = .seconds(60)
+    let server = TranscriptionServer(configuration: configuration) { scripted.client }
+    try await server.makeApplication().test(.live) { client in
+      let slow = try RawConnection(port: try #require(client.port))
+      defer { slow.close() }
+      slow.send(Array(Self.request(MultipartBody.upload("AUDIO slow")).prefix(200)))
+      let deadline = ContinuousClock.now + .seconds(5)
+      while server.uploadsReading.activeCount == 0, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(server.uploadsReading.activeCount == 1)
+      #expect(server.sessions.activeCount == 0)
+      // The one session place is free for an upload that arrives whole.
+      try await client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload("AUDIO go forward")
+      ) { response in
+        #expect(response.status == .ok)
+        #expect(String(buffer: response.body) == #"{"text":"go forward"}"#)
+      }
+    }
+  }
+
+  @Test func aShutdownStopsAnUploadAfterTheGracePeriodWith503AndTurnsNewOnesAway() async throws {
+    let decoder = EndlessDecoder()
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0)
+    configuration.shutdownGracePeriod = .milliseconds(500)
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .info)
+    ) { decoder.client }
+    try await server.makeApplication().test(.live) { client in
+      async let answer = client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload("AUDIO an hour of talk"))
+      #expect(await decoder.started.wait(seconds: 10))
+      #expect(server.streams.count == 1)
+      // SIGTERM: the service drains every session, uploads included.
+      let start = ContinuousClock.now
+      await server.streams.drain()
+      let drained = ContinuousClock.now - start
+      #expect(drained >= .milliseconds(400) && drained < .seconds(5))
+      let response = try await answer
+      #expect(response.status == .serviceUnavailable)
+      #expect(response.headers[.retryAfter] == "1")
+      let error = try openAIError(response.body)
+      #expect(error.code == "server_shutting_down")
+      #expect(
+        error.message
+          == "The server is shutting down and stopped this transcription; send it again in 1 s "
+          + "(to another instance, if there is one).")
+      #expect(await decoder.stopped.wait(seconds: 5))
+      // Uploads that arrive now are turned away at once.
+      try await client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload("AUDIO late")
+      ) { response in
+        #expect(response.status == .serviceUnavailable)
+        let late = try openAIError(response.body)
+        #expect(late.code == "server_shutting_down")
+      }
+    }
+    let ended = try #require(recorder.lines.first { $0.message == "session ended" })
+    #expect(ended.metadata["outcome"] == "shutdown")
+    #expect(server.sessions.activeCount == 0)
+  }
+
   /// A POST of `body` to the transcription endpoint, as bytes.
   static func request(_ body: ByteBuffer) -> [UInt8] {
     let head =
@@ -186,5 +287,21 @@ final class RawConnection {
 
   func close() {
     _ = Glibc.close(descriptor)
+  }
+
+  /// What the server sends until it closes the connection or `seconds` pass.
+  func receive(seconds: Double) -> String {
+    var bytes: [UInt8] = []
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+      var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 50) >= 0 else { break }
+      guard descriptor.revents != 0 else { continue }
+      let count = recv(self.descriptor, &buffer, buffer.count, 0)
+      guard count > 0 else { break }
+      bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -101,4 +101,40 @@ struct UploadSessionTests {
     // Leaving afterwards changes nothing.
     await store.send(.clientGone)
   }
+
+  @Test func aShutdownGivesRecognitionTheGracePeriodThenCancelsIt() async {
+    let store = makeStore()
+    await start(store)
+    await store.send(.shutdown)
+    await clock.advance(by: .milliseconds(9_999))
+    #expect(!streamStopped.value)
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(\.shutdownGraceElapsed) {
+      $0.ending = .shutdown
+    }
+    await expectCancelledRecognition(store)
+  }
+
+  @Test func recognitionThatFinishesWithinTheGracePeriodIsAnswered() async {
+    let store = makeStore()
+    await start(store)
+    await store.send(.shutdown)
+    await clock.advance(by: .seconds(5))
+    let final = SpeechRecognitionResult(
+      bestTranscription: Transcription(segments: []), isFinal: true)
+    results.continuation.yield(final)
+    results.continuation.finish()
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition.result = final
+    }
+    await store.receive(\.recognition.recognitionFinished) {
+      $0.recognition.isRecording = false
+      $0.recognition.status = .idle
+      $0.recognition.outcome = .finished
+      $0.ending = .recognized
+    }
+    // The grace period went with the session.
+    await clock.advance(by: .seconds(60))
+    #expect(!streamStopped.value)
+  }
 }
