@@ -6,10 +6,12 @@ for exactly one reply after each, then {"eof" : 1} and its reply. Every reply is
 line of JSON on stdout, and finally {"close": CODE, "reason": "..."} once the server closed.
 
     vosk_client.py ws://127.0.0.1:2700 speech.wav [--token T] [--words/--no-words] [--realtime]
+                   [--chunk-bytes N]
 
 A .raw file is headerless 16 kHz mono 16-bit little-endian audio. --realtime sends each chunk
 when its audio would have been spoken, as a microphone does; --latency writes to stderr how long
 each reply took after its message was sent, and how long the last words took after the end.
+--chunk-bytes sends chunks of that many bytes instead (e.g. more than the server accepts).
 """
 
 import argparse
@@ -43,7 +45,7 @@ async def run(arguments):
             config["words"] = arguments.words
         await websocket.send(json.dumps({"config": config}))
         try:
-            chunk = int(rate * 0.2) * 2
+            chunk = arguments.chunk_bytes or int(rate * 0.2) * 2
             began = time.monotonic()
             latencies = []
             for index, start in enumerate(range(0, len(audio), chunk)):
@@ -84,6 +86,7 @@ def main():
     parser.add_argument("--words", action=argparse.BooleanOptionalAction, default=None)
     parser.add_argument("--realtime", action="store_true")
     parser.add_argument("--latency", action="store_true")
+    parser.add_argument("--chunk-bytes", type=int)
     asyncio.run(run(parser.parse_args()))
 
 

@@ -80,6 +80,9 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
   let connection: ClientConnection
   /// The answer for a connection turned away, written as soon as the handler is in place.
   private let refusal: ByteBuffer?
+  /// Whether the connection's last answer is written and what the client still sends is
+  /// thrown away until it closes (see ``closeAfterLingering(context:)``).
+  private var isLingering = false
 
   init(connection: ClientConnection, refusal: ByteBuffer? = nil) {
     self.connection = connection
@@ -95,14 +98,27 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    // A connection turned away reads nothing more.
-    guard refusal == nil else { return }
+    // A connection turned away, or closing after its last answer, reads nothing more.
+    guard refusal == nil, !isLingering else { return }
     context.fireChannelRead(data)
+  }
+
+  /// Closes the connection politely once its last answer is written: the server's side is shut
+  /// down at once, and what the client is still sending is read and thrown away until it closes
+  /// its side, or for `linger` at most. Closing at once while the client still sends would reset
+  /// the connection, and the client would lose the answer unread in its buffer.
+  func closeAfterLingering(context: ChannelHandlerContext, linger: TimeAmount = .seconds(2)) {
+    guard !isLingering else { return }
+    isLingering = true
+    let channel = context.channel
+    channel.close(mode: .output, promise: nil)
+    context.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     if let event = event as? ChannelEvent, event == .inputClosed {
       connection.markGone()
+      if isLingering { context.close(promise: nil) }
     }
     context.fireUserInboundEventTriggered(event)
   }

@@ -82,6 +82,29 @@ extension CommandTests {
       #expect(result.status == 0, "\(result.stderr)")
     }
 
+    @Test func aFrameFarOverTheLimitGetsItsErrorAndCloseNotAReset() async throws {
+      guard PythonClient.hasModule("websockets") else { return }
+      let server = try await ServeProcess(["--preview"])
+      let directory = try TemporaryDirectory()
+      let audio = directory.url.appendingPathComponent("long.raw")
+      try Data(count: 4 << 20).write(to: audio)
+      // One 3 MiB frame, sent in one go: the server refuses it while it is still arriving.
+      var outcomes: [String] = []
+      for _ in 0..<5 {
+        let result = try await PythonClient.run(
+          "vosk_client.py", [server.webSocketURL, audio.path, "--chunk-bytes", "3145728"])
+        let replies = Self.replies(result.stdout)
+        outcomes.append(
+          "\(replies.first?["error"] as? String ?? "no error") / \(replies.last?["close"] ?? "no close")"
+        )
+      }
+      _ = await server.terminate()
+      for outcome in outcomes {
+        #expect(outcome.contains("over the limit of 1048576 bytes"), "\(outcome)")
+        #expect(outcome.hasSuffix("/ 1009"), "\(outcome)")
+      }
+    }
+
     @Test func aTokenIsRequiredWhenSet() async throws {
       guard PythonClient.hasModule("websockets") else { return }
       let server = try await ServeProcess(

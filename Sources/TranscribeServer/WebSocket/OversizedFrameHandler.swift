@@ -1,13 +1,16 @@
 import NIOCore
 import NIOWebSocket
 
-/// Says why before a frame too large to read closes the stream.
+/// Answers a frame too large to read as every other close of a stream is answered.
 ///
 /// NIO's frame decoder refuses a frame whose header declares more than the server reads at all
 /// (twice the message limit, so the stream itself answers a message just over the limit), and
-/// the protocol error handler after it closes with 1009 and nothing else. This handler sits
-/// between the two and first sends the `{"error": …}` message every other close of a stream
-/// has, naming the limit.
+/// the protocol error handler after it would close with a bare 1009 at once, while the client is
+/// still sending the frame, so the client gets a reset and not even the 1009. This handler sits
+/// between the two: it sends the `{"error": …}` message naming the limit and the 1009 close,
+/// then closes after lingering (``ClientConnectionHandler/closeAfterLingering(context:)``), and
+/// passes the stream a ``FrameTooLargeToRead`` instead of NIO's error, which the protocol error
+/// handler leaves alone.
 final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = WebSocketFrame
   typealias InboundOut = WebSocketFrame
@@ -24,16 +27,47 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    if let error = error as? NIOWebSocketError, error == .invalidFrameLength {
-      let message = VoskReply.error(
-        "a message of more than \(readLimit) bytes is over the limit of \(limit) bytes; send "
-          + "smaller chunks"
-      ).json(configuration: VoskStreamConfiguration())
-      let frame = WebSocketFrame(
-        fin: true, opcode: .text, data: context.channel.allocator.buffer(string: message))
-      context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    guard let error = error as? NIOWebSocketError, error == .invalidFrameLength else {
+      context.fireErrorCaught(error)
+      return
     }
-    context.fireErrorCaught(error)
+    let failure = FrameTooLargeToRead(limit: limit, readLimit: readLimit)
+    let message = VoskReply.error(failure.description).json(
+      configuration: VoskStreamConfiguration())
+    let allocator = context.channel.allocator
+    var code = allocator.buffer(capacity: 2)
+    code.write(webSocketErrorCode: .messageTooLarge)
+    context.write(
+      wrapOutboundOut(
+        WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: message))),
+      promise: nil)
+    let written = context.writeAndFlush(
+      wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: code)))
+    let channel = context.channel
+    written.whenComplete { _ in
+      let pipeline = channel.pipeline
+      guard
+        let watcher = try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
+        let watcherContext = try? pipeline.syncOperations.context(
+          handlerType: ClientConnectionHandler.self)
+      else { return channel.close(promise: nil) }
+      watcher.closeAfterLingering(context: watcherContext)
+    }
+    context.fireErrorCaught(failure)
+  }
+}
+
+/// A WebSocket frame larger than the server reads at all, as the stream learns of it (its log
+/// says so; the client has had its answer).
+struct FrameTooLargeToRead: Error, CustomStringConvertible {
+  /// The documented message limit, in bytes.
+  let limit: Int
+  /// The largest frame read, in bytes.
+  let readLimit: Int
+
+  var description: String {
+    "a message of more than \(readLimit) bytes is over the limit of \(limit) bytes; send "
+      + "smaller chunks"
   }
 }
 
