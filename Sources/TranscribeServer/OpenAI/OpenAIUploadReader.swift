@@ -57,10 +57,10 @@ struct OpenAIUploadReader {
     }
     defer { try? handle.close() }
 
-    let state = PartState()
+    let state = PartState(file: handle)
     let parser = MultipartParser(boundary: boundary)
     parser.onHeader = { name, value in state.header(name, value) }
-    parser.onBody = { buffer in state.body(&buffer, limit: fieldLimit, file: handle) }
+    parser.onBody = { buffer in state.body(&buffer, limit: fieldLimit) }
     parser.onPartComplete = { state.complete() }
 
     var received = 0
@@ -110,6 +110,18 @@ private final class PartState {
   /// Counts the parser's callbacks, so the reader sees whether a buffer moved it on.
   private(set) var progress = 0
   private var headerBytes = 0
+  /// Where the `file` part goes.
+  private let file: FileHandle
+  /// The `file` part's bytes not written yet: the parser hands in a body that holds pieces of
+  /// the boundary (`\r\n-`) a few bytes at a time, and a write for each cost a system call.
+  private var unwritten: [UInt8] = []
+  /// How many bytes are collected before they are written.
+  private static let writeSize = 256 << 10
+
+  init(file: FileHandle) {
+    self.file = file
+    unwritten.reserveCapacity(Self.writeSize)
+  }
 
   private var name: String? {
     MultipartPart(headers: headers, body: ByteBuffer()).name
@@ -126,7 +138,7 @@ private final class PartState {
     headers.add(name: name, value: value)
   }
 
-  func body(_ buffer: inout ByteBuffer, limit: Int, file: FileHandle) {
+  func body(_ buffer: inout ByteBuffer, limit: Int) {
     progress += 1
     guard problem == nil else { return }
     if isFirstBodyChunk {
@@ -140,12 +152,9 @@ private final class PartState {
       }
     }
     if inFile {
-      do {
-        try file.write(contentsOf: buffer.readableBytesView)
-        upload.fileBytes += buffer.readableBytes
-      } catch {
-        problem = .recognitionFailed("cannot write the upload to a temporary file: \(error)")
-      }
+      unwritten += buffer.readableBytesView
+      upload.fileBytes += buffer.readableBytes
+      if unwritten.count >= Self.writeSize { write() }
     } else {
       fieldBytes += buffer.readableBytes
       guard fieldBytes <= limit else {
@@ -156,9 +165,21 @@ private final class PartState {
     }
   }
 
+  /// Writes the `file` part's bytes collected so far.
+  private func write() {
+    guard !unwritten.isEmpty, problem == nil else { return }
+    do {
+      try file.write(contentsOf: unwritten)
+    } catch {
+      problem = .recognitionFailed("cannot write the upload to a temporary file: \(error)")
+    }
+    unwritten.removeAll(keepingCapacity: true)
+  }
+
   func complete() {
     progress += 1
     headerBytes = 0
+    if inFile { write() }
     if inFile || (isFirstBodyChunk && name == "file" && !upload.hasFile) {
       // A file part that ended (possibly empty).
       upload.hasFile = true

@@ -125,6 +125,32 @@ import Testing
     #expect(FileManager.default.contents(atPath: file.path) == Data("AUDIO hello".utf8))
   }
 
+  @Test func aFileFullOfBoundaryLookalikesIsWrittenByteForByte() async throws {
+    // Pieces of the boundary ("\r\n--" and its first letters) reach the reader a few bytes at
+    // a time; collected before they are written, they must come out whole and in order.
+    let prefix = Array("\r\n--\(MultipartBody.boundary)".utf8)
+    var audio: [UInt8] = []
+    for index in 0..<50_000 {
+      audio += Array("\r\n-".utf8) + Array(prefix.prefix(2 + index % (prefix.count - 2)))
+      // Never a letter of the boundary, so no lookalike completes it.
+      audio.append(UInt8(128 + index % 100))
+    }
+    var body = MultipartBody()
+    body.file(audio)
+    body.field("model", "whisper-1")
+    let bytes = Array(body.buffer.readableBytesView)
+    let chunks = stride(from: 0, to: bytes.count, by: 65_536).map {
+      ByteBuffer(bytes: bytes[$0..<min($0 + 65_536, bytes.count)])
+    }
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    let upload = try await OpenAIUploadReader(limit: 100 << 20).read(
+      Chunks(buffers: chunks), boundary: MultipartBody.boundary, into: file)
+    #expect(upload.fileBytes == audio.count)
+    #expect(upload.fields == ["model": ["whisper-1"]])
+    #expect(FileManager.default.contents(atPath: file.path) == Data(audio))
+  }
+
   @Test func aBodyThatEndsInsideTheFileIsMalformed() async throws {
     var body = MultipartBody()
     body.file(Array("AUDIO hello".utf8))
