@@ -113,7 +113,9 @@ def main():
     parser.add_argument("--url", default="http://127.0.0.1:2700")
     parser.add_argument("--pid", type=int, required=True)
     parser.add_argument("--sessions", type=int, default=50)
-    parser.add_argument("--only", help="comma-separated kinds to run")
+    parser.add_argument("--only", help="comma-separated parts of the names of kinds to run")
+    parser.add_argument("--skip", help="comma-separated parts of the names of kinds to skip")
+    parser.add_argument("--rounds", type=int, default=1, help="run every kind this many times")
     arguments = parser.parse_args()
     base = arguments.url.rstrip("/")
     host, port = base.split("//", 1)[1].split(":")
@@ -152,6 +154,9 @@ def main():
     )
     kinds["bad Content-Length"] = lambda: raw(
         host, port, b"POST /v1/audio/transcriptions HTTP/1.1\r\nContent-Length: x\r\n\r\n"
+    )
+    kinds["baseline: 1 s stream"] = lambda: asyncio.run(
+        stream(ws, [config({"sample_rate": 16000}), b"\0" * 32000, '{"eof" : 1}'], wait=2)
     )
     kinds["evil Origin"] = lambda: asyncio.run(
         stream(ws, [], headers={"Origin": "http://evil.example"})
@@ -220,9 +225,19 @@ def main():
     kinds["uploads at 2 bytes/s (all at once)"] = ("batch", lambda: concurrent(slow, 30))
 
     selected = arguments.only.split(",") if arguments.only else None
+    skipped = arguments.skip.split(",") if arguments.skip else []
     print(f"before: fds {descriptors(pid)}, RSS {rss_mib(pid):.0f} MiB, readyz {ready(base)}")
+    for round_ in range(arguments.rounds):
+        if arguments.rounds > 1:
+            print(f"round {round_ + 1}")
+        run_kinds(kinds, selected, skipped, count, pid, base)
+
+
+def run_kinds(kinds, selected, skipped, count, pid, base):
     for name, run in kinds.items():
         if selected and not any(part in name for part in selected):
+            continue
+        if any(part in name for part in skipped):
             continue
         cpu = cpu_seconds(pid)
         started = time.monotonic()

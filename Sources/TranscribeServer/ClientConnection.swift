@@ -107,18 +107,40 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
   /// down at once, and what the client is still sending is read and thrown away until it closes
   /// its side, or for `linger` at most. Closing at once while the client still sends would reset
   /// the connection, and the client would lose the answer unread in its buffer.
-  func closeAfterLingering(context: ChannelHandlerContext, linger: TimeAmount = .seconds(2)) {
+  ///
+  /// `beforeClosing` runs (on the event loop) just before the connection closes, once: the place
+  /// to tell the rest of the pipeline, whose handlers would otherwise close the connection at
+  /// once.
+  func closeAfterLingering(
+    context: ChannelHandlerContext, linger: TimeAmount = .seconds(2),
+    beforeClosing: @escaping () -> Void = {}
+  ) {
     guard !isLingering else { return }
     isLingering = true
+    lingerEnd = beforeClosing
     let channel = context.channel
     channel.close(mode: .output, promise: nil)
-    context.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    context.eventLoop.scheduleTask(in: linger) {
+      bound.value.endLingering(channel: channel)
+    }
+  }
+
+  /// What runs before a lingering connection closes (see ``closeAfterLingering``).
+  private var lingerEnd: (() -> Void)?
+
+  private func endLingering(channel: any Channel) {
+    let end = lingerEnd
+    lingerEnd = nil
+    end?()
+    channel.close(promise: nil)
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     if let event = event as? ChannelEvent, event == .inputClosed {
+      // A lingering connection's stream hears why it ends before it hears the client left.
+      if isLingering { endLingering(channel: context.channel) }
       connection.markGone()
-      if isLingering { context.close(promise: nil) }
     }
     context.fireUserInboundEventTriggered(event)
   }

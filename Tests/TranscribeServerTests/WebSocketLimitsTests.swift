@@ -33,6 +33,11 @@ import Testing
       let error = transcript.objects.last?["error"] as? String
       #expect(
         error?.contains(text) == true, "\(transcript.replies)", sourceLocation: sourceLocation)
+      // A connection refused for a frame too large to read lingers until the client closes.
+      let deadline = ContinuousClock.now + .seconds(3)
+      while server.sessions.activeCount > 0, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
       #expect(server.sessions.activeCount == 0, sourceLocation: sourceLocation)
       let next = try await VoskTestClient.run(
         client, VoskTestClient.silence(seconds: 0.4) + [VoskTestClient.eof])

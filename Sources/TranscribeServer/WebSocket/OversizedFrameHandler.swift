@@ -43,17 +43,24 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
       promise: nil)
     let written = context.writeAndFlush(
       wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: code)))
+    // The stream learns of the failure only as the connection closes: it would end, and
+    // Hummingbird close the connection, while the client is still sending.
     let channel = context.channel
+    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
     written.whenComplete { _ in
       let pipeline = channel.pipeline
       guard
         let watcher = try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
         let watcherContext = try? pipeline.syncOperations.context(
           handlerType: ClientConnectionHandler.self)
-      else { return channel.close(promise: nil) }
-      watcher.closeAfterLingering(context: watcherContext)
+      else {
+        bound.value.fireErrorCaught(failure)
+        return channel.close(promise: nil)
+      }
+      watcher.closeAfterLingering(context: watcherContext) {
+        bound.value.fireErrorCaught(failure)
+      }
     }
-    context.fireErrorCaught(failure)
   }
 }
 
