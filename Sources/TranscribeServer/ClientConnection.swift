@@ -22,6 +22,13 @@ public final class ClientConnection: Sendable {
   /// Creates a connection whose client is there.
   public init() {}
 
+  /// A connection whose client has left already.
+  static func gone() -> ClientConnection {
+    let connection = ClientConnection()
+    connection.markGone()
+    return connection
+  }
+
   /// Whether the client has closed its side or the connection dropped.
   public var isGone: Bool { state.withLock { $0.isGone } }
 

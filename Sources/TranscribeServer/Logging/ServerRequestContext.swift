@@ -14,15 +14,31 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
   public let webSocket: WebSocketHandlerReference<Self>
   /// The client's address, when the channel knows it.
   public let remoteAddress: SocketAddress?
-  /// The connection the request arrived on.
-  public let channel: any Channel
+  /// The connection the request arrived on, while it is open.
+  public var channel: (any Channel)? { connection.channel }
+  private let connection: ConnectionReference
+
+  /// The request's connection, held weakly.
+  ///
+  /// hummingbird-websocket keeps an accepted upgrade's handler in the context's
+  /// ``webSocket`` reference together with the context itself, a cycle nothing breaks: every
+  /// WebSocket session's context outlives it. Held strongly here, the channel would go with it,
+  /// with its receive buffers (about 100 KB for a session that got a 1 MB message).
+  private final class ConnectionReference: @unchecked Sendable {
+    // Written once, before the context is shared.
+    weak var channel: (any Channel)?
+
+    init(_ channel: any Channel) {
+      self.channel = channel
+    }
+  }
 
   /// Creates the context for a request arriving on `source`'s channel.
   public init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)
     webSocket = .init()
     remoteAddress = source.channel.remoteAddress
-    channel = source.channel
+    connection = ConnectionReference(source.channel)
   }
 
   /// The request's logger with the client's address (`remote=IP:PORT`) in its metadata.
@@ -60,7 +76,7 @@ struct RequestClient: Sendable {
   init(_ context: some RequestContext) async {
     if let context = context as? ServerRequestContext {
       address = context.remoteDescription
-      connection = await context.channel.clientConnection()
+      connection = await context.channel?.clientConnection() ?? ClientConnection.gone()
     } else {
       address = nil
       connection = ClientConnection()
