@@ -16,6 +16,25 @@ import Testing
     ) { .lorem() }
   }
 
+  /// Asks `/readyz` and expects 503, `Retry-After: 5`, and a ready model with `status` and
+  /// `active` of 2 session places.
+  private func expectNotReady(
+    _ client: some TestClientProtocol, _ status: ReadinessReport.Status, active: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws {
+    try await client.execute(uri: "/readyz", method: .get) { response in
+      #expect(response.status == .serviceUnavailable, sourceLocation: sourceLocation)
+      #expect(response.headers[.retryAfter] == "5", sourceLocation: sourceLocation)
+      let report = try decode(response)
+      #expect(
+        report
+          == ReadinessReport(
+            status: status, modelLoaded: true, sessions: .init(active: active, limit: 2),
+            engines: ["pocketsphinx"]),
+        sourceLocation: sourceLocation)
+    }
+  }
+
   private func decode(_ response: TestResponse) throws -> ReadinessReport {
     try JSONDecoder().decode(ReadinessReport.self, from: Data(buffer: response.body))
   }
@@ -60,16 +79,7 @@ import Testing
     let permits = [server.sessions.acquire(), server.sessions.acquire()]
     #expect(permits.allSatisfy { $0 != nil })
     try await server.makeApplication().test(.router) { client in
-      try await client.execute(uri: "/readyz", method: .get) { response in
-        #expect(response.status == .serviceUnavailable)
-        #expect(response.headers[.retryAfter] == "5")
-        let report = try decode(response)
-        #expect(
-          report
-            == ReadinessReport(
-              status: .full, modelLoaded: true, sessions: .init(active: 2, limit: 2),
-              engines: ["pocketsphinx"]))
-      }
+      try await expectNotReady(client, .full, active: 2)
       permits.forEach { $0?.release() }
       try await client.execute(uri: "/readyz", method: .get) { response in
         #expect(response.status == .ok)
@@ -84,16 +94,7 @@ import Testing
     server.areDecodersStuck = { stuck.withLock { $0 } }
     #expect(TranscriptionServer.stuckDecoderAge == .seconds(10))
     try await server.makeApplication().test(.router) { client in
-      try await client.execute(uri: "/readyz", method: .get) { response in
-        #expect(response.status == .serviceUnavailable)
-        #expect(response.headers[.retryAfter] == "5")
-        let report = try decode(response)
-        #expect(
-          report
-            == ReadinessReport(
-              status: .stuck, modelLoaded: true, sessions: .init(active: 0, limit: 2),
-              engines: ["pocketsphinx"]))
-      }
+      try await expectNotReady(client, .stuck, active: 0)
       stuck.withLock { $0 = false }
       try await client.execute(uri: "/readyz", method: .get) { response in
         #expect(response.status == .ok)

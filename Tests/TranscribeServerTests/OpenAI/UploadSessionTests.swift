@@ -58,9 +58,8 @@ struct UploadSessionTests {
     }
   }
 
-  @Test func theSessionEndsWithRecognitionsOutcome() async {
-    let store = makeStore()
-    await start(store)
+  /// The client delivers its final result and ends: the session ends recognized.
+  func finishRecognition(_ store: TestStoreOf<UploadSession>) async {
     let final = SpeechRecognitionResult(
       bestTranscription: Transcription(segments: []), isFinal: true)
     results.continuation.yield(final)
@@ -74,6 +73,12 @@ struct UploadSessionTests {
       $0.recognition.outcome = .finished
       $0.ending = .recognized
     }
+  }
+
+  @Test func theSessionEndsWithRecognitionsOutcome() async {
+    let store = makeStore()
+    await start(store)
+    await finishRecognition(store)
     // The time limit went with the session.
     await clock.advance(by: .seconds(60))
     #expect(!streamStopped.value)
@@ -120,19 +125,7 @@ struct UploadSessionTests {
     await start(store)
     await store.send(.shutdown)
     await clock.advance(by: .seconds(5))
-    let final = SpeechRecognitionResult(
-      bestTranscription: Transcription(segments: []), isFinal: true)
-    results.continuation.yield(final)
-    results.continuation.finish()
-    await store.receive(\.recognition.speech.success) {
-      $0.recognition.result = final
-    }
-    await store.receive(\.recognition.recognitionFinished) {
-      $0.recognition.isRecording = false
-      $0.recognition.status = .idle
-      $0.recognition.outcome = .finished
-      $0.ending = .recognized
-    }
+    await finishRecognition(store)
     // The grace period went with the session.
     await clock.advance(by: .seconds(60))
     #expect(!streamStopped.value)
