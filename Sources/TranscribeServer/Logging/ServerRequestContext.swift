@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Synchronization
 
 /// The request context of both routers (HTTP and WebSocket upgrades): Hummingbird's WebSocket
 /// context plus the client's address, so log lines say who is asking (`remote=…`).
@@ -11,7 +12,14 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
   /// Hummingbird's storage for the request's logger, id and decoders.
   public var coreContext: CoreRequestContextStorage
   /// Where the WebSocket handler goes once the upgrade is accepted.
-  public let webSocket: WebSocketHandlerReference<Self>
+  ///
+  /// hummingbird-websocket stores the handler there together with this context, which holds
+  /// the reference: a cycle. The stream lets go of it once it runs
+  /// (``releaseWebSocketHandler()``), so its context is freed with it.
+  public var webSocket: WebSocketHandlerReference<Self> {
+    upgrade.reference ?? WebSocketHandlerReference()
+  }
+  private let upgrade: UpgradeReference
   /// The client's address, when the channel knows it.
   public let remoteAddress: SocketAddress?
   /// The connection the request arrived on, while it is open.
@@ -33,10 +41,28 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
     }
   }
 
+  /// The context's ``webSocket`` reference, until the stream it passed on has started.
+  private final class UpgradeReference: Sendable {
+    private let stored = Mutex<WebSocketHandlerReference<ServerRequestContext>?>(.init())
+
+    var reference: WebSocketHandlerReference<ServerRequestContext>? {
+      stored.withLock { $0 }
+    }
+
+    func release() {
+      stored.withLock { $0 = nil }
+    }
+  }
+
+  /// Lets go of the WebSocket handler the upgrade passed on: call it once the stream runs.
+  public func releaseWebSocketHandler() {
+    upgrade.release()
+  }
+
   /// Creates the context for a request arriving on `source`'s channel.
   public init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)
-    webSocket = .init()
+    upgrade = UpgradeReference()
     remoteAddress = source.channel.remoteAddress
     connection = ConnectionReference(source.channel)
   }

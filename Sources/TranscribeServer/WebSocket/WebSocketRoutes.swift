@@ -13,6 +13,8 @@ extension TranscriptionServer {
       authorizes(request) ? .upgrade([:]) : .dontUpgrade
     } onUpgrade: { inbound, outbound, context in
       let requestContext = context.requestContext
+      // The handler has been passed on; the context need not hold it (and itself) any longer.
+      requestContext.releaseWebSocketHandler()
       try await VoskStream(
         server: self, logger: requestContext.loggerWithRemoteAddress,
         client: RequestClient(requestContext)
