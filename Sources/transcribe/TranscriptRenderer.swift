@@ -273,7 +273,7 @@ struct TranscriptRenderer {
 }
 
 /// One line of `--format json`; times in seconds, rounded to milliseconds.
-struct JSONLine: Codable, Equatable {
+struct JSONLine: JSONOutputLine {
   struct Segment: Codable, Equatable {
     var word: String
     var start: Double
@@ -320,24 +320,22 @@ struct JSONLine: Codable, Equatable {
   static func milliseconds(_ value: Double) -> Double {
     (value * 1000).rounded() / 1000
   }
-
-  func encoded() -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(self) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
-  }
 }
 
 /// The line of `--format json` for a file that failed (when several files are transcribed):
 /// `{"type":"error","file":…,"error":…,"status":…}`, `status` being the exit status the failure
 /// has on its own.
-struct JSONErrorLine: Codable, Equatable {
+struct JSONErrorLine: JSONOutputLine {
   var type = "error"
   var file: String
   var error: String
   var status: Int32
+}
 
+/// A line of `--format json`: one object, keys sorted, slashes as they are.
+protocol JSONOutputLine: Codable, Equatable {}
+
+extension JSONOutputLine {
   func encoded() -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
