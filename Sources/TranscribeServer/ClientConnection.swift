@@ -211,11 +211,3 @@ final class OpenConnections: Sendable {
         + body)
   }
 }
-
-extension TimeAmount {
-  /// A Swift duration as NIO's time amount, in nanoseconds.
-  init(_ duration: Duration) {
-    let (seconds, attoseconds) = duration.components
-    self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-  }
-}

@@ -79,7 +79,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .uploadTooSlow(let rate, let grace):
       return "The upload arrived too slowly: this server needs the body at "
         + "\(Self.size(rate))/s or more on average after its first "
-        + "\(Self.seconds(grace)); send it over a faster connection."
+        + "\(grace.spokenSeconds); send it over a faster connection."
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
@@ -136,14 +136,6 @@ public enum OpenAIError: Error, Equatable, Sendable {
     var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
     while text.hasSuffix(".") { text.removeLast() }
     return text + "."
-  }
-
-  /// A duration in seconds: `10 s`, `0.3 s`.
-  private static func seconds(_ duration: Duration) -> String {
-    let seconds =
-      Double(duration.components.seconds)
-      + Double(duration.components.attoseconds) / 1e18
-    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
   }
 
   private static func size(_ bytes: Int) -> String {

@@ -53,9 +53,10 @@ struct VoskStream {
     let log = SessionLog(logger, endpoint: "/", remoteAddress: client.address)
     log.started()
 
-    // Twice the limit reaches the session, so a message just over it gets a clear answer; the
-    // protocol layer closes larger ones with 1009 itself.
-    let messages = inbound.messages(maxSize: 2 * server.configuration.maxFrameBytes)
+    // A message just over the limit reaches the session, which answers it clearly; larger
+    // frames are refused below it (see `TranscriptionServer.frameReadLimit`).
+    let messages = inbound.messages(
+      maxSize: TranscriptionServer.frameReadLimit(server.configuration.maxFrameBytes))
     let readFailure = Mutex<(any Error)?>(nil)
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
@@ -183,7 +184,7 @@ struct VoskStream {
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
     with error: WebSocketSessionError
   ) async throws {
-    let maxSize = 2 * server.configuration.maxFrameBytes
+    let maxSize = TranscriptionServer.frameReadLimit(server.configuration.maxFrameBytes)
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
         var messages = inbound.messages(maxSize: maxSize).makeAsyncIterator()

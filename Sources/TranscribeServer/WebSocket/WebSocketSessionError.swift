@@ -73,9 +73,9 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .frameTooLarge(let bytes, let limit):
       "a message of \(bytes) bytes is over the limit of \(limit) bytes; send smaller chunks"
     case .idle(let timeout):
-      "no audio for \(Self.seconds(timeout)); the stream was closed"
+      "no audio for \(timeout.spokenSeconds); the stream was closed"
     case .sessionTooLong(let limit):
-      "the session reached its maximum length of \(Self.seconds(limit)); start a new one"
+      "the session reached its maximum length of \(limit.spokenSeconds); start a new one"
     case .recognitionFailed(let reason):
       "recognition failed: \(reason)"
     case .capacity:
@@ -123,8 +123,12 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     return reason
   }
 
-  private static func seconds(_ duration: Duration) -> String {
-    let seconds = duration.timeInterval
+}
+
+extension Duration {
+  /// The duration as the server's answers say it: `10 s`, `0.3 s`.
+  var spokenSeconds: String {
+    let seconds = timeInterval
     return seconds == seconds.rounded()
       ? "\(Int(seconds)) s" : String(format: "%.3g s", seconds)
   }
