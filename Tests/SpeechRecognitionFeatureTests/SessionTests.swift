@@ -10,6 +10,27 @@ import Testing
 /// deadline, progress, and the lorem preview client.
 @MainActor
 struct SessionTests {
+  /// A store for `state` whose client authorizes, answers `startTask` with `stream` and records
+  /// each request in `started`; `finishTask` and the clock only when a test needs them.
+  func recordingStore(
+    _ state: SpeechRecognition.State,
+    stream: AsyncThrowingStream<SpeechRecognitionResult, any Error>,
+    started: LockIsolated<[SpeechRecognitionRequest]>, clock: TestClock<Duration>? = nil,
+    finishTask: (@Sendable () async -> Void)? = nil
+  ) -> TestStoreOf<SpeechRecognition> {
+    TestStore(initialState: state) {
+      SpeechRecognition()
+    } withDependencies: {
+      if let clock { $0.continuousClock = clock }
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { request in
+        started.withValue { $0.append(request) }
+        return stream
+      }
+      if let finishTask { $0.speechClient.finishTask = finishTask }
+    }
+  }
+
   /// Taps record and goes through authorization until the client's task has started.
   func startRecording(_ store: TestStoreOf<SpeechRecognition>) async {
     await store.send(.recordButtonTapped) {
@@ -158,18 +179,9 @@ struct SessionTests {
       .makeStream()
     let started = LockIsolated<[SpeechRecognitionRequest]>([])
     let file = SpeechRecognitionRequest(source: .file(URL(fileURLWithPath: "/talk.wav")))
-    let store = TestStore(
-      initialState: SpeechRecognition.State(request: file, duration: .seconds(2))
-    ) {
-      SpeechRecognition()
-    } withDependencies: {
-      $0.continuousClock = clock
-      $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { request in
-        started.withValue { $0.append(request) }
-        return stream
-      }
-    }
+    let store = recordingStore(
+      SpeechRecognition.State(request: file, duration: .seconds(2)), stream: stream,
+      started: started, clock: clock)
     await startRecording(store)
     // The client is asked for the first two seconds of audio, and reads no further.
     var limited = file
@@ -208,17 +220,9 @@ struct SessionTests {
     let started = LockIsolated<[SpeechRecognitionRequest]>([])
     var file = SpeechRecognitionRequest(source: .standardInput(raw: true))
     file.maximumAudioDuration = .seconds(1)
-    let store = TestStore(
-      initialState: SpeechRecognition.State(request: file, duration: .seconds(2))
-    ) {
-      SpeechRecognition()
-    } withDependencies: {
-      $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { request in
-        started.withValue { $0.append(request) }
-        return stream
-      }
-    }
+    let store = recordingStore(
+      SpeechRecognition.State(request: file, duration: .seconds(2)), stream: stream,
+      started: started)
     await startRecording(store)
     #expect(started.value == [file])
     continuation.finish()
@@ -233,17 +237,9 @@ struct SessionTests {
     let clock = TestClock()
     let (stream, _) = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
     let started = LockIsolated<[SpeechRecognitionRequest]>([])
-    let store = TestStore(initialState: SpeechRecognition.State(duration: .seconds(2))) {
-      SpeechRecognition()
-    } withDependencies: {
-      $0.continuousClock = clock
-      $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { request in
-        started.withValue { $0.append(request) }
-        return stream
-      }
-      $0.speechClient.finishTask = {}
-    }
+    let store = recordingStore(
+      SpeechRecognition.State(duration: .seconds(2)), stream: stream, started: started,
+      clock: clock, finishTask: {})
     await startRecording(store)
     #expect(started.value.map(\.maximumAudioDuration) == [nil])
     await clock.advance(by: .seconds(2))
