@@ -49,6 +49,13 @@ public final class Decoder: SpeechRecognizer {
   private var skippedSamples = 0
   /// ``skippedSamples`` when the current utterance started.
   private var utteranceShift = 0
+  /// Samples since the detector heard the utterance's speech start (detector only).
+  private var samplesSinceSpeechStart = 0
+
+  /// The speech heard before the first partial result (detector only): 0.2 s. pocketsphinx's
+  /// hypothesis over less is a guess (`the` for the start of `go forward`); its own detector
+  /// starts an utterance only after 0.1 s of speech.
+  static let speechBeforeFirstPartial = DecoderConfiguration.sampleRate / 5
 
   /// Audio fed before the detector's first speech window: 0.2 s (pocketsphinx's own
   /// `-vad_prespeech`).
@@ -213,12 +220,14 @@ public final class Decoder: SpeechRecognizer {
         samplesSincePartialReport = 0
         quietSamples = 0
         utteranceShift = skippedSamples
+        samplesSinceSpeechStart = length
         try feed(leading)
         samplesInUtterance = leading.count
         leading = []
         continue
       }
       try feed(window)
+      samplesSinceSpeechStart += length
       samplesInUtterance += length
       samplesSincePartialCheck += length
       samplesSincePartialReport += length
@@ -229,7 +238,9 @@ public final class Decoder: SpeechRecognizer {
         guard ps_start_utt(decoder) >= 0 else {
           throw .decoderFailure("pocketsphinx could not start an utterance")
         }
-      } else if let partial = partialResult(nextChunk: length) {
+      } else if samplesSinceSpeechStart >= Self.speechBeforeFirstPartial,
+        let partial = partialResult(nextChunk: length)
+      {
         events.append(partial)
       }
     }

@@ -143,6 +143,34 @@ extension CommandTests {
       #expect(errorRate(output.stdout, room) <= 0.08, "\(output.stdout)")
     }
 
+    @Test(
+      .enabled(
+        if: PythonClient.hasModule("websockets"), "needs python3's websockets (for the vosk client)"
+      ))
+    func serveHearsWholeSentencesOnItsStreamsAndUploads() async throws {
+      let directory = try TemporaryDirectory()
+      let room = try NoisySpeech.room(in: directory.url, snr: 10)
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      let client = try await PythonClient.run(
+        "vosk_client.py", [server.webSocketURL, room.url.path])
+      #expect(client.status == 0, "client stderr: \(client.stderr)")
+      let finals = ServeWebSocketCommandTests.replies(client.stdout)
+        .compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
+      #expect(finals.count == room.references.count, "\(finals)")
+      #expect(errorRate(finals.joined(separator: " "), room) <= 0.08, "\(finals)")
+      let upload = try runCommand(
+        "/usr/bin/curl",
+        [
+          "-s", server.baseURL + "/v1/audio/transcriptions", "-F", "file=@\(room.url.path)",
+          "-F", "model=moonshine", "-F", "response_format=text",
+        ])
+      #expect(errorRate(upload, room) <= 0.06, "\(upload)")
+      let output = await server.terminate()
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stderr.contains("serving with Moonshine and Silero VAD"), "\(output.stderr)")
+    }
+
     @Test func theMicrophoneInANoisyRoomHearsWholeSentences() async throws {
       guard let server = try VirtualMicrophone.startIfAvailable("cli-noisy-room") else { return }
       defer { server.stop() }
