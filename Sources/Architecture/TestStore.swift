@@ -61,6 +61,11 @@ public final class TestStore<State: Equatable, Action> {
   /// The state as the test has asserted it so far.
   public private(set) var state: State
 
+  /// Whether the feature dismissed the store: an effect called `@Dependency(\.dismiss)` while
+  /// no parent presented the feature. A dismissed store's effects are cancelled, and sending it
+  /// an action is reported as an issue.
+  public private(set) var isDismissed = false
+
   private let core: RootCore<State, TestAction<Action>>
   nonisolated(unsafe) private let recorder: TestRecorder<State, Action>
   // Read in `deinit`; written only on the main actor.
@@ -110,6 +115,7 @@ public final class TestStore<State: Equatable, Action> {
       dependencies: dependencies,
       taskExecutor: MainQueueTaskExecutor.shared
     )
+    core.dismissal = { [weak self] in self?.dismiss() }
   }
 
   deinit {
@@ -247,6 +253,22 @@ extension TestStore {
   ) async -> TestStoreTask {
     let location = SourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    guard !isDismissed else {
+      report(
+        """
+        Can't send an action: the store was dismissed. …
+
+          Action:
+        \(dump(action).indented)
+
+        An effect of the feature called '@Dependency(\\.dismiss)' while no parent presented it, \
+        which dismisses the test store: its effects were cancelled, and it takes no more \
+        actions. To fix this, end the test once the feature has dismissed itself, or test it \
+        presented by its parent.
+        """,
+        at: location)
+      return TestStoreTask(group: nil, timeout: timeout)
+    }
     // The state this action starts from: after the received actions, which the test may not have
     // asserted yet (they stay queued for a later `receive`).
     let previous: State
@@ -804,6 +826,18 @@ extension TestStore {
     for _ in 0..<20 {
       await Task.yield()
     }
+    if isDismissed {
+      // Dismissal cancelled every effect: let them end, so that exhaustivity sees none running.
+      _ = await wait(timeout: timeout) { core.registry.isEmpty }
+    }
+  }
+
+  /// Dismisses the store, as `@Dependency(\.dismiss)` does from an effect that no presentation
+  /// encloses: cancels every effect and refuses later actions.
+  private func dismiss() {
+    guard !isDismissed else { return }
+    isDismissed = true
+    core.registry.cancelAll()
   }
 
   /// Yields and sleeps until `condition` holds or `timeout` passes; returns whether it held.
