@@ -63,6 +63,15 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// descriptors for its own files and for `/healthz`).
   public var maxConnections: Int = ServerConfiguration.defaultMaxConnections
 
+  /// How many uploads may be receiving their body at once: ``maxUploadsReading``, else four
+  /// per session place.
+  public var uploadsReadingLimit: Int { maxUploadsReading ?? 4 * maxSessions }
+
+  /// The largest WebSocket frame read at all: twice ``maxFrameBytes``, so a stream answers a
+  /// message just over the limit itself; a larger frame is refused by the protocol layer (1009,
+  /// after an error message from ``OversizedFrameHandler``).
+  public var frameReadLimit: Int { 2 * maxFrameBytes }
+
   /// Three quarters of the soft limit on open file descriptors (at least 16).
   public static var defaultMaxConnections: Int {
     var limit = rlimit()

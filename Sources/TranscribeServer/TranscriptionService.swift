@@ -33,16 +33,14 @@ public struct TranscriptionService: Service {
 
   /// Prepares, serves until graceful shutdown, drains the streams, and returns.
   public func run() async throws {
-    try await server.prepare()
-    server.readiness.finishPreparing(with: .success(()))
+    let core = server.core
+    try await core.prepare()
     let application = server.makeApplication(onServerRunning: onListening)
     // The application runs in a group of its own, out of reach of the outer group's graceful
     // shutdown: otherwise the WebSocket layer would close every stream at once with 1000,
     // before their last words.
     let inner = ServiceGroup(
-      configuration: .init(services: [application], logger: server.logger))
-    let server = self.server
-    let grace = server.configuration.shutdownGracePeriod
+      configuration: .init(services: [application], logger: core.logger))
     // A detached task inherits no task-local graceful-shutdown handlers.
     let serving = Task.detached { try await inner.run() }
     try await withGracefulShutdownHandler {
@@ -53,15 +51,7 @@ public struct TranscriptionService: Service {
       }
     } onGracefulShutdown: {
       Task {
-        server.logger.info(
-          "shutting down: finishing \(server.streams.count) session(s) (streams and uploads)")
-        // Each stream bounds its own wait by the grace period; this bounds them all.
-        await withTaskGroup(of: Void.self) { group in
-          group.addTask { await server.streams.drain() }
-          group.addTask { try? await server.clock.sleep(for: grace + .seconds(2)) }
-          await group.next()
-          group.cancelAll()
-        }
+        await core.drain()
         await inner.triggerGracefulShutdown()
       }
     }

@@ -200,6 +200,15 @@ struct OpenAIErrorBody: Codable, Equatable {
 }
 
 extension OpenAIError {
+  /// The refusal of an upload the session core turned away; a 503 asks to wait `retryAfter`
+  /// seconds.
+  init(_ refusal: AdmissionRefusal, retryAfter: Int) {
+    switch refusal {
+    case .capacity: self = .noCapacity(retryAfter: retryAfter)
+    case .shuttingDown: self = .shuttingDown(retryAfter: retryAfter)
+    }
+  }
+
   /// The upload's `model` names an engine this server cannot run: a 400 naming it.
   static func engineNotInstalled(_ engine: String) -> OpenAIError {
     .invalidField(

@@ -21,16 +21,16 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
   typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
   let upgradeChannel: HTTP1WebSocketUpgradeChannel
-  let server: TranscriptionServer
+  let gate: ConnectionGate
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-    let limit = server.configuration.maxConnections
-    let isAdmitted = server.connections.admit(limit: limit)
+    let limit = gate.maxConnections
+    let isAdmitted = gate.connections.admit(limit: limit)
     if isAdmitted {
-      let connections = server.connections
+      let connections = gate.connections
       channel.closeFuture.whenComplete { _ in connections.release() }
     } else {
-      server.logger.debug(
+      gate.logger.debug(
         "connection turned away",
         metadata: ["reason": "max_connections", "limit": "\(limit)"])
     }
@@ -38,7 +38,7 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       let operations = channel.pipeline.syncOperations
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try operations.addHandler(
-        UpgradeTokenHandler(server: server), position: .after(decoder))
+        UpgradeTokenHandler(gate: gate), position: .after(decoder))
       let connection = ClientConnection()
       try operations.addHandler(
         ClientConnectionHandler(
@@ -50,7 +50,8 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       // pings is noted.
       let upgrader = try operations.handler(
         type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-      let messageLimit = server.configuration.maxFrameBytes
+      let messageLimit = gate.maxFrameBytes
+      let readLimit = gate.frameReadLimit
       upgrader.upgradeResultFuture.whenSuccess { result in
         guard case .websocket = result else { return }
         let operations = channel.pipeline.syncOperations
@@ -61,7 +62,7 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
         try? operations.addHandlers(
           [
             OversizedFrameHandler(
-              limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+              limit: messageLimit, readLimit: readLimit),
             UnansweredPingHandler(connection: connection),
           ],
           position: .after(decoder))
@@ -76,11 +77,12 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-  /// HTTP/1 with the WebSocket upgrade, upgrades without the server's token refused with 401.
+  /// HTTP/1 with the WebSocket upgrade, each connection past `gate` (upgrades without the
+  /// server's token refused with 401).
   static func http1WebSocketUpgrade(
     webSocketRouter: Router<ServerRequestContext>,
     configuration: HTTP1WebSocketUpgradeChannel.Configuration,
-    authorizingWith server: TranscriptionServer
+    gate: ConnectionGate
   ) -> HTTPServerBuilder {
     let webSocketResponder = webSocketRouter.buildResponder()
     return HTTPServerBuilder { responder in
@@ -88,7 +90,40 @@ extension HTTPServerBuilder {
         upgradeChannel: HTTP1WebSocketUpgradeChannel(
           responder: responder, webSocketResponder: webSocketResponder,
           configuration: configuration),
-        server: server)
+        gate: gate)
+    }
+  }
+}
+
+/// What a connection must pass before a request reaches the routes: the connection limit, and
+/// for a WebSocket upgrade (which never reaches the HTTP routes and their middleware) the
+/// origin and token policies, refusals counted and logged by the session core.
+struct ConnectionGate: Sendable {
+  let tokenCheck: TokenCheck
+  let originCheck: OriginCheck
+  let connections: OpenConnections
+  let maxConnections: Int
+  let requestHeaderTimeout: Duration
+  /// The largest message a stream reads (``ServerConfiguration/maxFrameBytes``).
+  let maxFrameBytes: Int
+  /// The largest frame read at all (``ServerConfiguration/frameReadLimit``).
+  let frameReadLimit: Int
+  let logger: Logger
+  /// Counts and logs a refusal.
+  let reject:
+    @Sendable (_ reason: SessionRejection, _ path: String, _ remoteAddress: String?) -> Void
+
+  init(_ core: SessionCore) {
+    tokenCheck = core.tokenCheck
+    originCheck = core.originCheck
+    connections = core.connections
+    maxConnections = core.configuration.maxConnections
+    requestHeaderTimeout = core.configuration.requestHeaderTimeout
+    maxFrameBytes = core.configuration.maxFrameBytes
+    frameReadLimit = core.configuration.frameReadLimit
+    logger = core.logger
+    reject = { reason, path, remoteAddress in
+      core.reject(reason, endpoint: path, remoteAddress: remoteAddress)
     }
   }
 }
@@ -101,19 +136,19 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   typealias InboundOut = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
 
-  private let server: TranscriptionServer
+  private let gate: ConnectionGate
   private var isRefusing = false
   private var isFirstRequest = true
   /// Closes a connection whose first request's headers do not arrive in time (408).
   private var headerTimeout: Scheduled<Void>?
 
-  init(server: TranscriptionServer) {
-    self.server = server
+  init(gate: ConnectionGate) {
+    self.gate = gate
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
     // Later requests are timed by Hummingbird's idle timeout, between requests.
-    let timeout = server.configuration.requestHeaderTimeout
+    let timeout = gate.requestHeaderTimeout
     let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
     headerTimeout = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
       bound.value.handler.headersTimedOut(after: timeout, context: bound.value.context)
@@ -158,19 +193,17 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     // The path only: the query may hold a wrong token.
     let path = String(head.uri.prefix { $0 != "?" })
     let origin = head.headers["origin"].first
-    guard server.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
-      server.reject(
-        .origin, endpoint: path,
-        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
+    let remoteAddress = context.channel.remoteAddress.flatMap(ServerRequestContext.describe)
+    guard gate.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
+      gate.reject(.origin, path, remoteAddress)
       let refusal = OriginCheck.refusal(path: path, origin: origin ?? "")
       refuse(.forbidden, contentType: refusal.contentType, body: refusal.body, context: context)
       return
     }
-    guard server.authorizes(uri: head.uri, authorization: head.headers["authorization"].first)
-    else {
-      server.reject(
-        .unauthorized, endpoint: path,
-        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
+    let isAuthorized = gate.tokenCheck.authorizes(
+      uri: head.uri, authorization: head.headers["authorization"].first, acceptsQueryToken: true)
+    guard isAuthorized else {
+      gate.reject(.unauthorized, path, remoteAddress)
       let refusal = TokenCheck.refusal(path: path)
       refuse(
         .unauthorized, contentType: refusal.contentType, body: refusal.body,
@@ -199,7 +232,7 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireErrorCaught(error)
       return
     }
-    server.logger.debug(
+    gate.logger.debug(
       "malformed request",
       metadata: [
         "error": "\(error)",

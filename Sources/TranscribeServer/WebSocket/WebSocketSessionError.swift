@@ -85,6 +85,14 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     }
   }
 
+  /// The refusal of a stream the session core turned away.
+  init(_ refusal: AdmissionRefusal) {
+    switch refusal {
+    case .capacity: self = .capacity
+    case .shuttingDown: self = .shuttingDown
+    }
+  }
+
   /// Whether a stream that ends with this error first gets its last words: a limit or a
   /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
   var deliversLastWords: Bool {

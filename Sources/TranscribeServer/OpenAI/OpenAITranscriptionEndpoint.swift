@@ -5,41 +5,10 @@ import Logging
 import SpeechClient
 import SpeechRecognitionFeature
 
-extension TranscriptionServer {
-  /// Adds `POST /v1/audio/transcriptions`, OpenAI's transcription endpoint, so OpenAI's SDKs
-  /// work with `base_url` pointed at this server.
-  ///
-  /// Each upload is streamed to a temporary file (mode 0600, in a directory of its own with mode
-  /// 0700 under `temporaryDirectory`, both removed afterwards whatever happens) and recognized by
-  /// its own ``UploadSession`` store with a client from ``makeSpeechClient``, as a `.file`
-  /// source. A client that closes the connection cancels it at once, and it runs at most
-  /// ``ServerConfiguration/maxSessionDuration`` (then 503). It holds one of ``sessions``'s places from
-  /// before its body is read until the answer: without a free place it is answered 503 with
-  /// `Retry-After`. With a ``ServerConfiguration/token``, requests without it get 401.
-  ///
-  /// ```sh
-  /// curl -F file=@talk.wav -F response_format=srt http://127.0.0.1:2700/v1/audio/transcriptions
-  /// ```
-  public func addTranscriptionRoutes<Context: RequestContext>(
-    to router: some RouterMethods<Context>,
-    temporaryDirectory: URL = FileManager.default.temporaryDirectory
-  ) {
-    let endpoint = OpenAITranscriptionEndpoint(server: self, temporaryDirectory: temporaryDirectory)
-    router.group("v1/audio")
-      .add(middleware: AccessTokenMiddleware(server: self))
-      .post("transcriptions") { request, context in
-        await endpoint.respond(to: request, from: RequestClient(context))
-      }
-    let models = OpenAIModelList(engines: configuration.engines)
-    router.group("v1")
-      .add(middleware: AccessTokenMiddleware(server: self))
-      .get("models") { _, _ in models.response() }
-  }
-}
-
 /// Answers one upload: checks it, reads it to disk, recognizes it, formats the transcript.
 struct OpenAITranscriptionEndpoint: Sendable {
-  let server: TranscriptionServer
+  let core: SessionCore
+  /// Where uploads are written while they are decoded.
   let temporaryDirectory: URL
   /// What a 503 asks the client to wait, in seconds.
   static let retryAfterSeconds = 1
@@ -52,7 +21,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       return try await transcribe(request, from: client)
     } catch {
       guard error != .clientGone else { return error.response() }
-      server.logger.info(
+      core.logger.info(
         "transcription refused",
         metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
       return error.response()
@@ -62,7 +31,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
   func transcribe(
     _ request: Request, from client: RequestClient
   ) async throws(OpenAIError) -> Response {
-    let limit = server.configuration.maxUploadBytes
+    let limit = core.configuration.maxUploadBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw .uploadTooLarge(limit: limit)
     }
@@ -71,34 +40,21 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .notMultipart(contentType: contentType)
     }
     // A session place is taken only once the body is read, so slow senders hold none; but
-    // with none free now, the client is told at once rather than after sending its file.
-    guard server.sessions.hasCapacity, let reading = server.uploadsReading.acquire() else {
-      server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
-      throw .noCapacity(retryAfter: Self.retryAfterSeconds)
-    }
-    // A shutdown ends reading at once (the body could not be decoded in time anyway) and gives
+    // with none free now, the client is told at once rather than after sending its file. A
+    // shutdown ends reading at once (the body could not be decoded in time anyway) and gives
     // decoding the grace period streams get.
     let shutdownNotice = ClientConnection()
-    guard let registration = server.streams.register(shutdown: { shutdownNotice.markGone() })
-    else {
-      reading.release()
-      server.reject(.shuttingDown, endpoint: Self.path, remoteAddress: client.address)
-      throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+    let session: AdmittedSession
+    do throws(AdmissionRefusal) {
+      session = try core.admit(.upload, endpoint: Self.path, remoteAddress: client.address) {
+        shutdownNotice.markGone()
+      }
+    } catch {
+      throw OpenAIError(error, retryAfter: Self.retryAfterSeconds)
     }
-    defer { server.streams.unregister(registration) }
-    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
-    log.started()
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
-    var permit: SessionLimiter.Permit?
-    defer {
-      reading.release()
-      if let permit {
-        permit.release()
-        server.metrics.sessionEnded()
-      }
-      log.ended(outcome, audioSeconds: audioSeconds)
-    }
+    defer { session.end(outcome, audioSeconds: audioSeconds) }
     // Each upload in a directory of its own that only the server's user can list, the file in
     // it readable by that user alone; both removed whatever happens.
     let directory = temporaryDirectory.appendingPathComponent(
@@ -116,13 +72,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
     // Reading ends when the body does, when the client leaves, when the body falls behind the
     // slowest pace allowed, or after the longest a session may run; recognition then gets
     // what is left of that time.
-    let maxDuration = server.configuration.maxSessionDuration
+    let maxDuration = core.configuration.maxSessionDuration
     let started = ContinuousClock.now
     let pace = UploadPace(
-      minimumRate: server.configuration.minimumUploadRate,
-      grace: server.configuration.uploadRateGrace)
+      minimumRate: core.configuration.minimumUploadRate,
+      grace: core.configuration.uploadRateGrace)
     let body = await Self.bounded(
-      within: maxDuration, on: server.clock, whileConnected: client.connection, pace: pace,
+      within: maxDuration, on: core.clock, whileConnected: client.connection, pace: pace,
       untilShutdown: shutdownNotice
     ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
       do throws(OpenAIError) {
@@ -143,23 +99,24 @@ struct OpenAITranscriptionEndpoint: Sendable {
       }
       guard !shutdownNotice.isGone else { throw .shuttingDown(retryAfter: Self.retryAfterSeconds) }
       // A file that declares more audio than allowed is refused before a sample is decoded.
-      let audioLimit = server.configuration.maxUploadAudioDuration
-      if let seconds = server.uploadAudioDuration(file), seconds > audioLimit.timeInterval {
+      let audioLimit = core.configuration.maxUploadAudioDuration
+      if let seconds = core.recognizers.declaredAudioDuration(file),
+        seconds > audioLimit.timeInterval
+      {
         throw .audioTooLong(seconds: seconds, limit: audioLimit)
       }
-      guard let acquired = server.sessions.acquire() else {
-        server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
-        throw .noCapacity(retryAfter: Self.retryAfterSeconds)
+      do throws(AdmissionRefusal) {
+        try session.takePlace()
+      } catch {
+        throw OpenAIError(error, retryAfter: Self.retryAfterSeconds)
       }
-      permit = acquired
-      server.metrics.sessionStarted()
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
-        file, engine: options.engine, client: server.makeSpeechClient(),
+        file, engine: options.engine, client: core.makeSpeechClient(),
         connection: client.connection, shutdownNotice: shutdownNotice,
-        shutdownGracePeriod: server.configuration.shutdownGracePeriod,
+        shutdownGracePeriod: core.configuration.shutdownGracePeriod,
         maximumAudioDuration: audioLimit,
-        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
+        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: core.clock)
       // A handler whose task was cancelled (its connection closed) has no one to answer.
       if session.ending == nil, Task.isCancelled { throw .clientGone }
       switch session.ending {
@@ -169,10 +126,10 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .recognized, nil: break
       }
       let transcription = try Self.transcription(of: session.recognition)
-      server.metrics.decoded(
+      core.metrics.decoded(
         audioSeconds: transcription.duration,
         processingSeconds: (ContinuousClock.now - decodingStarted).timeInterval,
-        engine: (options.engine ?? server.configuration.engines.first)?.rawValue ?? "default")
+        engine: (options.engine ?? core.configuration.engines.first)?.rawValue ?? "default")
       outcome = .finished
       audioSeconds = transcription.duration
       return transcription.response(
@@ -248,7 +205,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
-    if let engine = options.engine, !server.configuration.engines.contains(engine) {
+    if let engine = options.engine, !core.configuration.engines.contains(engine) {
       throw .engineNotInstalled(engine.rawValue)
     }
     return options

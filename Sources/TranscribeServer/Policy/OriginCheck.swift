@@ -62,7 +62,7 @@ public struct OriginCheck: Sendable {
   }
 }
 
-extension TranscriptionServer {
+extension SessionCore {
   /// Which web pages may use the server (see ``OriginCheck``).
   public var originCheck: OriginCheck { OriginCheck(allowed: configuration.allowedOrigins) }
 }
@@ -70,20 +70,19 @@ extension TranscriptionServer {
 /// Refuses requests from web pages the server's ``OriginCheck`` does not allow, with 403,
 /// counted and logged as rejected sessions.
 struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
-  let server: TranscriptionServer
+  let check: OriginCheck
+  /// Counts and logs a refusal: the path and the client's address (when known).
+  let reject: @Sendable (_ path: String, _ remoteAddress: String?) -> Void
 
   func handle(
     _ request: Request, context: Context,
     next: (Request, Context) async throws -> Response
   ) async throws -> Response {
     let origin = request.headers[.origin]
-    let host = request.head.authority
-    guard !server.originCheck.allows(origin: origin, host: host) else {
+    guard !check.allows(origin: origin, host: request.head.authority) else {
       return try await next(request, context)
     }
-    server.reject(
-      .origin, endpoint: request.uri.path,
-      remoteAddress: (context as? ServerRequestContext)?.remoteDescription)
+    reject(request.uri.path, RequestLoggingMiddleware.remoteAddress(of: context))
     let refusal = OriginCheck.refusal(path: request.uri.path, origin: origin ?? "")
     return Response(
       status: .forbidden, headers: [.contentType: refusal.contentType],
