@@ -200,14 +200,13 @@ final class OpenConnections: Sendable {
     count.subtract(1, ordering: .relaxed)
   }
 
-  /// The raw HTTP answer to a connection past the limit.
-  static func refusal(limit: Int) -> ByteBuffer {
-    let body =
-      "The server has \(limit) connections open, its most; try again shortly, or reuse a "
-      + "connection.\n"
-    return ByteBuffer(
-      string: "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
-        + body)
+  /// The answer to a connection past the limit, written before any HTTP is read.
+  static func refusal(limit: Int, retryAfterSeconds: Int) -> ByteBuffer {
+    Refusal(
+      .serviceUnavailable,
+      text: "The server has \(limit) connections open, its most; try again shortly, or reuse a "
+        + "connection.\n",
+      headers: [("Retry-After", "\(retryAfterSeconds)")]
+    ).bytes
   }
 }

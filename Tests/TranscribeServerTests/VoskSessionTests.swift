@@ -322,7 +322,7 @@ struct VoskSessionTests {
     let text =
       #"{"config": {"phrase_list": [""# + String(repeating: "\"a\",", count: 300_000) + "]}}"
     let error = WebSocketSessionError.frameTooLarge(
-      bytes: text.utf8.count, limit: VoskSession.Limits().maxFrameBytes)
+      bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes)
     await store.send(.text(text)) {
       $0.receivedMessages = 1
       $0.outbox = [.reply(.error(error.message)), .close(error)]

@@ -12,7 +12,7 @@ struct WebController: Sendable {
   init(core: SessionCore) {
     page = CaptionsPage(
       tokenRequired: core.configuration.token != nil,
-      finalWait: core.configuration.streamLimits.finalWait)
+      finalWait: core.configuration.finalWait)
     readinessReport = core.readinessReport
   }
 

@@ -10,8 +10,6 @@ struct OpenAITranscriptionEndpoint: Sendable {
   let core: SessionCore
   /// Where uploads are written while they are decoded.
   let temporaryDirectory: URL
-  /// What a 503 asks the client to wait, in seconds.
-  static let retryAfterSeconds = 1
   /// The endpoint's path, as logs name it.
   static let path = "/v1/audio/transcriptions"
 
@@ -50,7 +48,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
         shutdownNotice.markGone()
       }
     } catch {
-      throw OpenAIError(error, retryAfter: Self.retryAfterSeconds)
+      throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
     }
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
@@ -95,9 +93,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .clientGone: throw .clientGone
       case .timedOut: throw .sessionTooLong(limit: maxDuration)
       case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
-      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
       }
-      guard !shutdownNotice.isGone else { throw .shuttingDown(retryAfter: Self.retryAfterSeconds) }
+      guard !shutdownNotice.isGone else {
+        throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
+      }
       // A file that declares more audio than allowed is refused before a sample is decoded.
       let audioLimit = core.configuration.maxUploadAudioDuration
       if let seconds = core.recognizers.declaredAudioDuration(file),
@@ -108,7 +108,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       do throws(AdmissionRefusal) {
         try session.takePlace()
       } catch {
-        throw OpenAIError(error, retryAfter: Self.retryAfterSeconds)
+        throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
       }
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
@@ -122,7 +122,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       switch session.ending {
       case .clientGone: throw .clientGone
       case .tooLong: throw .sessionTooLong(limit: maxDuration)
-      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
       case .recognized, nil: break
       }
       let transcription = try Self.transcription(of: session.recognition)
@@ -200,8 +200,11 @@ struct OpenAITranscriptionEndpoint: Sendable {
   private func readUpload(
     _ request: Request, boundary: String, limit: Int, into file: URL, pace: UploadPace
   ) async throws(OpenAIError) -> OpenAITranscriptionOptions {
-    let upload = try await OpenAIUploadReader(limit: limit)
-      .read(request.body, boundary: boundary, into: file) { pace.received($0) }
+    let upload = try await OpenAIUploadReader(
+      limit: limit, fieldLimit: core.configuration.maxUploadFieldBytes,
+      headerLimit: core.configuration.maxUploadPartHeaderBytes
+    )
+    .read(request.body, boundary: boundary, into: file) { pace.received($0) }
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }

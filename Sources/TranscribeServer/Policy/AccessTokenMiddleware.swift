@@ -29,7 +29,7 @@ struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
       acceptsQueryToken: false)
     guard !isAuthorized else { return try await next(request, context) }
     reject(request.uri.path, RequestLoggingMiddleware.remoteAddress(of: context))
-    return TokenCheck.refusalResponse(path: request.uri.path)
+    return TokenCheck.refusal(path: request.uri.path).response
   }
 }
 

@@ -43,16 +43,15 @@ public struct OriginCheck: Sendable {
       + "or start the server with --allow-origin \(origin)."
   }
 
-  /// The refusal of a request for `path` from `origin`: content type and body (OpenAI's error
-  /// JSON under `/v1/`, text elsewhere).
-  public static func refusal(path: String, origin: String) -> (contentType: String, body: String) {
+  /// The refusal of a request for `path` from `origin`: 403, in OpenAI's error JSON under
+  /// `/v1/`, text elsewhere.
+  static func refusal(path: String, origin: String) -> Refusal {
     let message = message(
       origin: origin.cut(after: OneLineLogHandler<SwiftLogNoOpLogHandler>.valueLimit))
-    let answer = ErrorAnswer.body(
-      path: path,
+    return Refusal(
+      .forbidden, path: path,
       .init(message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed")
     )
-    return (answer.contentType, String(buffer: answer.body))
   }
 
   private static func normalized(_ origin: String) -> String {
@@ -83,9 +82,6 @@ struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     }
     reject(request.uri.path, RequestLoggingMiddleware.remoteAddress(of: context))
-    let refusal = OriginCheck.refusal(path: request.uri.path, origin: origin ?? "")
-    return Response(
-      status: .forbidden, headers: [.contentType: refusal.contentType],
-      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
+    return OriginCheck.refusal(path: request.uri.path, origin: origin ?? "").response
   }
 }

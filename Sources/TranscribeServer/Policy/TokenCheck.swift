@@ -31,21 +31,12 @@ public struct TokenCheck: Sendable {
   /// The sentence every refusal says.
   public static let message = OpenAIError.unauthorized.message
 
-  /// The refusal of a request for `path`: content type and body.
-  public static func refusal(path: String) -> (contentType: String, body: String) {
+  /// The refusal of a request for `path`: 401 with `WWW-Authenticate: Bearer`.
+  static func refusal(path: String) -> Refusal {
     let error = OpenAIError.unauthorized
-    let answer = ErrorAnswer.body(
-      path: path,
-      .init(message: message, type: error.type, param: error.param, code: error.code))
-    return (answer.contentType, String(buffer: answer.body))
-  }
-
-  /// The refusal of a request for `path` as a Hummingbird response.
-  public static func refusalResponse(path: String) -> Response {
-    let refusal = refusal(path: path)
-    return Response(
-      status: .unauthorized,
-      headers: [.wwwAuthenticate: "Bearer", .contentType: refusal.contentType],
-      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
+    return Refusal(
+      .unauthorized, path: path,
+      .init(message: message, type: error.type, param: error.param, code: error.code),
+      headers: [("WWW-Authenticate", "Bearer")])
   }
 }

@@ -33,11 +33,10 @@ struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
     }
     let allow = (allowed.contains(.get) ? allowed + [.head] : allowed)
       .map(\.rawValue).joined(separator: ", ")
-    var response = Self.error(
+    return Self.error(
       .methodNotAllowed, path: path, code: "method_not_allowed",
-      message: "\(path) takes \(allow), not \(request.method.rawValue).")
-    response.headers[.allow] = allow
-    return response
+      message: "\(path) takes \(allow), not \(request.method.rawValue).",
+      headers: [("Allow", allow)])
   }
 
   /// The routes of OpenAI's API, as a 404 lists them: `POST /v1/audio/transcriptions and GET
@@ -50,12 +49,13 @@ struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
 
   /// An error in OpenAI's shape under `/v1/`, as text elsewhere.
   static func error(
-    _ status: HTTPResponse.Status, path: String, code: String, message: String
+    _ status: HTTPResponse.Status, path: String, code: String, message: String,
+    headers: [(name: String, value: String)] = []
   ) -> Response {
-    let answer = ErrorAnswer.body(
-      path: path, .init(message: message, type: "invalid_request_error", param: nil, code: code))
-    return Response(
-      status: status, headers: [.contentType: answer.contentType],
-      body: .init(byteBuffer: answer.body))
+    Refusal(
+      status, path: path,
+      .init(message: message, type: "invalid_request_error", param: nil, code: code),
+      headers: headers
+    ).response
   }
 }

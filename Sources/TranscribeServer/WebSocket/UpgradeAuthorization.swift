@@ -43,7 +43,9 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       try operations.addHandler(
         ClientConnectionHandler(
           connection: connection,
-          refusal: isAdmitted ? nil : OpenConnections.refusal(limit: limit)),
+          refusal: isAdmitted
+            ? nil : OpenConnections.refusal(limit: limit, retryAfterSeconds: gate.retryAfterSeconds)
+        ),
         position: .first)
       // Once upgraded (and before the frames that came with the request are replayed), a frame
       // too large to read gets an error message before its 1009, and a close for unanswered
@@ -103,7 +105,11 @@ struct ConnectionGate: Sendable {
   let originCheck: OriginCheck
   let connections: OpenConnections
   let maxConnections: Int
+  /// What a 503 asks the client to wait (``ServerConfiguration/retryAfterSeconds``).
+  let retryAfterSeconds: Int
   let requestHeaderTimeout: Duration
+  /// The longest request target read (``ServerConfiguration/maxRequestTargetBytes``).
+  let maxRequestTargetBytes: Int
   /// The largest message a stream reads (``ServerConfiguration/maxFrameBytes``).
   let maxFrameBytes: Int
   /// The largest frame read at all (``ServerConfiguration/frameReadLimit``).
@@ -118,7 +124,9 @@ struct ConnectionGate: Sendable {
     originCheck = core.originCheck
     connections = core.connections
     maxConnections = core.configuration.maxConnections
+    retryAfterSeconds = core.configuration.retryAfterSeconds
     requestHeaderTimeout = core.configuration.requestHeaderTimeout
+    maxRequestTargetBytes = core.configuration.maxRequestTargetBytes
     maxFrameBytes = core.configuration.maxFrameBytes
     frameReadLimit = core.configuration.frameReadLimit
     logger = core.logger
@@ -158,9 +166,10 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   private func headersTimedOut(after timeout: Duration, context: ChannelHandlerContext) {
     guard isFirstRequest, !isRefusing else { return }
     refuse(
-      .requestTimeout, contentType: "text/plain; charset=utf-8",
-      body: "The request's headers did not arrive within \(timeout); send the whole request "
-        + "at once.\n", context: context)
+      Refusal(
+        .requestTimeout,
+        text: "The request's headers did not arrive within \(timeout); send the whole request "
+          + "at once.\n"), context: context)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
@@ -174,9 +183,10 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireChannelRead(data)
       return
     }
-    guard head.uri.utf8.count <= MalformedRequest.maximumTargetLength else {
-      let answer = MalformedRequest.targetTooLong(length: head.uri.utf8.count)
-      refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+    guard head.uri.utf8.count <= gate.maxRequestTargetBytes else {
+      let answer = MalformedRequest.targetTooLong(
+        length: head.uri.utf8.count, limit: gate.maxRequestTargetBytes)
+      refuse(answer, context: context)
       return
     }
     let isFirstRequest = self.isFirstRequest
@@ -196,27 +206,24 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     let remoteAddress = context.channel.remoteAddress.flatMap(ServerRequestContext.describe)
     guard gate.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
       gate.reject(.origin, path, remoteAddress)
-      let refusal = OriginCheck.refusal(path: path, origin: origin ?? "")
-      refuse(.forbidden, contentType: refusal.contentType, body: refusal.body, context: context)
+      refuse(OriginCheck.refusal(path: path, origin: origin ?? ""), context: context)
       return
     }
     let isAuthorized = gate.tokenCheck.authorizes(
       uri: head.uri, authorization: head.headers["authorization"].first, acceptsQueryToken: true)
     guard isAuthorized else {
       gate.reject(.unauthorized, path, remoteAddress)
-      let refusal = TokenCheck.refusal(path: path)
-      refuse(
-        .unauthorized, contentType: refusal.contentType, body: refusal.body,
-        headers: [("WWW-Authenticate", "Bearer")], context: context)
+      refuse(TokenCheck.refusal(path: path), context: context)
       return
     }
     guard isFirstRequest else {
       // The upgrade handler has left after the first request; the HTTP routes would answer
       // this one as a plain GET.
       refuse(
-        .badRequest, contentType: "text/plain; charset=utf-8",
-        body: "A WebSocket upgrade must be the first request of its connection: open a new "
-          + "connection for the stream.\n", context: context)
+        Refusal(
+          .badRequest,
+          text: "A WebSocket upgrade must be the first request of its connection: open a new "
+            + "connection for the stream.\n"), context: context)
       return
     }
     // The upgrade handler, next in the pipeline, takes the connection from here.
@@ -239,25 +246,14 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
         "remote": .string(
           context.channel.remoteAddress.flatMap(ServerRequestContext.describe) ?? "unknown"),
       ])
-    let answer = MalformedRequest.answer(to: error)
-    refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+    refuse(MalformedRequest.answer(to: error), context: context)
   }
 
-  /// Answers with `status` and closes the connection.
-  private func refuse(
-    _ status: HTTPResponseStatus, contentType: String, body text: String,
-    headers extra: [(String, String)] = [], context: ChannelHandlerContext
-  ) {
+  /// Answers with `refusal` and closes the connection.
+  private func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
     isRefusing = true
-    let body = ByteBuffer(string: text)
-    var headers = HTTPHeaders(extra)
-    headers.add(name: "Content-Type", value: contentType)
-    headers.add(name: "Content-Length", value: String(body.readableBytes))
-    headers.add(name: "Connection", value: "close")
-    context.write(
-      wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-      promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+    context.write(wrapOutboundOut(.head(refusal.head)), promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(refusal.body))), promise: nil)
     let channel = context.channel
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
       channel.close(promise: nil)
@@ -267,42 +263,29 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
 /// The answers to requests the server cannot read as HTTP/1.1.
 enum MalformedRequest {
-  /// The longest request target (path and query) read: a longer one gets 414.
-  static let maximumTargetLength = 8 * 1024
-
-  /// An answer: its status, content type and text.
-  struct Answer {
-    var status: HTTPResponseStatus
-    var contentType = "text/plain; charset=utf-8"
-    var body: String
-  }
-
-  static func targetTooLong(length: Int) -> Answer {
-    Answer(
-      status: .uriTooLong,
-      body: "The request's URL is \(length) bytes long; the server reads at most "
-        + "\(maximumTargetLength). Send long values in the body.\n")
+  static func targetTooLong(length: Int, limit: Int) -> Refusal {
+    Refusal(
+      .uriTooLong,
+      text: "The request's URL is \(length) bytes long; the server reads at most "
+        + "\(limit). Send long values in the body.\n")
   }
 
   /// The answer to what the HTTP decoder could not read.
-  static func answer(to error: HTTPParserError) -> Answer {
+  static func answer(to error: HTTPParserError) -> Refusal {
     switch error {
     case .headerOverflow:
-      Answer(
-        status: .requestHeaderFieldsTooLarge,
-        body: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
+      Refusal(
+        .requestHeaderFieldsTooLarge,
+        text: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
     case .invalidContentLength, .unexpectedContentLength:
-      Answer(
-        status: .badRequest,
-        body: "The request's Content-Length is not a valid length for its body.\n")
+      Refusal(
+        .badRequest, text: "The request's Content-Length is not a valid length for its body.\n")
     case .invalidVersion:
-      Answer(
-        status: .httpVersionNotSupported,
-        body: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
+      Refusal(
+        .httpVersionNotSupported,
+        text: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
     default:
-      Answer(
-        status: .badRequest,
-        body: "The request is not HTTP/1.1 the server can read (\(error)).\n")
+      Refusal(.badRequest, text: "The request is not HTTP/1.1 the server can read (\(error)).\n")
     }
   }
 }

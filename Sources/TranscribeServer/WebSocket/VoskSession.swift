@@ -8,7 +8,7 @@ import SpeechRecognitionFeature
 ///
 /// The session composes ``SpeechRecognition`` (the same feature the CLI runs) with the stream's
 /// protocol: every audio message and the end get exactly one reply, once the decoder has caught
-/// up with that message (waiting at most ``Limits/replyWait``): a finished utterance not sent
+/// up with that message (waiting at most ``ServerConfiguration/replyWait``): a finished utterance not sent
 /// yet if there is one, else the current partial. The reply to `{"eof" : 1}` carries every
 /// finished word not sent yet, then the stream closes normally. Errors close the stream with
 /// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
@@ -18,7 +18,7 @@ import SpeechRecognitionFeature
 /// - ``State/outbox``: replies and the close, in order, for the host to write and acknowledge
 ///   with ``Action/written(_:)``;
 /// - ``State/allowedMessages``: how many messages the host may have read so far. A message is
-///   read only once the previous one is answered and at most ``Limits/bufferLimit`` seconds of
+///   read only once the previous one is answered and at most ``ServerConfiguration/maxBufferedAudio`` of
 ///   audio wait to be decoded, so a client sending faster than the decoder waits in TCP;
 /// - ``State/ending``: set once the session is over and everything in the outbox is final.
 ///
@@ -27,25 +27,6 @@ import SpeechRecognitionFeature
 /// accumulates however many messages a stream sends.
 @Reducer
 struct VoskSession: Sendable {
-  /// The limits a session runs under.
-  struct Limits: Equatable, Sendable {
-    /// The largest audio message, in bytes.
-    var maxFrameBytes = 1 << 20
-    /// How long the stream may go without a message.
-    var idleTimeout = Duration.seconds(30)
-    /// The longest the stream may run.
-    var maxSessionDuration = Duration.seconds(3600)
-    /// How long the last words may take when the server shuts down.
-    var shutdownGracePeriod = Duration.seconds(10)
-    /// The longest the reply to an audio message waits for the decoder to catch up with it.
-    var replyWait = Duration.seconds(2)
-    /// The most audio, in seconds, that may wait to be decoded before no message is read.
-    var bufferLimit: TimeInterval = 5
-    /// The longest the last words may take after the end of the stream or a limit, on top of
-    /// the recognition feature's own stop deadline.
-    var finalWait = Duration.seconds(15)
-  }
-
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     /// A text message.
@@ -74,7 +55,7 @@ struct VoskSession: Sendable {
     /// (`nil` after `{"eof" : 1}`).
     case finishing(closing: WebSocketSessionError?)
     /// The last words are ready but the client has no message waiting for an answer: they go
-    /// out as the answer to its next message, or when ``Limits/replyWait`` passes.
+    /// out as the answer to its next message, or when ``ServerConfiguration/replyWait`` passes.
     case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
     /// The session is over (see ``State/ending``).
     case over
@@ -161,7 +142,8 @@ struct VoskSession: Sendable {
       + "decoder may be busy); try again later"
   }
 
-  let limits: Limits
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
   /// The clock of the short wait for a message to answer with the last words: real time,
   /// whatever the server's clock, so a client that is not sending gets its last words a moment
   /// later, never not at all.
@@ -173,7 +155,8 @@ struct VoskSession: Sendable {
   @Dependency(\.continuousClock) var clock
 
   init(
-    limits: Limits = Limits(), messageWaitClock: any Clock<Duration> = ContinuousClock(),
+    limits: ServerConfiguration = ServerConfiguration(),
+    messageWaitClock: any Clock<Duration> = ContinuousClock(),
     makeAudio: @escaping @Sendable (_ sampleRate: Int) -> PushedAudio = {
       PushedAudio(sampleRate: $0)
     }
@@ -332,7 +315,8 @@ struct VoskSession: Sendable {
   }
 
   private func allowNextMessageIfBuffered(_ state: inout State) {
-    guard state.wantsMessage, (state.audio?.unconsumedDuration ?? 0) <= limits.bufferLimit
+    guard state.wantsMessage,
+      (state.audio?.unconsumedDuration ?? 0) <= limits.maxBufferedAudio.timeInterval
     else { return }
     state.wantsMessage = false
     allowNextMessage(&state)

@@ -17,9 +17,6 @@ struct VoskStream {
   let logger: Logger
   let client: RequestClient
 
-  /// The limits of the server's sessions.
-  var limits: VoskSession.Limits { core.configuration.streamLimits }
-
   /// Serves one stream; returns once it is closed.
   ///
   /// The stream is one task group: the reader (messages, as the session allows them), a
@@ -37,7 +34,7 @@ struct VoskStream {
       return
     }
     let core = self.core
-    let limits = self.limits
+    let limits = core.configuration
     let store = await MainActor.run {
       Store(initialState: VoskSession.State()) {
         VoskSession(limits: limits)
@@ -234,18 +231,5 @@ struct StreamMeasurements {
     let end = last.timestamp + last.duration
     defer { arrivals.removeAll { $0.end < end } }
     return arrivals.first { $0.end >= end }.map { ContinuousClock.now - $0.at }
-  }
-}
-
-extension ServerConfiguration {
-  /// The limits of the server's WebSocket sessions: the defaults, with what the configuration
-  /// sets. The captions page is told the ones it needs (``CaptionsPage``).
-  var streamLimits: VoskSession.Limits {
-    var limits = VoskSession.Limits()
-    limits.maxFrameBytes = maxFrameBytes
-    limits.idleTimeout = idleTimeout
-    limits.maxSessionDuration = maxSessionDuration
-    limits.shutdownGracePeriod = shutdownGracePeriod
-    return limits
   }
 }
