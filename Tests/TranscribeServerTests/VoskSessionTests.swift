@@ -263,7 +263,7 @@ struct VoskSessionTests {
     #expect(store.state.ending == .endOfStream)
   }
 
-  @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async {
+  @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async throws {
     // The decoder never answers the stop (every worker busy elsewhere, say).
     let store = makeStore(finishTask: {})
     store.exhaustivity = .off(showSkippedAssertions: false)
@@ -274,7 +274,7 @@ struct VoskSessionTests {
     #expect(store.state.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.recognition.stopDeadlineElapsed)
-    let error = WebSocketSessionError.recognitionFailed(VoskSession.stopTimedOut)
+    let error = WebSocketSessionError(try #require(RecognitionProblem(.stopTimedOut)))
     #expect(store.state.outbox == [.reply(.error(error.message)), .close(error)])
     #expect(store.state.ending == .error(error))
     #expect(error.closeCode == 1011)

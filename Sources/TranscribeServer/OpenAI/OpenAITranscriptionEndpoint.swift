@@ -261,27 +261,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
   static func transcription(
     of state: SpeechRecognition.State
   ) throws(OpenAIError) -> OpenAITranscription {
-    switch state.outcome {
-    case .finished:
-      return OpenAITranscription(state.result)
-    case .failed(.fileUnreadable(_, let reason)):
-      throw .unreadableAudio(reason: reason)
-    case .failed(.engineUnavailable(let engine, _)):
-      throw .engineNotInstalled(engine)
-    case .failed(let failure):
-      throw .recognitionFailed(failure.remoteProblem)
-    case .notAuthorized(let authorization):
-      if case .engineUnavailable(let engine, _) = authorization.reason {
-        throw .engineNotInstalled(engine)
-      }
-      throw .recognitionFailed(
-        authorization.reason.map(\.remoteProblem)
-          ?? "recognition is not available (\(authorization.status.rawValue))")
-    case .stopTimedOut:
-      throw .recognitionFailed("the recognizer did not deliver its last words in time")
-    case .cancelled, nil:
-      throw .recognitionFailed("the session was cancelled")
-    }
+    if let problem = RecognitionProblem(state.outcome) { throw OpenAIError(problem) }
+    return OpenAITranscription(state.result)
   }
 
 }

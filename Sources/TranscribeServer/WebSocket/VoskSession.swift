@@ -135,13 +135,6 @@ struct VoskSession: Sendable {
 
   enum CancelID { case replyDeadline, idle, maxDuration, finalWait, messageWait }
 
-  /// Why a stream whose recognizer did not answer the stop in time is closed with 1011.
-  static var stopTimedOut: String {
-    let seconds = Int(SpeechRecognition().stopDeadline.timeInterval.rounded())
-    return "the last words did not arrive within \(seconds) s of the end of the audio (every "
-      + "decoder may be busy); try again later"
-  }
-
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
   /// The clock of the short wait for a message to answer with the last words: real time,
@@ -252,10 +245,8 @@ struct VoskSession: Sendable {
 
       case .finalWaitElapsed:
         guard case .finishing(let closing) = state.phase else { return .none }
-        let error =
-          closing
-          ?? .recognitionFailed("the last words did not arrive within \(limits.finalWait)")
-        return closeWithError(&state, error)
+        let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
+        return closeWithError(&state, closing ?? .recognitionFailed(late.message))
 
       case .messageWaitElapsed:
         guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
@@ -356,21 +347,13 @@ struct VoskSession: Sendable {
     guard let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
-      if case .failed(let failure) = recognition.outcome {
-        if case .wordNotInDictionary(let word, _) = failure {
-          return fail(
-            &state,
-            .invalidConfigurationValue(
-              field: "phrase_list",
-              reason: "no phrase is usable: '\(word)' is not in the dictionary"))
+      switch recognition.outcome {
+      case .failed, .notAuthorized:
+        if let problem = RecognitionProblem(recognition.outcome) {
+          return fail(&state, WebSocketSessionError(problem))
         }
-        return fail(&state, .recognitionFailed(failure.remoteProblem))
-      }
-      if case .notAuthorized(let authorization) = recognition.outcome {
-        return fail(
-          &state,
-          .recognitionFailed(
-            authorization.reason?.remoteProblem ?? "speech recognition is not available"))
+      default:
+        break
       }
       return replyIfCaughtUp(&state)
     case .finishing(let closing):
@@ -415,13 +398,11 @@ struct VoskSession: Sendable {
     // answer in time: a limit closes with its own error, the end of the stream with the
     // failure (never an empty result that looks like silence).
     switch state.recognition?.outcome {
-    case .failed(let failure):
-      return .merge(
-        cancelWait,
-        closeWithError(&state, closing ?? .recognitionFailed(failure.remoteProblem)))
-    case .stopTimedOut:
-      return .merge(
-        cancelWait, closeWithError(&state, closing ?? .recognitionFailed(Self.stopTimedOut)))
+    case .failed, .stopTimedOut:
+      if let problem = RecognitionProblem(state.recognition?.outcome) {
+        return .merge(
+          cancelWait, closeWithError(&state, closing ?? .recognitionFailed(problem.message)))
+      }
     default:
       break
     }
