@@ -31,29 +31,30 @@ public struct TranscriptionService: Service {
     self.onListening = onListening
   }
 
-  /// Prepares, serves until graceful shutdown, drains the streams, and returns.
+  /// Prepares, serves until graceful shutdown, drains the sessions, and returns.
+  ///
+  /// The application and the drain are one service group of their own: on graceful shutdown
+  /// it stops its services in reverse order, so the drain (new sessions turned away, running
+  /// ones finishing within the grace period) ends before the application stops; otherwise the
+  /// WebSocket layer would close every stream at once with 1000, before their last words.
   public func run() async throws {
     let core = server.core
     try await core.prepare()
     let application = server.makeApplication(onServerRunning: onListening)
-    // The application runs in a group of its own, out of reach of the outer group's graceful
-    // shutdown: otherwise the WebSocket layer would close every stream at once with 1000,
-    // before their last words.
-    let inner = ServiceGroup(
-      configuration: .init(services: [application], logger: core.logger))
-    // A detached task inherits no task-local graceful-shutdown handlers.
-    let serving = Task.detached { try await inner.run() }
-    try await withGracefulShutdownHandler {
-      try await withTaskCancellationHandler {
-        try await serving.value
-      } onCancel: {
-        serving.cancel()
-      }
-    } onGracefulShutdown: {
-      Task {
-        await core.drain()
-        await inner.triggerGracefulShutdown()
-      }
-    }
+    let group = ServiceGroup(
+      configuration: .init(services: [application, SessionDrain(core: core)], logger: core.logger))
+    try await group.run()
+  }
+}
+
+/// Waits for graceful shutdown, then drains the core's sessions; its group stops the
+/// application only after it returns.
+struct SessionDrain: Service {
+  let core: SessionCore
+
+  func run() async throws {
+    // A cancelled group (the application failed) has no sessions to wait for.
+    guard (try? await gracefulShutdown()) != nil else { return }
+    await core.drain()
   }
 }
