@@ -45,13 +45,13 @@ func buildRouter(_ core: SessionCore) -> Router<ServerRequestContext> {
   // HEAD answers as GET without the body, for every GET route.
   let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
   router.add(middleware: RequestLoggingMiddleware())
-  router.add(middleware: OriginMiddleware(check: core.originCheck, reject: core.refused(.origin)))
+  let originCheck = core.originCheck
+  router.add(middleware: PolicyMiddleware(.origin, core: core) { originCheck.refusal(of: $0) })
   WebController(core: core).addRoutes(to: router)
   // Everything but the page and the health checks needs the token, when there is one.
+  let tokenCheck = core.tokenCheck
   let protected = router.group()
-    .add(
-      middleware: AccessTokenMiddleware(check: core.tokenCheck, reject: core.refused(.unauthorized))
-    )
+    .add(middleware: PolicyMiddleware(.unauthorized, core: core) { tokenCheck.refusal(of: $0) })
   MetricsController(metrics: core.metrics).addRoutes(to: protected)
   OpenAIController(core: core).addRoutes(to: protected)
   // Router middleware added now applies only to what no route takes.

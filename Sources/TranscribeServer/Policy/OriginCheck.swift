@@ -54,34 +54,20 @@ public struct OriginCheck: Sendable {
     )
   }
 
+  /// The refusal of a request for `path` with this `Origin` and `Host`, or `nil` when it may
+  /// pass.
+  func refusal(path: String, origin: String?, host: String?) -> Refusal? {
+    allows(origin: origin, host: host) ? nil : Self.refusal(path: path, origin: origin ?? "")
+  }
+
+  /// The refusal of `request`, or `nil` when it may pass.
+  func refusal(of request: Request) -> Refusal? {
+    refusal(path: request.uri.path, origin: request.headers[.origin], host: request.head.authority)
+  }
+
   private static func normalized(_ origin: String) -> String {
     var origin = origin.lowercased()
     while origin.hasSuffix("/") { origin.removeLast() }
     return origin
-  }
-}
-
-extension SessionCore {
-  /// Which web pages may use the server (see ``OriginCheck``).
-  public var originCheck: OriginCheck { OriginCheck(allowed: configuration.allowedOrigins) }
-}
-
-/// Refuses requests from web pages the server's ``OriginCheck`` does not allow, with 403,
-/// counted and logged as rejected sessions.
-struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
-  let check: OriginCheck
-  /// Counts and logs a refusal: the path and the client's address (when known).
-  let reject: @Sendable (_ path: String, _ remoteAddress: String?) -> Void
-
-  func handle(
-    _ request: Request, context: Context,
-    next: (Request, Context) async throws -> Response
-  ) async throws -> Response {
-    let origin = request.headers[.origin]
-    guard !check.allows(origin: origin, host: request.head.authority) else {
-      return try await next(request, context)
-    }
-    reject(request.uri.path, RequestLoggingMiddleware.remoteAddress(of: context))
-    return OriginCheck.refusal(path: request.uri.path, origin: origin ?? "").response
   }
 }

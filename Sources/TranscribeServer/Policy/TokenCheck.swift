@@ -5,7 +5,7 @@ import HummingbirdCore
 ///
 /// Every way in asks the same question of the same ``AccessToken``: the WebSocket upgrade
 /// (before it is negotiated, in `UpgradeTokenHandler`), the REST routes and `/metrics` (through
-/// ``AccessTokenMiddleware``). A request proves it knows the token with
+/// ``PolicyMiddleware``). A request proves it knows the token with
 /// `Authorization: Bearer TOKEN`; a WebSocket upgrade may carry `?token=TOKEN` instead, because a
 /// browser's WebSocket cannot set headers. The refusal is always 401 with
 /// `WWW-Authenticate: Bearer` and the same sentence: in OpenAI's error JSON under `/v1/`, where
@@ -26,6 +26,22 @@ public struct TokenCheck: Sendable {
     guard let token else { return true }
     let queryToken = acceptsQueryToken ? URI(uri).queryParameters.get("token") : nil
     return token.authorizes(authorization: authorization, queryToken: queryToken)
+  }
+
+  /// The refusal of a request for `uri` with this `Authorization` header value, or `nil` when
+  /// it may pass; `acceptsQueryToken` also accepts `?token=TOKEN` (WebSocket upgrades).
+  func refusal(uri: String, authorization: String?, acceptsQueryToken: Bool) -> Refusal? {
+    guard !authorizes(uri: uri, authorization: authorization, acceptsQueryToken: acceptsQueryToken)
+    else { return nil }
+    return Self.refusal(path: String(uri.prefix { $0 != "?" }))
+  }
+
+  /// The refusal of `request` (whose token must be in its `Authorization` header), or `nil`
+  /// when it may pass.
+  func refusal(of request: Request) -> Refusal? {
+    refusal(
+      uri: request.uri.description, authorization: request.headers[.authorization],
+      acceptsQueryToken: false)
   }
 
   /// The sentence every refusal says.

@@ -202,18 +202,19 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
     // The path only: the query may hold a wrong token.
     let path = String(head.uri.prefix { $0 != "?" })
-    let origin = head.headers["origin"].first
     let remoteAddress = context.channel.remoteAddress.flatMap(ServerRequestContext.describe)
-    guard gate.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
+    let originRefusal = gate.originCheck.refusal(
+      path: path, origin: head.headers["origin"].first, host: head.headers["host"].first)
+    if let refusal = originRefusal {
       gate.reject(.origin, path, remoteAddress)
-      refuse(OriginCheck.refusal(path: path, origin: origin ?? ""), context: context)
+      refuse(refusal, context: context)
       return
     }
-    let isAuthorized = gate.tokenCheck.authorizes(
+    let tokenRefusal = gate.tokenCheck.refusal(
       uri: head.uri, authorization: head.headers["authorization"].first, acceptsQueryToken: true)
-    guard isAuthorized else {
+    if let refusal = tokenRefusal {
       gate.reject(.unauthorized, path, remoteAddress)
-      refuse(TokenCheck.refusal(path: path), context: context)
+      refuse(refusal, context: context)
       return
     }
     guard isFirstRequest else {
