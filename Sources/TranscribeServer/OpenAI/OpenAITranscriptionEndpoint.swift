@@ -237,7 +237,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
     let watcher = Task {
       await connection.waitUntilGone()
       guard !Task.isCancelled else { return }
-      store.send(.clientGone)
+      store.send(.clientLeft)
     }
     let shutdownWatcher = Task {
       await shutdownNotice.waitUntilGone()

@@ -107,7 +107,7 @@ struct VoskSession: Sendable {
 
   enum Action: Equatable, Sendable {
     /// The stream opened: the idle and maximum-length timers start.
-    case started
+    case start
     /// A text message from the client.
     case text(String)
     /// A binary message (16-bit little-endian PCM) from the client.
@@ -115,7 +115,7 @@ struct VoskSession: Sendable {
     /// The host has written this many outputs in all.
     case written(through: Int)
     /// The client closed the stream or the connection went away.
-    case clientGone
+    case clientLeft
     /// Reading the socket failed (a message over the protocol's limit, a bad frame).
     case readFailed(String)
     /// The server is shutting down.
@@ -162,7 +162,7 @@ struct VoskSession: Sendable {
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
-      case .started:
+      case .start:
         return .merge(
           timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
           timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
@@ -219,7 +219,7 @@ struct VoskSession: Sendable {
         state.written += count
         return .none
 
-      case .clientGone:
+      case .clientLeft:
         return end(&state, .clientGone)
 
       case .readFailed(let description):
@@ -271,7 +271,7 @@ struct VoskSession: Sendable {
       request.model = .phrases(phrases)
     }
     state.recognition = SpeechRecognition.State(request: request)
-    return .send(.recognition(.recordButtonTapped))
+    return .send(.recognition(.start))
   }
 
   /// Sends the pending reply once the decoder has reached its audio, and lets the next message
@@ -379,7 +379,7 @@ struct VoskSession: Sendable {
     // Stopping while authorizing would cancel recognition: then the end of the audio ends the
     // task by itself.
     if state.recognition?.status == .recording {
-      effects.append(.send(.recognition(.recordButtonTapped)))
+      effects.append(.send(.recognition(.finish)))
     }
     if let recognition = state.recognition, recognition.status == .idle,
       recognition.outcome != nil

@@ -51,7 +51,7 @@ struct VoskStream {
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
     let connection = client.connection
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
-    _ = await store.send(.started)
+    _ = await store.send(.start)
 
     var measure = StreamMeasurements()
     // The reader returns why reading failed, if it did.
@@ -67,7 +67,7 @@ struct VoskStream {
               case .text(let text)?: _ = await store.send(.text(text))
               case .binary(let buffer)?: _ = await store.send(.audio(buffer))
               case nil:
-                _ = await store.send(.clientGone)
+                _ = await store.send(.clientLeft)
                 return nil
               }
             } catch {
@@ -82,7 +82,7 @@ struct VoskStream {
       group.addTask {
         await connection.waitUntilGone()
         guard !Task.isCancelled else { return nil }
-        _ = await store.send(.clientGone)
+        _ = await store.send(.clientLeft)
         return nil
       }
       group.addTask {
@@ -118,7 +118,7 @@ struct VoskStream {
         }
         _ = await store.send(.written(through: written))
       }
-      if isWriteFailed { _ = await store.send(.clientGone) }
+      if isWriteFailed { _ = await store.send(.clientLeft) }
       allowance.finish()
       group.cancelAll()
       var readFailure: (any Error)?
