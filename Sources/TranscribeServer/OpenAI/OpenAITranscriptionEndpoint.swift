@@ -234,27 +234,28 @@ struct OpenAITranscriptionEndpoint: Sendable {
       $0.speechClient = client
       $0.continuousClock = clock
     }
-    let watcher = Task {
-      await connection.waitUntilGone()
-      guard !Task.isCancelled else { return }
-      store.send(.clientLeft)
-    }
-    let shutdownWatcher = Task {
-      await shutdownNotice.waitUntilGone()
-      guard !Task.isCancelled else { return }
-      store.send(.shutdown)
-    }
-    defer {
-      watcher.cancel()
-      shutdownWatcher.cancel()
-    }
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
     store.send(.start)
-    for await state in states where state.ending != nil {
-      return state
+    // One group: watchers for the client leaving and the server shutting down, cancelled once
+    // the session has ended (or the handler was cancelled: letting the store go cancels its
+    // effects).
+    return await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        await connection.waitUntilGone()
+        guard !Task.isCancelled else { return }
+        _ = await store.send(.clientLeft)
+      }
+      group.addTask {
+        await shutdownNotice.waitUntilGone()
+        guard !Task.isCancelled else { return }
+        _ = await store.send(.shutdown)
+      }
+      defer { group.cancelAll() }
+      for await state in states where state.ending != nil {
+        return state
+      }
+      return store.state
     }
-    // Cancelled: letting the store go cancels its effects.
-    return store.state
   }
 
   /// The transcript of a finished session, or the error that explains why there is none.
