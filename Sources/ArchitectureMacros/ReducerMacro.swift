@@ -140,10 +140,13 @@ extension ReducerMacro: MemberMacro {
       }
     var decls: [DeclSyntax] = []
     if !typeNames.contains("State"), !hasBody {
+      // `ObservableState` is declared here rather than left to the attached macro's extension,
+      // for the reason given in `EnumReducer`.
       decls.append(
         """
         @Architecture.ObservableState
-        \(raw: access)struct State: Codable, Equatable, Hashable, Sendable {
+        \(raw: access)struct State: Codable, Equatable, Hashable, Sendable, \
+        Architecture.ObservableState, Observation.Observable {
           \(raw: access)init() {}
         }
         """)

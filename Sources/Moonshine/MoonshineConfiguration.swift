@@ -28,6 +28,10 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   public var maximumUtteranceDuration: TimeInterval = 30
   /// Whether a recognizer reports partial hypotheses while an utterance goes on.
   public var reportsPartialResults = true
+  /// The voice-activity detector that finds utterances, and its threshold: by default the
+  /// energy detector (hosts choose Silero VAD with ``VoiceActivityDetection/silero(_:threshold:)``
+  /// when it is installed).
+  public var voiceActivity: VoiceActivityDetection = .energy
 
   /// The environment variable that names the model directory.
   public static let modelEnvironmentVariable = "TRANSCRIBE_MOONSHINE_MODEL"

@@ -128,7 +128,7 @@ public final class MoonshineModel: Sendable {
   /// step, for 180 MB more). A plain `.onnx` model as `scripts/convert-moonshine.py` writes it
   /// (8-bit weights read by `MatMulNBits`, or with `--float-weights` weights folded at load)
   /// makes no such churn; without the arena, memory a long utterance needed is not held for good.
-  private static func sessionOptions(
+  static func sessionOptions(
     _ api: ONNXRuntimeAPI, threads: Int, usesArena: Bool
   ) throws(RecognitionFailure) -> OpaquePointer {
     let options: OpaquePointer

@@ -4,9 +4,12 @@ import Recognition
 
 /// One pocketsphinx decoder, fed 16 kHz mono samples, that splits the audio into utterances.
 ///
-/// Utterances are split by pocketsphinx's voice-activity detection (`ps_get_in_speech`), the way
-/// `pocketsphinx_continuous` does: an utterance starts when a chunk ends in speech and ends when a
-/// later chunk ends in silence. While speaking, the partial hypothesis is checked every
+/// Utterances are split by the configuration's voice-activity detector
+/// (``DecoderConfiguration/voiceActivity``, e.g. Silero VAD): pocketsphinx hears each utterance
+/// from 0.2 s before the detector hears speech until the end-of-utterance silence after it, and
+/// nothing between utterances. Without one they are split by pocketsphinx's own detection
+/// (`ps_get_in_speech`), the way `pocketsphinx_continuous` does: an utterance starts when a chunk
+/// ends in speech and ends when a later chunk ends in silence. While speaking, the partial hypothesis is checked every
 /// ``DecoderConfiguration/partialResultInterval`` of audio and reported when it changed.
 /// Utterances longer than ``DecoderConfiguration/maximumUtteranceDuration`` are ended early.
 ///
@@ -33,6 +36,30 @@ public final class Decoder: SpeechRecognizer {
   private var lastPartial: [String] = []
   /// The cepstral mean the model starts every stream with (see ``startNewStream()``).
   private let initialCepstralMean: [Float]
+  /// The stream's voice activity, when the configuration has a detector.
+  private var voiceActivity: VoiceActivity?
+  /// Samples of an incomplete detector window, waiting for the rest.
+  private var pendingWindow: [Int16] = []
+  /// The last 0.2 s of audio while no utterance is in progress (detector only).
+  private var leading: [Int16] = []
+  /// Samples without speech since the utterance's last speech window (detector only).
+  private var quietSamples = 0
+  /// Samples of the stream not given to pocketsphinx (between utterances), which its frame
+  /// counts leave out; added back to word times (detector only).
+  private var skippedSamples = 0
+  /// ``skippedSamples`` when the current utterance started.
+  private var utteranceShift = 0
+  /// Samples since the detector heard the utterance's speech start (detector only).
+  private var samplesSinceSpeechStart = 0
+
+  /// The speech heard before the first partial result (detector only): 0.2 s. pocketsphinx's
+  /// hypothesis over less is a guess (`the` for the start of `go forward`); its own detector
+  /// starts an utterance only after 0.1 s of speech.
+  static let speechBeforeFirstPartial = DecoderConfiguration.sampleRate / 5
+
+  /// Audio fed before the detector's first speech window: 0.2 s (pocketsphinx's own
+  /// `-vad_prespeech`).
+  static let leadingSamples = DecoderConfiguration.sampleRate / 5
 
   /// Loads the model.
   ///
@@ -88,6 +115,7 @@ public final class Decoder: SpeechRecognizer {
     if case let .phrases(phrases) = configuration.search {
       try restrict(toPhrases: phrases)
     }
+    voiceActivity = try configuration.voiceActivity?.makeStream()
   }
 
   deinit {
@@ -105,6 +133,7 @@ public final class Decoder: SpeechRecognizer {
     -> [RecognitionEvent]
   {
     guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
+    if voiceActivity != nil { return try processDetectingSpeech(samples) }
     guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
       throw .decoderFailure("pocketsphinx failed to process audio")
     }
@@ -129,31 +158,115 @@ public final class Decoder: SpeechRecognizer {
       guard ps_start_utt(decoder) >= 0 else {
         throw .decoderFailure("pocketsphinx could not start an utterance")
       }
-    } else if isInUtterance, configuration.reportsPartialResults,
-      Double(samplesSincePartialCheck)
-        >= configuration.partialResultInterval * Double(DecoderConfiguration.sampleRate)
-    {
-      samplesSincePartialCheck = 0
-      let words = currentWords(isFinal: false)
-      let texts = words.map(\.text)
-      // Reported when it changed, and anyway when waiting for the next chunk could leave more
-      // than maximumPartialResultGap of speech without one, so a listener knows speech goes on.
-      if texts != lastPartial
-        || Double(samplesSincePartialReport + samples.count)
-          > configuration.maximumPartialResultGap * Double(DecoderConfiguration.sampleRate)
-      {
-        lastPartial = texts
-        samplesSincePartialReport = 0
-        events.append(.partial(words))
-      }
+    } else if isInUtterance, let partial = partialResult(nextChunk: samples.count) {
+      events.append(partial)
     }
     return events
+  }
+
+  /// The partial hypothesis, when it is time to check it and it changed (or too long passed
+  /// without one); `nextChunk` is the length of the chunks audio comes in.
+  private func partialResult(nextChunk: Int) -> RecognitionEvent? {
+    let rate = Double(DecoderConfiguration.sampleRate)
+    guard configuration.reportsPartialResults,
+      Double(samplesSincePartialCheck) >= configuration.partialResultInterval * rate
+    else { return nil }
+    samplesSincePartialCheck = 0
+    let words = currentWords(isFinal: false)
+    let texts = words.map(\.text)
+    // Reported when it changed, and anyway when waiting for the next chunk could leave more
+    // than maximumPartialResultGap of speech without one, so a listener knows speech goes on.
+    guard
+      texts != lastPartial
+        || Double(samplesSincePartialReport + nextChunk)
+          > configuration.maximumPartialResultGap * rate
+    else { return nil }
+    lastPartial = texts
+    samplesSincePartialReport = 0
+    return .partial(words)
+  }
+
+  /// ``process(_:)`` with the configuration's voice-activity detector: judges the audio window by
+  /// window, feeds pocketsphinx only utterances (with 0.2 s before the first speech), and ends an
+  /// utterance after ``DecoderConfiguration/endOfUtteranceSilence`` without speech.
+  private func processDetectingSpeech(
+    _ samples: UnsafeBufferPointer<Int16>
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    guard var activity = voiceActivity else { return [] }
+    defer { voiceActivity = activity }
+    let length = activity.windowLength
+    let rate = Double(DecoderConfiguration.sampleRate)
+    var audio = pendingWindow
+    audio += samples
+    var events: [RecognitionEvent] = []
+    var start = 0
+    while start + length <= audio.count {
+      let window = Array(audio[start..<start + length])
+      start += length
+      let isSpeech = try activity.isSpeech(window, window: 0..<length)
+      guard isInUtterance else {
+        leading += window
+        guard isSpeech else {
+          let excess = leading.count - Self.leadingSamples
+          if excess > 0 {
+            leading.removeFirst(excess)
+            skippedSamples += excess
+          }
+          continue
+        }
+        isInUtterance = true
+        samplesInUtterance = 0
+        samplesSincePartialCheck = 0
+        samplesSincePartialReport = 0
+        quietSamples = 0
+        utteranceShift = skippedSamples
+        samplesSinceSpeechStart = length
+        try feed(leading)
+        samplesInUtterance = leading.count
+        leading = []
+        continue
+      }
+      try feed(window)
+      samplesSinceSpeechStart += length
+      samplesInUtterance += length
+      samplesSincePartialCheck += length
+      samplesSincePartialReport += length
+      quietSamples = isSpeech ? 0 : quietSamples + length
+      let isTooLong = Double(samplesInUtterance) >= configuration.maximumUtteranceDuration * rate
+      if Double(quietSamples) >= configuration.endOfUtteranceSilence * rate || isTooLong {
+        events.append(.utterance(try endUtterance()))
+        guard ps_start_utt(decoder) >= 0 else {
+          throw .decoderFailure("pocketsphinx could not start an utterance")
+        }
+      } else if samplesSinceSpeechStart >= Self.speechBeforeFirstPartial,
+        let partial = partialResult(nextChunk: length)
+      {
+        events.append(partial)
+      }
+    }
+    pendingWindow = Array(audio[start...])
+    return events
+  }
+
+  /// Gives samples to pocketsphinx.
+  private func feed(_ samples: [Int16]) throws(RecognitionFailure) {
+    guard !samples.isEmpty else { return }
+    let status = samples.withUnsafeBufferPointer {
+      ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 0)
+    }
+    guard status >= 0 else { throw .decoderFailure("pocketsphinx failed to process audio") }
   }
 
   /// Ends the utterance in progress, if any, and returns its final words.
   ///
   /// The decoder can go on decoding afterwards.
   public func finish() throws(RecognitionFailure) -> [RecognizedWord]? {
+    if voiceActivity != nil, isInUtterance {
+      try feed(pendingWindow)
+    }
+    skippedSamples += isInUtterance ? 0 : leading.count + pendingWindow.count
+    pendingWindow = []
+    leading = []
     guard isInUtterance else { return nil }
     let words = try endUtterance()
     guard ps_start_utt(decoder) >= 0 else {
@@ -174,6 +287,12 @@ public final class Decoder: SpeechRecognizer {
     lastPartial = []
     samplesInUtterance = 0
     samplesSincePartialCheck = 0
+    pendingWindow = []
+    leading = []
+    quietSamples = 0
+    skippedSamples = 0
+    utteranceShift = 0
+    voiceActivity?.reset()
     ps_end_utt(decoder)
     if let feature = ps_get_feat(decoder), let cmn = feature.pointee.cmn_struct,
       cmn.pointee.veclen == initialCepstralMean.count
@@ -243,7 +362,8 @@ public final class Decoder: SpeechRecognizer {
     }
     return RecognizedWord(
       text: text,
-      timestamp: Double(startFrame) / framesPerSecond,
+      timestamp: Double(startFrame) / framesPerSecond
+        + Double(utteranceShift) / Double(DecoderConfiguration.sampleRate),
       duration: Double(max(0, endFrame - startFrame + 1)) / framesPerSecond,
       confidence: confidence
     )

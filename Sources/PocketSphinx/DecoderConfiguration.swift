@@ -49,6 +49,12 @@ public struct DecoderConfiguration: Equatable, Sendable {
   /// pocketsphinx's own end-of-utterance silence: half a second.
   public static let defaultEndOfUtteranceSilence: TimeInterval = 0.5
 
+  /// The voice-activity detector that finds utterances, or `nil` for pocketsphinx's own
+  /// (`ps_get_in_speech`, energy-based). With a detector the decoder hears only speech: audio is
+  /// fed to pocketsphinx from 0.2 s before the detector hears speech until
+  /// ``endOfUtteranceSilence`` after it stops, and pocketsphinx's own silence removal is off.
+  public var voiceActivity: VoiceActivityDetection?
+
   /// How many n-best hypotheses are searched for each word's alternatives (0 turns it off).
   public var alternativeCount = 5
 
@@ -120,7 +126,10 @@ public struct DecoderConfiguration: Equatable, Sendable {
     case let .keyphrase(phrase): arguments += ["-keyphrase", phrase.lowercased()]
     case .phrases: arguments += ["-lm", Self.defaultLanguageModel.path]
     }
-    if endOfUtteranceSilence != Self.defaultEndOfUtteranceSilence {
+    if voiceActivity != nil {
+      // The detector decides what is speech: pocketsphinx decodes every frame it is given.
+      arguments += ["-remove_silence", "no"]
+    } else if endOfUtteranceSilence != Self.defaultEndOfUtteranceSilence {
       // In frames of 10 ms; at least one.
       let frames = max(1, Int((endOfUtteranceSilence * 100).rounded()))
       arguments += ["-vad_postspeech", String(frames)]

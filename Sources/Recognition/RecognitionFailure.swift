@@ -31,5 +31,7 @@ public enum RecognitionFailure: Error, Equatable, Sendable {
     case grammar
     /// A neural model's directory (`--model`).
     case modelDirectory = "model directory"
+    /// A voice-activity detector's model file (`--vad-model`).
+    case voiceActivityModel = "voice-activity model"
   }
 }

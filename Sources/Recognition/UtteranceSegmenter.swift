@@ -3,24 +3,25 @@ import Foundation
 /// Cuts a stream of 16 kHz samples into pieces at pauses, ahead of decoding, so the pieces can be
 /// decoded independently (and at the same time) with the same words as one decoder in one go.
 ///
-/// A pause is a run of quiet 10 ms frames at least ``minimumPause`` long; a frame is quiet when
-/// ``SpeechActivityDetector`` does not take it for speech (its energy is within 18 dB of the
-/// background level, which is tracked as the lowest recent frame energy). A piece is cut
-/// in the middle of the first pause that ends at least ``minimumDuration`` after the piece
-/// started, so each side keeps half the pause. With no pause for ``maximumDuration``, the piece
-/// is cut at the quietest frame of its second half.
+/// A pause is a run of windows that the voice-activity detector does not take for speech, at
+/// least ``minimumPause`` long (Silero VAD's 32 ms windows, or the energy detector's 10 ms
+/// frames; see ``VoiceActivity``). A piece is cut in the middle of the first pause that ends at
+/// least ``minimumDuration`` after the piece started, so each side keeps half the pause as
+/// padding and no word is cut. With no pause for ``maximumDuration``, the piece is cut at the
+/// least speech-like window of its second half (the lowest speech probability, then the lowest
+/// energy).
 ///
 /// With the pause as long as the decoder's end-of-utterance silence, the decoder would have
 /// ended its utterance in that pause too, so cutting there does not change what is recognized.
 ///
 /// ```swift
-/// var segmenter = UtteranceSegmenter()
+/// var segmenter = UtteranceSegmenter(voiceActivity: try detection.makeStream())
 /// while let samples = try file.read() {
-///   for segment in segmenter.append(samples) { decode(segment.samples, at: segment.start) }
+///   for segment in try segmenter.append(samples) { decode(segment.samples, at: segment.start) }
 /// }
 /// if let last = segmenter.finish() { decode(last.samples, at: last.start) }
 /// ```
-public struct UtteranceSegmenter: Sendable {
+public struct UtteranceSegmenter {
   /// A piece of the stream.
   public struct Segment: Equatable, Sendable {
     /// The index of the piece's first sample in the whole stream.
@@ -47,40 +48,64 @@ public struct UtteranceSegmenter: Sendable {
   /// The longest piece, in seconds.
   public var maximumDuration: TimeInterval
 
-  /// Samples per analysis frame: 10 ms.
-  static let frameLength = SpeechActivityDetector.frameLength
+  /// Samples per analysis window: the detector's.
+  private let frameLength: Int
 
   private var pending: [Int16] = []
   private var pendingStart = 0
   private var analyzed = 0
-  private var energies: [Double] = []
+  /// Each analysed window's speech probability and energy, for the quietest point.
+  private var levels: [Level] = []
   private var quietRunStart: Int?
-  private var activity = SpeechActivityDetector()
+  private var activity: VoiceActivity
+
+  /// How speech-like a window is: its probability first, then its energy.
+  private struct Level: Comparable {
+    var probability: Float
+    var energy: Double
+
+    static func < (left: Level, right: Level) -> Bool {
+      (left.probability, left.energy) < (right.probability, right.energy)
+    }
+  }
 
   /// Creates a segmenter; by default pauses of 0.5 s (pocketsphinx's end-of-utterance silence),
-  /// pieces of 2 to 30 s.
+  /// pieces of 2 to 30 s, and the energy detector (``EnergyVoiceActivityDetector``).
   public init(
     minimumPause: TimeInterval = 0.5, minimumDuration: TimeInterval = 2,
-    maximumDuration: TimeInterval = 30
+    maximumDuration: TimeInterval = 30, voiceActivity: VoiceActivity? = nil
   ) {
     self.minimumPause = minimumPause
     self.minimumDuration = minimumDuration
     self.maximumDuration = max(maximumDuration, 2 * minimumPause, 0.1)
+    let activity =
+      voiceActivity
+      ?? VoiceActivity(
+        detector: EnergyVoiceActivityDetector(),
+        threshold: VoiceActivityDetection.defaultThreshold,
+        releaseThreshold: VoiceActivityDetection.energy.releaseThreshold)
+    self.activity = activity
+    self.frameLength = activity.windowLength
   }
 
   /// Adds samples and returns the pieces that are now complete.
-  public mutating func append(_ samples: [Int16]) -> [Segment] {
+  ///
+  /// - Throws: what the voice-activity detector throws (its model failed to run).
+  public mutating func append(_ samples: [Int16]) throws(RecognitionFailure) -> [Segment] {
     pending += samples
     var segments: [Segment] = []
-    let frame = Self.frameLength
+    let frame = frameLength
     let rate = Double(RecognitionAudio.sampleRate)
     let pauseSamples = Int(minimumPause * rate)
     let shortest = Int(minimumDuration * rate)
     let longest = Int(maximumDuration * rate)
     while analyzed + frame <= pending.count {
-      let energy = SpeechActivityDetector.energy(of: pending[analyzed..<analyzed + frame])
-      energies.append(energy)
-      if !activity.isSpeech(energy: energy) {
+      let isSpeech = try activity.isSpeech(pending, window: analyzed..<analyzed + frame)
+      levels.append(
+        Level(
+          probability: activity.lastProbability,
+          energy: SpeechActivityDetector.energy(of: pending[analyzed..<analyzed + frame])))
+      if !isSpeech {
         if quietRunStart == nil { quietRunStart = analyzed }
       } else if let runStart = quietRunStart {
         quietRunStart = nil
@@ -102,7 +127,7 @@ public struct UtteranceSegmenter: Sendable {
   public mutating func finish() -> Segment? {
     defer {
       pending = []
-      energies = []
+      levels = []
       analyzed = 0
       quietRunStart = nil
     }
@@ -113,7 +138,7 @@ public struct UtteranceSegmenter: Sendable {
   private mutating func cut(at index: Int) -> Segment {
     let segment = Segment(start: pendingStart, samples: Array(pending[..<index]))
     pending.removeFirst(index)
-    energies.removeFirst(index / Self.frameLength)
+    levels.removeFirst(index / frameLength)
     pendingStart += index
     analyzed -= index
     if let runStart = quietRunStart {
@@ -123,11 +148,11 @@ public struct UtteranceSegmenter: Sendable {
   }
 
   private func quietestFrameInSecondHalf() -> Int {
-    let half = energies.count / 2
+    let half = levels.count / 2
     var best = max(half, 1)
-    for index in max(half, 1)..<energies.count where energies[index] < energies[best] {
+    for index in max(half, 1)..<levels.count where levels[index] < levels[best] {
       best = index
     }
-    return best * Self.frameLength
+    return best * frameLength
   }
 }

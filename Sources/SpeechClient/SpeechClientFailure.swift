@@ -44,6 +44,8 @@ extension SpeechClient {
       case grammar
       /// A neural model's directory (`--model`).
       case modelDirectory = "model directory"
+      /// A voice-activity detector's model file (`--vad-model`).
+      case voiceActivityModel = "voice-activity model"
     }
 
     /// Whether the failure is about the audio device rather than the model or a file.

@@ -137,13 +137,15 @@ public final class FileRecognitionBatch: Sendable {
           recognition.segmentDecoded(index, result.mapError(SpeechClient.Failure.init))
         }
       }
-      var segmenter = UtteranceSegmenter(
-        minimumPause: configuration.endOfUtteranceSilence,
-        maximumDuration: configuration.maximumUtteranceDuration)
+      var segmenter: UtteranceSegmenter?
       var failure: SpeechClient.Failure?
       var read = 0
       do {
         try engine.validate()
+        segmenter = UtteranceSegmenter(
+          minimumPause: configuration.endOfUtteranceSilence,
+          maximumDuration: configuration.maximumUtteranceDuration,
+          voiceActivity: try engine.voiceActivity.makeStream())
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
         recognition.opened(
@@ -153,7 +155,7 @@ public final class FileRecognitionBatch: Sendable {
         while !recognition.isStopped, !budget.isSpent, var samples = try input.read() {
           budget.take(&samples)
           read += samples.count
-          for segment in segmenter.append(samples) {
+          for segment in try segmenter?.append(samples) ?? [] {
             submit(segment)
           }
         }
@@ -161,7 +163,7 @@ public final class FileRecognitionBatch: Sendable {
         failure = SpeechClient.Failure(live: error)
       }
       // A file that fails part-way (truncated, damaged) still gets the words read before.
-      if !recognition.isStopped, let last = segmenter.finish() {
+      if !recognition.isStopped, let last = segmenter?.finish() {
         submit(last)
       }
       recognition.readingEnded(at: Double(read) / rate, failure: failure)

@@ -51,6 +51,9 @@ public struct LiveSpeechConfiguration: Sendable {
   /// The ONNX Runtime library Moonshine loads; `nil` searches for it (`$TRANSCRIBE_ONNXRUNTIME`,
   /// then where `scripts/install-dependencies.sh` links it, then the system's and pip's).
   public var onnxRuntimeLibrary: URL?
+  /// The voice-activity detector that cuts speech for every engine and source: by default Silero
+  /// VAD when it is installed, else the energy detector.
+  public var voiceActivity = VoiceActivityOptions()
   /// The engine for requests that leave the choice to the client
   /// (`SpeechRecognitionRequest.Engine.automatic`).
   public var defaultEngine: SpeechRecognitionRequest.EngineName = .pocketsphinx

@@ -137,6 +137,7 @@ extension SpeechClient.Failure.ModelFile {
     case .dictionary: "--dict"
     case .grammar: "--grammar"
     case .modelDirectory: "--model"
+    case .voiceActivityModel: "--vad-model"
     }
   }
 }

@@ -103,6 +103,9 @@ struct Serve: AsyncParsableCommand {
   /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
   @OptionGroup var engineOption: EngineOption
 
+  /// `--vad`, `--vad-threshold`, `--vad-model`: the detector every stream and upload uses.
+  @OptionGroup var voiceActivityOption: VoiceActivityOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
@@ -135,6 +138,7 @@ struct Serve: AsyncParsableCommand {
     if let option = (inputOptions.given + decodingOptions.given).first {
       throw ValidationError(Self.notServing(option))
     }
+    try voiceActivityOption.check()
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
@@ -248,6 +252,13 @@ struct Serve: AsyncParsableCommand {
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
     let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
+    var detectorName = ""
+    if !previewOption.preview {
+      let voiceActivity = try voiceActivityOption.resolved()
+      live.voiceActivity = voiceActivity.options
+      detectorName =
+        " and " + Transcribe.detectorName(voiceActivity.detection, engine: defaultEngine)
+    }
     let configuration = serverConfiguration(
       maxSessions: maxSessions, token: token,
       // The default first, then the other engines that are installed.
@@ -259,7 +270,7 @@ struct Serve: AsyncParsableCommand {
     if !preview {
       let others = configuration.engines.dropFirst().map(\.displayName)
       Terminal.writeError(
-        "transcribe: serving with \(defaultEngine.displayName)"
+        "transcribe: serving with \(defaultEngine.displayName)\(detectorName)"
           + (others.isEmpty ? "" : " (uploads may pick \(others.joined(separator: ", ")))") + "\n")
     }
     let settings = live

@@ -2,6 +2,7 @@ import Architecture
 import ArgumentParser
 import Dependencies
 import Foundation
+import Recognition
 import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
@@ -83,6 +84,9 @@ struct Transcribe: AsyncParsableCommand {
   /// `--engine`, in a group `transcribe serve` shares (see ``EngineOption``).
   @OptionGroup var engineOption: EngineOption
 
+  /// `--vad`, `--vad-threshold`, `--vad-model`, shared with `transcribe serve` too.
+  @OptionGroup var voiceActivityOption: VoiceActivityOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// The model and decoding (a group `transcribe serve` refuses).
@@ -100,6 +104,13 @@ struct Transcribe: AsyncParsableCommand {
   var verbose: Bool { decodingOptions.verbose }
 
   /// What is wrong with `seconds` as a length of at most `limit` seconds, if anything.
+  /// How status lines name the detector: `Silero VAD`, or `the energy detector`.
+  static func detectorName(
+    _ detection: VoiceActivityDetection, engine: SpeechRecognitionRequest.EngineName
+  ) -> String {
+    detection.isEnergy ? "the energy detector" : detection.name
+  }
+
   static func secondsProblem(_ seconds: Double, limit: Double) -> String? {
     if seconds.isNaN { return "not a number" }
     if seconds < 0 { return "\(Self.formatted(seconds)) is negative" }
@@ -153,6 +164,7 @@ struct Transcribe: AsyncParsableCommand {
     if let maxUtterance, let problem = Self.secondsProblem(maxUtterance, limit: 3600) {
       throw ValidationError("--max-utterance must be a number of seconds (e.g. 20): \(problem).")
     }
+    try voiceActivityOption.check()
     if input.filter({ $0 == "-" }).count > 1 {
       throw ValidationError(
         "standard input (-i -) can be read only once; give it once, or name files instead.")
@@ -246,9 +258,10 @@ struct Transcribe: AsyncParsableCommand {
   }
 
   /// The live client's settings, from the options: a value every session's client is made
-  /// from.
-  var liveConfiguration: LiveSpeechConfiguration {
+  /// from; `voiceActivity` is the detector resolved for this run.
+  func liveConfiguration(voiceActivity: VoiceActivityOptions) -> LiveSpeechConfiguration {
     var configuration = LiveSpeechConfiguration(isVerbose: verbose)
+    configuration.voiceActivity = voiceActivity
     // Only JSON output shows each word's alternatives; the n-best search is skipped otherwise.
     if format != .json { configuration.alternativeCount = 0 }
     // Only a terminal's live row shows a file's partial words; their searches are skipped
@@ -305,6 +318,16 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     let requests = sources.map { request(source: $0.0) }
+    // The detector is chosen once, before anything starts: a Silero VAD that was asked for and
+    // cannot run ends the run here, with one line (status 5).
+    var voiceActivity = voiceActivityOption.options()
+    var detectorName: String?
+    if !preview {
+      let resolved = try voiceActivityOption.resolved()
+      voiceActivity = resolved.options
+      detectorName = Self.detectorName(resolved.detection, engine: selectedEngine)
+    }
+    let liveConfiguration = liveConfiguration(voiceActivity: voiceActivity)
     // The files are decoded ahead, in parallel, on the decoder pool; each file's session finds
     // its results ready or coming.
     let batch =
@@ -323,7 +346,8 @@ struct Transcribe: AsyncParsableCommand {
     }
     if batchProgress != nil, Terminal.stderrIsTerminal {
       Terminal.writeError(
-        "Transcribing \(sources.count) files with \(selectedEngine.displayName)…\n")
+        "Transcribing \(sources.count) files with \(selectedEngine.displayName)"
+          + (detectorName.map { " and \($0)" } ?? "") + "…\n")
     }
     var renderer: TranscriptRenderer?
     for (index, (_, label)) in sources.enumerated() {
@@ -339,7 +363,8 @@ struct Transcribe: AsyncParsableCommand {
       let session = await TranscriptionSession(
         request: request, duration: duration.map { .seconds($0) },
         label: label, format: format, preview: preview, client: client, renderer: renderer,
-        announcesStart: batchProgress == nil, batchProgress: batchProgress, pathNames: pathNames)
+        announcesStart: batchProgress == nil, batchProgress: batchProgress, pathNames: pathNames,
+        detector: detectorName)
       let outcome = await session.run(signals: signals)
       renderer = await session.renderer
       if outcome != .success, status == .success {

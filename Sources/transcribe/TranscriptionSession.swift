@@ -36,7 +36,7 @@ final class TranscriptionSession {
     request: SpeechRecognitionRequest, duration: Duration?, label: String?,
     format: OutputFormat, preview: Bool, client: SpeechClient?, renderer: TranscriptRenderer? = nil,
     announcesStart: Bool = true, batchProgress: (@Sendable () -> FileBatchProgress?)? = nil,
-    pathNames: [String: String] = [:]
+    pathNames: [String: String] = [:], detector: String? = nil
   ) {
     self.pathNames = pathNames
     self.store = Store(
@@ -60,8 +60,10 @@ final class TranscriptionSession {
     self.header = label.flatMap { format == .text ? "==> \($0) <==\n" : nil }
     self.startMessage =
       announcesStart
-      ? Self.startMessage(for: request.source, engine: request.engine.name, preview: preview)
-        .naming(pathNames)
+      ? Self.startMessage(
+        for: request.source, engine: request.engine.name, detector: detector, preview: preview
+      )
+      .naming(pathNames)
       : nil
     self.batchProgress = batchProgress
   }
@@ -109,13 +111,16 @@ final class TranscriptionSession {
     }
   }
 
-  /// The status line that says what is transcribed, and by which engine.
+  /// The status line that says what is transcribed, by which engine, and which voice-activity
+  /// detector finds the speech (`Transcribing talk.wav with Moonshine and Silero VAD…`).
   static func startMessage(
     for source: SpeechRecognitionRequest.AudioSource,
-    engine: SpeechRecognitionRequest.EngineName?, preview: Bool
+    engine: SpeechRecognitionRequest.EngineName?, detector: String? = nil, preview: Bool
   ) -> String {
     if preview { return "Listening to lorem ipsum (preview). Press Ctrl-C to stop." }
-    let by = engine.map { " with \($0.displayName)" } ?? ""
+    let by =
+      (engine.map { " with \($0.displayName)" } ?? "")
+      + (detector.map { engine == nil ? " with \($0)" : " and \($0)" } ?? "")
     switch source {
     case .microphone: return "Listening to the default microphone\(by). Press Ctrl-C to stop."
     case .device(let name): return "Listening to \(name)\(by). Press Ctrl-C to stop."

@@ -128,3 +128,54 @@ struct ReducerBodyInferenceTests {
     await store.send(true) { $0 = 1 }
   }
 }
+
+/// Several enum reducers in one type, shaped like TCA's own macro tests: one with a feature case,
+/// one with only an alert, one with no cases. swift-frontend 6.3.1 crashed (signal 11) compiling
+/// this file while the macros attached to each generated `State` and `Action` (`@CasePathable`,
+/// `@ObservableState`) added their conformances in extensions; a `@Reducer` struct beside three
+/// enum reducers, one with a case for it, was enough (issue 28).
+private enum SeveralEnumReducers {
+  @Reducer struct Feature {}
+  @Reducer
+  enum Destination {
+    case feature(Feature)
+  }
+  @Reducer
+  public enum AlertDestination {
+    case alert(AlertState<Never>)
+  }
+  @Reducer
+  public enum NoDestination {}
+}
+
+/// The smallest file that crashed with enum reducers alone: six with no cases.
+private enum SixEnumReducersWithoutCases {
+  @Reducer enum A {}
+  @Reducer enum B {}
+  @Reducer enum C {}
+  @Reducer enum D {}
+  @Reducer enum E {}
+  @Reducer enum F {}
+}
+
+/// Compiles only if `State` has the conformances the macros give it.
+private func requireEnumReducerState<State>(_: State.Type)
+where State: CaseReducerState & ObservableState & Observable & CasePathable & CasePathIterable {}
+
+@MainActor
+struct SeveralEnumReducersTests {
+  @Test func enumReducersInOneTypeKeepTheirConformances() {
+    requireEnumReducerState(SeveralEnumReducers.Destination.State.self)
+    requireEnumReducerState(SeveralEnumReducers.AlertDestination.State.self)
+    requireEnumReducerState(SeveralEnumReducers.NoDestination.State.self)
+    requireEnumReducerState(SixEnumReducersWithoutCases.F.State.self)
+    #expect(Array(SeveralEnumReducers.Destination.Action.allCasePaths).count == 1)
+  }
+
+  @Test func aFeatureCaseKeepsItsFeaturesIdentity() {
+    let feature = SeveralEnumReducers.Feature.State()
+    let state = SeveralEnumReducers.Destination.State.feature(feature)
+    #expect(state._$id == SeveralEnumReducers.Destination.State.feature(feature)._$id)
+    #expect(state._$id != SeveralEnumReducers.Destination.State.feature(.init())._$id)
+  }
+}

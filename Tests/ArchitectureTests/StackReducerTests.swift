@@ -121,15 +121,47 @@ struct StackReducerTests {
 
   @Test func pushAddsTheElementUnderItsID() async {
     let store = TestStore(initialState: Navigator.State()) { Navigator() }
-    await store.send(.path(.push(id: 5, state: Screen.State(ticks: 3)))) {
-      $0.path[id: 5] = Screen.State(ticks: 3)
+    await store.send(.path(.push(id: 0, state: Screen.State(ticks: 3)))) {
+      $0.path[id: 0] = Screen.State(ticks: 3)
     }
     // Later elements get ids after the pushed one.
-    await store.send(.pushScreen) { $0.path[id: 6] = Screen.State() }
-    #expect(store.state.path.ids == [5, 6])
+    await store.send(.pushScreen) { $0.path[id: 1] = Screen.State() }
+    #expect(store.state.path.ids == [0, 1])
     await withKnownIssue {
-      await store.send(.path(.push(id: 5, state: Screen.State())))
+      await store.send(.path(.push(id: 0, state: Screen.State())))
+    } matching: { issue in
+      issue.description.contains("received a push for an id that is already in the stack")
     }
+  }
+
+  @Test func pushUnderAnIDPastTheNextGenerationIsReported() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.pushScreen) { $0.path.append(Screen.State()) }
+    await withKnownIssue {
+      await store.send(.path(.push(id: 5, state: Screen.State(ticks: 3)))) {
+        $0.path[id: 5] = Screen.State(ticks: 3)
+      }
+    } matching: { issue in
+      issue.description.contains("received a push for an id the stack has not handed out yet")
+        && issue.description.contains("The pushed id is #5, but the next id to be handed out is #1")
+    }
+    // The element is pushed anyway, and later ids do not collide with it.
+    await store.send(.pushScreen) { $0.path[id: 6] = Screen.State() }
+    #expect(store.state.path.ids == [0, 5, 6])
+  }
+
+  @Test func pushUnderTheNextGenerationOrAnEarlierOneIsAccepted() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.pushScreen) { $0.path.append(Screen.State()) }
+    await store.send(.path(.push(id: 1, state: Screen.State(ticks: 1)))) {
+      $0.path[id: 1] = Screen.State(ticks: 1)
+    }
+    await store.send(.popToRoot) { $0.path = [] }
+    // An id handed out before, no longer in the stack.
+    await store.send(.path(.push(id: 0, state: Screen.State(ticks: 2)))) {
+      $0.path[id: 0] = Screen.State(ticks: 2)
+    }
+    await store.send(.pushScreen) { $0.path[id: 2] = Screen.State() }
   }
 
   @Reducer

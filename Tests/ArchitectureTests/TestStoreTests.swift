@@ -263,4 +263,68 @@ struct TestStoreTests {
     let store = TestStore(initialState: Counter.State(count: 2)) { Counter() }
     store.assert { $0.count = 2 }
   }
+
+  /// A feature that dismisses itself, run in a test store with no parent to present it.
+  @Reducer
+  struct SelfDismissing {
+    struct State: Equatable {
+      var count = 0
+    }
+    enum Action: Equatable {
+      case closeButtonTapped
+      case incrementButtonTapped
+      case onAppear
+      case tick
+    }
+    @Dependency(\.continuousClock) var clock
+    @Dependency(\.dismiss) var dismiss
+
+    var body: some ReducerOf<Self> {
+      Reduce { state, action in
+        switch action {
+        case .closeButtonTapped:
+          return .run { _ in await dismiss() }
+        case .incrementButtonTapped:
+          state.count += 1
+          return .none
+        case .onAppear:
+          return .run { send in
+            for await _ in clock.timer(interval: .seconds(1)) {
+              await send(.tick)
+            }
+          }
+        case .tick:
+          state.count += 1
+          return .none
+        }
+      }
+    }
+  }
+
+  @Test func dismissingARootTestStoreCancelsItsEffects() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: SelfDismissing.State()) {
+      SelfDismissing()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.onAppear)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.tick) { $0.count = 1 }
+    await store.send(.closeButtonTapped)
+    #expect(store.isDismissed)
+    // The timer was cancelled with the store: no tick, and nothing left running at the end.
+    await clock.advance(by: .seconds(1))
+  }
+
+  @Test func sendingToADismissedTestStoreIsReported() async {
+    let store = TestStore(initialState: SelfDismissing.State()) { SelfDismissing() }
+    await store.send(.closeButtonTapped)
+    await withKnownIssue {
+      await store.send(.incrementButtonTapped) { $0.count = 1 }
+    } matching: { issue in
+      issue.description.contains("Can't send an action: the store was dismissed.")
+    }
+    #expect(store.state.count == 0)
+  }
 }

@@ -20,21 +20,21 @@ struct UtteranceSegmenterTests {
   /// Feeds `samples` in chunks of 2048, as files are read, and returns every piece.
   private func segments(
     of samples: [Int16], _ segmenter: UtteranceSegmenter = UtteranceSegmenter()
-  ) -> [UtteranceSegmenter.Segment] {
+  ) throws -> [UtteranceSegmenter.Segment] {
     var segmenter = segmenter
     var pieces: [UtteranceSegmenter.Segment] = []
     for start in stride(from: 0, to: samples.count, by: 2048) {
-      pieces += segmenter.append(Array(samples[start..<min(start + 2048, samples.count)]))
+      pieces += try segmenter.append(Array(samples[start..<min(start + 2048, samples.count)]))
     }
     if let last = segmenter.finish() { pieces.append(last) }
     return pieces
   }
 
-  @Test func piecesAreCutInTheMiddleOfPausesAndTogetherAreTheWholeStream() {
+  @Test func piecesAreCutInTheMiddleOfPausesAndTogetherAreTheWholeStream() throws {
     // Two 2.5 s "utterances" with a 1 s pause between them, and pauses around them.
     let samples =
       background(0.5) + tone(2.5) + background(1) + tone(2.5) + background(0.5)
-    let pieces = segments(of: samples)
+    let pieces = try segments(of: samples)
     #expect(pieces.count == 2)
     #expect(pieces.flatMap(\.samples) == samples)
     #expect(pieces.map(\.start) == [0, pieces[0].samples.count])
@@ -44,27 +44,27 @@ struct UtteranceSegmenterTests {
     #expect(abs(pieces[1].startTime - cut) < 1e-9)
   }
 
-  @Test func pausesShorterThanTheMinimumAreNotCut() {
+  @Test func pausesShorterThanTheMinimumAreNotCut() throws {
     let samples = tone(2.5) + background(0.3) + tone(2.5)
-    #expect(segments(of: samples).count == 1)
+    #expect(try segments(of: samples).count == 1)
     // With a shorter minimum pause, the same gap is a cut.
     let shortPauses = UtteranceSegmenter(minimumPause: 0.2)
-    #expect(segments(of: samples, shortPauses).count == 2)
+    #expect(try segments(of: samples, shortPauses).count == 2)
   }
 
-  @Test func piecesAreAtLeastTheMinimumDuration() {
+  @Test func piecesAreAtLeastTheMinimumDuration() throws {
     // Pauses every 1.5 s: with a 2 s minimum, every other pause is a cut.
     var samples: [Int16] = []
     for _ in 0..<6 { samples += tone(1) + background(0.6) }
-    let pieces = segments(of: samples)
+    let pieces = try segments(of: samples)
     #expect(pieces.dropLast().allSatisfy { Double($0.samples.count) / 16000 >= 2 })
     #expect(pieces.count == 3)
     #expect(pieces.flatMap(\.samples) == samples)
   }
 
-  @Test func speechWithoutPausesIsCutAtTheMaximumDuration() {
+  @Test func speechWithoutPausesIsCutAtTheMaximumDuration() throws {
     let samples = tone(7)
-    let pieces = segments(of: samples, UtteranceSegmenter(maximumDuration: 3))
+    let pieces = try segments(of: samples, UtteranceSegmenter(maximumDuration: 3))
     // Each cut is at the quietest frame of the piece's second half: 1.5 to 3 s.
     #expect(pieces.count >= 3)
     #expect(pieces.allSatisfy { $0.samples.count <= 3 * 16000 })
@@ -72,10 +72,10 @@ struct UtteranceSegmenterTests {
     #expect(pieces.flatMap(\.samples) == samples)
   }
 
-  @Test func digitalSilenceCountsAsAPause() {
+  @Test func digitalSilenceCountsAsAPause() throws {
     let silence = [Int16](repeating: 0, count: 16000)
     let samples = tone(2.5) + silence + tone(2.5)
-    let pieces = segments(of: samples)
+    let pieces = try segments(of: samples)
     #expect(pieces.count == 2)
     #expect(abs(Double(pieces[1].start) / 16000 - 3) < 0.03)
   }
@@ -85,7 +85,7 @@ struct UtteranceSegmenterTests {
     // back to back are cut between the copies, not inside the words.
     let goForward = try goForwardSamples()
     let samples = goForward + goForward + goForward
-    let pieces = segments(of: samples)
+    let pieces = try segments(of: samples)
     #expect(pieces.count == 3)
     #expect(pieces.flatMap(\.samples) == samples)
     let length = Double(goForward.count) / 16000

@@ -122,7 +122,13 @@ extension LiveTests {
     @Test func stoppingAtAnAudioTimeKeepsNoWordsMuchBeyondIt() async throws {
       let directory = try TemporaryDirectory()
       let long = directory.file("long.wav")
-      try runCommand("/usr/bin/sox", LibriVox.clips.map(\.path) + [long.path])
+      // The clips with a second's pause after each: a file is cut only at pauses the
+      // voice-activity detector hears, so each sentence is a piece of its own.
+      let pause = directory.file("pause.wav")
+      try runCommand(
+        "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", pause.path, "trim", "0", "1"])
+      try runCommand(
+        "/usr/bin/sox", LibriVox.clips.flatMap { [$0.path, pause.path] } + [long.path])
       var configuration = LiveSpeechConfiguration()
       configuration.jobs = 2
       let client = SpeechClient.live(configuration)

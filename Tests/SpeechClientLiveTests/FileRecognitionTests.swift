@@ -44,7 +44,9 @@ extension LiveTests {
         !$0.isFinal && $0.bestTranscription.segments.contains { $0.confidence == 0 }
       }
       #expect(partials.count >= 3)
-      #expect(partials.first?.bestTranscription.formattedString.hasPrefix("go") == true)
+      #expect(
+        partials.first?.bestTranscription.formattedString.hasPrefix("go") == true,
+        "\(partials.map(\.bestTranscription.formattedString))")
     }
 
     @Test func partialResultsCanBeTurnedOff() async throws {

@@ -44,7 +44,10 @@ extension CommandTests {
       let header = "==> \(file) <==\ngo forward ten meters\n"
       #expect(try String(contentsOf: transcript, encoding: .utf8) == header + header + header)
       // One start message for the batch, none per file.
-      #expect(terminal.contains("Transcribing 3 files with pocketsphinx…"))
+      // It names the engine and the voice-activity detector.
+      #expect(
+        terminal.contains("Transcribing 3 files with pocketsphinx and Silero VAD…")
+          || terminal.contains("Transcribing 3 files with pocketsphinx and the energy detector…"))
       #expect(!terminal.contains("Transcribing \(file)"))
       // Every drawing of the row is the batch's: files finished of three, and a percent.
       let rows = terminal.components(separatedBy: "transcribing… ").dropFirst()

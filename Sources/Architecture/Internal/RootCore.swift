@@ -13,6 +13,12 @@ final class RootCore<State, Action>: Core {
   let registry = EffectRegistry<Action>()
   /// Where effects run their nonisolated code; `nil` for the global concurrent executor.
   let taskExecutor: (any TaskExecutor)?
+  /// What `@Dependency(\.dismiss)` does in an effect that no presentation encloses: dismiss the
+  /// store itself (a root `TestStore`); `nil` to report that the feature is not presented.
+  var dismissal: (@MainActor @Sendable () -> Void)?
+  /// Counts the effects whose tasks have not begun running yet, for a `TestStore` to wait on;
+  /// `nil` for a `Store`, which never waits.
+  var effectStarts: EffectStarts?
   /// Tells observers of `store.state` when the state is replaced by another value; `nil` unless
   /// the state is ``ObservableState`` (its properties tell their own observers).
   let observation: StoreObservation?
@@ -126,8 +132,10 @@ final class RootCore<State, Action>: Core {
         guard let task = self?.send(action)?.task else { return }
         descendants.append(task)
       }
+      effectStarts?.willStart()
       let task = Self.spawn(
-        executor: taskExecutor, priority: priority, registry: registry, key: key
+        executor: taskExecutor, priority: priority, registry: registry, key: key,
+        dismissal: dismissal, starts: effectStarts
       ) {
         await operation(send)
         completion.complete()
@@ -183,11 +191,18 @@ final class RootCore<State, Action>: Core {
     priority: TaskPriority?,
     registry: EffectRegistry<Action>,
     key: Int,
+    dismissal: (@MainActor @Sendable () -> Void)?,
+    starts: EffectStarts?,
     operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never> {
     Task(executorPreference: executor, priority: priority) {
+      starts?.didStart()
       await EffectContext.$canceller.withValue(registry) {
-        await operation()
+        guard let dismissal else { return await operation() }
+        // The outermost presentation: a presented child's effects set their own inside it.
+        await PresentationContext.$dismiss.withValue(dismissal) {
+          await operation()
+        }
       }
       registry.remove(key)
     }

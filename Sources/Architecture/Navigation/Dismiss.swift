@@ -22,7 +22,10 @@ import IssueReporting
 /// `StackAction.popFrom(id:)`. Either way the child's effects are cancelled, the calling effect
 /// included, so code after `await dismiss()` sees `Task.isCancelled`.
 ///
-/// Calling it from a feature that is not presented is reported as an issue and does nothing.
+/// A feature that no parent presents, run in a ``TestStore``, dismisses the test store itself, as
+/// in TCA: the store's effects are cancelled and sending it another action is reported as an
+/// issue (see ``TestStore/isDismissed``). In a ``Store``, calling it from a feature that is not
+/// presented is reported as an issue and does nothing.
 /// Tests can override it: `$0.dismiss = DismissEffect { dismissed.setValue(true) }`.
 public struct DismissEffect: Sendable {
   private let dismiss: (@MainActor @Sendable () -> Void)?

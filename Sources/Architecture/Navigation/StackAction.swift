@@ -18,7 +18,9 @@ public enum StackAction<State, Action> {
   /// elements still in the stack; afterwards they are removed and their effects cancelled.
   case popFrom(id: StackElementID)
 
-  /// Pushes `state` under the id `id`, after the parent has seen the action. The id must be new.
+  /// Pushes `state` under the id `id`, after the parent has seen the action. The id must not be
+  /// in the stack; in tests it must also not be past the next id that new elements get (ids
+  /// count from 0 in each test), or the push is reported as an issue.
   case push(id: StackElementID, state: State)
 }
 

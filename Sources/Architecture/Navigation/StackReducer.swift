@@ -30,6 +30,8 @@ extension Reducer {
   /// - When elements leave the stack (popped, removed, replaced), their effects are cancelled.
   /// - An element's effects can pop it (and everything above it) with `@Dependency(\.dismiss)`.
   /// - An action for an id that is not in the stack is reported as an issue and changes nothing.
+  /// - In tests, a `.push(id:state:)` under an id past the next one the stack would hand out is
+  ///   reported as an issue: ids count 0, 1, 2, … in each test, so the test can name them.
   ///
   /// - Parameters:
   ///   - toStackState: The stack state, `\.path`.
@@ -157,6 +159,7 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       if state[keyPath: toStackState]._ids.contains(id) {
         reportDuplicatePush(id: id, action: action)
       } else {
+        checkPushedID(id, action: action)
         state[keyPath: toStackState].push(element, id: id)
         stackElementIDs(skipPast: id)
       }
@@ -201,6 +204,28 @@ public struct _StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       cancelled when it is popped; effects started elsewhere must be cancelled too.
 
       • The action was sent to the store after the element was popped.
+      """,
+      fileID: location.fileID, filePath: location.filePath, line: location.line,
+      column: location.column)
+  }
+
+  /// Reports a push, in a test, under an id past the next one that new elements get.
+  @usableFromInline
+  func checkPushedID(_ id: StackElementID, action: Parent.Action) {
+    let next = DependencyValues._current.stackElementID.peek()
+    guard id > next, DependencyValues._current.context == .test else { return }
+    reportIssue(
+      """
+      A 'forEach' at \(location.fileID):\(location.line) received a push for an id the stack has \
+      not handed out yet. …
+
+        Action:
+      \(String(customDumping: action).indentedForIssue)
+
+      The pushed id is \(id), but the next id to be handed out is \(next). Ids past it belong \
+      to elements not made yet, so this push took an id that the stack would hand out later. \
+      The element was pushed, and later ids skip past it. To fix this, push under \(next), the \
+      id the next element gets, or under an id handed out before.
       """,
       fileID: location.fileID, filePath: location.filePath, line: location.line,
       column: location.column)

@@ -50,6 +50,7 @@ extension SpeechClient.Failure.ModelFile {
     case .dictionary: self = .dictionary
     case .grammar: self = .grammar
     case .modelDirectory: self = .modelDirectory
+    case .voiceActivityModel: self = .voiceActivityModel
     }
   }
 }

@@ -36,6 +36,15 @@ enum LiveEngine: Equatable, Sendable {
     }
   }
 
+  /// The voice-activity detector that cuts this engine's speech (pocketsphinx's own, an energy
+  /// detector, reads as ``VoiceActivityDetection/energy``).
+  var voiceActivity: VoiceActivityDetection {
+    switch self {
+    case let .pocketsphinx(configuration): configuration.voiceActivity ?? .energy
+    case let .moonshine(configuration): configuration.voiceActivity
+    }
+  }
+
   /// Loads a recognizer of this engine, to be used on the calling thread.
   func makeRecognizer() throws(RecognitionFailure) -> any SpeechRecognizer {
     switch self {
@@ -128,9 +137,17 @@ extension LiveSpeechConfiguration {
       case .moonshine: engine = .moonshine(modelDirectory: nil)
       }
     }
+    let detection: VoiceActivityDetection
+    do {
+      detection = try voiceActivity.resolved()
+    } catch {
+      throw SpeechClient.Failure(error)
+    }
     switch engine {
     case .automatic, .pocketsphinx:
       var configuration = DecoderConfiguration(model: request.model)
+      // pocketsphinx's own detector is an energy detector: it stands for ours.
+      configuration.voiceActivity = detection.isEnergy ? nil : detection
       configuration.isVerbose = isVerbose
       configuration.endOfUtteranceSilence = endOfUtteranceSilence
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
@@ -140,6 +157,7 @@ extension LiveSpeechConfiguration {
     case let .moonshine(directory):
       var configuration = MoonshineConfiguration(modelDirectory: directory)
       configuration.runtimeLibrary = onnxRuntimeLibrary
+      configuration.voiceActivity = detection
       configuration.endOfUtteranceSilence = endOfUtteranceSilence
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults = request.shouldReportPartialResults
