@@ -141,6 +141,11 @@ public struct SpeechRecognition: Sendable {
   public enum Action: Equatable, Sendable {
     /// The record button was tapped: start, or stop if recording.
     case recordButtonTapped
+    /// Start recognizing (a host without a button: a server's session); nothing once started.
+    case start
+    /// Stop and deliver the last words (a host without a button: the end of a stream's audio);
+    /// nothing when idle or already finishing.
+    case finish
     /// The answer to ``SpeechClient/requestAuthorization``.
     case authorizationResponse(SpeechClient.Authorization)
     /// ``SpeechClient/startTask`` returned: the task runs and can be finished.
@@ -178,33 +183,15 @@ public struct SpeechRecognition: Sendable {
     Reduce { state, action in
       switch action {
       case .recordButtonTapped:
-        switch state.status {
-        case .idle:
-          state.isRecording = true
-          state.status = .authorizing
-          state.alert = nil
-          state.failure = nil
-          state.outcome = nil
-          return .run { send in
-            await send(.authorizationResponse(speechClient.requestAuthorization()))
-          }
-          .cancellable(id: CancelID.authorization)
-        case .authorizing:
-          // Stopped before anything started: recording never starts.
-          state.isRecording = false
-          state.status = .idle
-          state.outcome = .cancelled
-          return .cancel(id: CancelID.authorization)
-        case .starting:
-          // The client can only finish a task that has started; see `.recognitionStarted`.
-          state.isRecording = false
-          state.status = .finishing
-          return .none
-        case .recording:
-          return stop(&state)
-        case .finishing:
-          return .none
-        }
+        return toggleRecording(&state)
+
+      case .start:
+        guard state.status == .idle else { return .none }
+        return toggleRecording(&state)
+
+      case .finish:
+        guard state.status != .idle else { return .none }
+        return toggleRecording(&state)
 
       case .authorizationResponse(let authorization):
         guard state.status == .authorizing else { return .none }
@@ -306,6 +293,37 @@ public struct SpeechRecognition: Sendable {
   }
 
   /// Stops recording: `isRecording` turns false at once, the last words keep coming.
+  /// Starts when idle; otherwise stops (what the record button does).
+  private func toggleRecording(_ state: inout State) -> Effect<Action> {
+    switch state.status {
+    case .idle:
+      state.isRecording = true
+      state.status = .authorizing
+      state.alert = nil
+      state.failure = nil
+      state.outcome = nil
+      return .run { send in
+        await send(.authorizationResponse(speechClient.requestAuthorization()))
+      }
+      .cancellable(id: CancelID.authorization)
+    case .authorizing:
+      // Stopped before anything started: recording never starts.
+      state.isRecording = false
+      state.status = .idle
+      state.outcome = .cancelled
+      return .cancel(id: CancelID.authorization)
+    case .starting:
+      // The client can only finish a task that has started; see `.recognitionStarted`.
+      state.isRecording = false
+      state.status = .finishing
+      return .none
+    case .recording:
+      return stop(&state)
+    case .finishing:
+      return .none
+    }
+  }
+
   private func stop(_ state: inout State) -> Effect<Action> {
     state.isRecording = false
     state.status = .finishing

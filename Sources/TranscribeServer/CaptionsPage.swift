@@ -18,7 +18,7 @@ import Hummingbird
 ///
 /// What the server owns, the page is told rather than keeping its own copy: whether a token is
 /// required (to explain a refused connection) and how long the server waits for the last words
-/// (``VoskSession/Limits/finalWait``, so the page knows when to stop waiting for the close). Both
+/// (``ServerConfiguration/finalWait``, so the page knows when to stop waiting for the close). Both
 /// go into a small JSON script, `captions-config` (``Settings``).
 ///
 /// Both scripts are inlined into the document rather than served at addresses of their own. The
@@ -44,7 +44,7 @@ public struct CaptionsPage: Sendable, Equatable {
 
   /// Creates the page for a server that does or does not require a token.
   public init(tokenRequired: Bool) {
-    self.init(tokenRequired: tokenRequired, finalWait: VoskSession.Limits().finalWait)
+    self.init(tokenRequired: tokenRequired, finalWait: ServerConfiguration().finalWait)
   }
 
   /// Creates the page for a server with these settings.

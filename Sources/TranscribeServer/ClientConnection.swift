@@ -10,14 +10,8 @@ import Synchronization
 /// first place in the pipeline and marks it gone when the client closes its side (or the
 /// connection drops), so an upload or a stream whose client left stops decoding at once.
 public final class ClientConnection: Sendable {
-  private struct State {
-    var isGone = false
-    var isUnresponsive = false
-    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    var nextWaiter = 0
-  }
-
-  private let state = Mutex(State())
+  private let gone = Latch()
+  private let unresponsive = Atomic<Bool>(false)
 
   /// Creates a connection whose client is there.
   public init() {}
@@ -30,47 +24,25 @@ public final class ClientConnection: Sendable {
   }
 
   /// Whether the client has closed its side or the connection dropped.
-  public var isGone: Bool { state.withLock { $0.isGone } }
+  public var isGone: Bool { gone.isRaised }
 
   /// Whether the server closed the connection because the client stopped answering its pings
   /// (a WebSocket that went quiet without closing).
-  public var isUnresponsive: Bool { state.withLock { $0.isUnresponsive } }
+  public var isUnresponsive: Bool { unresponsive.load(ordering: .relaxed) }
 
   /// Notes that the client left pings unanswered until the connection was closed.
   func markUnresponsive() {
-    state.withLock { $0.isUnresponsive = true }
+    unresponsive.store(true, ordering: .relaxed)
   }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.
   func markGone() {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      guard !state.isGone else { return [] }
-      state.isGone = true
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
-    }
-    for waiter in waiters { waiter.resume() }
+    gone.raise()
   }
 
   /// Returns once the client is gone, or when the calling task is cancelled.
   public func waitUntilGone() async {
-    let id = state.withLock { state in
-      state.nextWaiter += 1
-      return state.nextWaiter
-    }
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let isDone = state.withLock { state in
-          let isDone = state.isGone || Task.isCancelled
-          if !isDone { state.waiters[id] = continuation }
-          return isDone
-        }
-        if isDone { continuation.resume() }
-      }
-    } onCancel: {
-      let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-      waiter?.resume()
-    }
+    await gone.wait()
   }
 }
 
@@ -200,14 +172,13 @@ final class OpenConnections: Sendable {
     count.subtract(1, ordering: .relaxed)
   }
 
-  /// The raw HTTP answer to a connection past the limit.
-  static func refusal(limit: Int) -> ByteBuffer {
-    let body =
-      "The server has \(limit) connections open, its most; try again shortly, or reuse a "
-      + "connection.\n"
-    return ByteBuffer(
-      string: "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
-        + body)
+  /// The answer to a connection past the limit, written before any HTTP is read.
+  static func refusal(limit: Int, retryAfterSeconds: Int) -> ByteBuffer {
+    Refusal(
+      .serviceUnavailable,
+      text: "The server has \(limit) connections open, its most; try again shortly, or reuse a "
+        + "connection.\n",
+      headers: [("Retry-After", "\(retryAfterSeconds)")]
+    ).bytes
   }
 }

@@ -63,6 +63,35 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// descriptors for its own files and for `/healthz`).
   public var maxConnections: Int = ServerConfiguration.defaultMaxConnections
 
+  /// The longest the reply to a stream's audio message waits for the decoder to catch up with
+  /// it (default 2 s); then the stream is answered with the words so far.
+  public var replyWait = Duration.seconds(2)
+  /// The most audio that may wait to be decoded before a stream's next message is read
+  /// (default 5 s): a client sending faster than the decoder waits in TCP.
+  public var maxBufferedAudio = Duration.seconds(5)
+  /// The longest a stream's last words may take after its end or a limit, on top of the
+  /// recognizer's own stop deadline (default 15 s); the captions page is told it.
+  public var finalWait = Duration.seconds(15)
+  /// What a 503 asks the client to wait before it tries again, in seconds (`Retry-After`,
+  /// default 1).
+  public var retryAfterSeconds = 1
+  /// The longest request target (path and query) read, in bytes (default 8 KiB); a longer
+  /// one gets 414.
+  public var maxRequestTargetBytes = 8 << 10
+  /// The longest headers of one part of an upload's multipart body, in bytes (default 16 KiB).
+  public var maxUploadPartHeaderBytes = 16 << 10
+  /// The most bytes an upload's text fields may hold together (default 64 KiB).
+  public var maxUploadFieldBytes = 64 << 10
+
+  /// How many uploads may be receiving their body at once: ``maxUploadsReading``, else four
+  /// per session place.
+  public var uploadsReadingLimit: Int { maxUploadsReading ?? 4 * maxSessions }
+
+  /// The largest WebSocket frame read at all: twice ``maxFrameBytes``, so a stream answers a
+  /// message just over the limit itself; a larger frame is refused by the protocol layer (1009,
+  /// after an error message from ``OversizedFrameHandler``).
+  public var frameReadLimit: Int { 2 * maxFrameBytes }
+
   /// Three quarters of the soft limit on open file descriptors (at least 16).
   public static var defaultMaxConnections: Int {
     var limit = rlimit()

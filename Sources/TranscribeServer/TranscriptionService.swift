@@ -31,39 +31,30 @@ public struct TranscriptionService: Service {
     self.onListening = onListening
   }
 
-  /// Prepares, serves until graceful shutdown, drains the streams, and returns.
+  /// Prepares, serves until graceful shutdown, drains the sessions, and returns.
+  ///
+  /// The application and the drain are one service group of their own: on graceful shutdown
+  /// it stops its services in reverse order, so the drain (new sessions turned away, running
+  /// ones finishing within the grace period) ends before the application stops; otherwise the
+  /// WebSocket layer would close every stream at once with 1000, before their last words.
   public func run() async throws {
-    try await server.prepare()
-    server.readiness.finishPreparing(with: .success(()))
+    let core = server.core
+    try await core.prepare()
     let application = server.makeApplication(onServerRunning: onListening)
-    // The application runs in a group of its own, out of reach of the outer group's graceful
-    // shutdown: otherwise the WebSocket layer would close every stream at once with 1000,
-    // before their last words.
-    let inner = ServiceGroup(
-      configuration: .init(services: [application], logger: server.logger))
-    let server = self.server
-    let grace = server.configuration.shutdownGracePeriod
-    // A detached task inherits no task-local graceful-shutdown handlers.
-    let serving = Task.detached { try await inner.run() }
-    try await withGracefulShutdownHandler {
-      try await withTaskCancellationHandler {
-        try await serving.value
-      } onCancel: {
-        serving.cancel()
-      }
-    } onGracefulShutdown: {
-      Task {
-        server.logger.info(
-          "shutting down: finishing \(server.streams.count) session(s) (streams and uploads)")
-        // Each stream bounds its own wait by the grace period; this bounds them all.
-        await withTaskGroup(of: Void.self) { group in
-          group.addTask { await server.streams.drain() }
-          group.addTask { try? await server.clock.sleep(for: grace + .seconds(2)) }
-          await group.next()
-          group.cancelAll()
-        }
-        await inner.triggerGracefulShutdown()
-      }
-    }
+    let group = ServiceGroup(
+      configuration: .init(services: [application, SessionDrain(core: core)], logger: core.logger))
+    try await group.run()
+  }
+}
+
+/// Waits for graceful shutdown, then drains the core's sessions; its group stops the
+/// application only after it returns.
+struct SessionDrain: Service {
+  let core: SessionCore
+
+  func run() async throws {
+    // A cancelled group (the application failed) has no sessions to wait for.
+    guard (try? await gracefulShutdown()) != nil else { return }
+    await core.drain()
   }
 }

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import SpeechClient
 import SpeechClientLive
+import SpeechRecognitionFeature
 import TranscribeServer
 
 /// `transcribe serve`: the speech pipeline as a streaming service.
@@ -11,29 +12,33 @@ struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Serve speech recognition over WebSocket (vosk protocol) and HTTP (OpenAI API).",
     discussion: """
-      Listens on 127.0.0.1:2700 unless --host/--port say otherwise. Binding to 0.0.0.0 serves \
-      every interface: set --token (or TRANSCRIBE_TOKEN) when you do. Once listening it prints \
-      "transcribe: listening on http://HOST:PORT" on stderr (with --port 0, the port it got).
+      Listens on \(defaults.host):\(defaults.port) unless --host/--port say otherwise. Binding \
+      to 0.0.0.0 serves every interface: set --token (or TRANSCRIBE_TOKEN) when you do. Once \
+      listening it prints "transcribe: listening on http://HOST:PORT" on stderr (with --port 0, \
+      the port it got).
 
       WebSocket at ws://HOST:PORT/ speaks vosk-server's protocol: an optional first text \
       message {"config": {"sample_rate": 16000, "words": true, "max_alternatives": 0, \
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
       reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
-      holds at most 10000 phrases of at most 200 characters (else close 1007). Last words that \
-      do not come within 10 s of the end close the stream with 1011. GET /readyz answers 503 \
-      "stuck" while every decoder has been busy for over 10 s with sessions that are over.
+      holds at most \(VoskStreamConfiguration.phraseLimit) phrases of at most \
+      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007). Last words \
+      that do not come within \(seconds(SpeechRecognition().stopDeadline)) of the end close the \
+      stream with 1011. GET /readyz answers 503 "stuck" while every decoder has been busy for \
+      over \(seconds(TranscriptionServer.stuckDecoderAge)) with sessions that are over.
 
-      POST /v1/audio/transcriptions (OpenAI's API): an upload's body must arrive at 16 KiB/s \
-      or more on average after its first 10 s (else 408); it takes a session place once its \
-      body is in (503 when none is free).
+      POST /v1/audio/transcriptions (OpenAI's API): an upload's body must arrive at \
+      \(defaults.minimumUploadRate >> 10) KiB/s or more on average after its first \
+      \(seconds(defaults.uploadRateGrace)) (else 408); it takes a session place once its body \
+      is in (503 when none is free).
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
 
       SIGTERM or Ctrl-C stops accepting streams and uploads, lets running streams deliver their \
-      last words (close 1001) and running uploads finish decoding, within 10 s (then 503), and \
-      exits 0.
+      last words (close 1001) and running uploads finish decoding, within \
+      \(seconds(defaults.shutdownGracePeriod)) (then 503), and exits 0.
 
       EXIT STATUS: 0 after a shutdown; 12 when it cannot listen (port in use, no permission, \
       unknown host); 64 for a usage error (an empty token, an option out of range); 1 for \
@@ -41,13 +46,19 @@ struct Serve: AsyncParsableCommand {
       """
   )
 
+  /// The server's defaults, which the help and the options' defaults say.
+  static let defaults = ServerConfiguration()
+
+  /// A whole number of seconds as the help says it: `10 s`.
+  static func seconds(_ duration: Duration) -> String { "\(duration.components.seconds) s" }
+
   @Option(help: ArgumentHelp("The address to listen on.", valueName: "address"))
-  var host = "127.0.0.1"
+  var host = defaults.host
 
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("The TCP port to listen on (0: any free port).", valueName: "port"))
-  var port = 2700
+  var port = defaults.port
 
   @Option(
     parsing: .unconditional,
@@ -78,14 +89,15 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Close a stream that sends nothing for this long (default 30).", valueName: "seconds"))
-  var idleSeconds: Double = 30
+      "Close a stream that sends nothing for this long (default "
+        + "\(defaults.idleTimeout.components.seconds)).", valueName: "seconds"))
+  var idleSeconds = Double(defaults.idleTimeout.components.seconds)
 
   @Option(
     help: ArgumentHelp(
-      "Close a stream after this long, after its last words (default 3600).",
-      valueName: "seconds"))
-  var maxSessionSeconds: Double = 3600
+      "Close a stream after this long, after its last words (default "
+        + "\(defaults.maxSessionDuration.components.seconds)).", valueName: "seconds"))
+  var maxSessionSeconds = Double(defaults.maxSessionDuration.components.seconds)
 
   /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
   /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
@@ -102,13 +114,14 @@ struct Serve: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp(
       "The largest upload POST /v1/audio/transcriptions accepts, in MiB.", valueName: "mib"))
-  var maxUploadMb = 100
+  var maxUploadMb = defaults.maxUploadBytes >> 20
 
   @Option(
     help: ArgumentHelp(
-      "The most audio an upload may hold, in seconds (default 7200), as its header says: "
-        + "longer files get 413 before decoding.", valueName: "seconds"))
-  var maxUploadSeconds: Double = 7200
+      "The most audio an upload may hold, in seconds (default "
+        + "\(defaults.maxUploadAudioDuration.components.seconds)), as its header says: longer "
+        + "files get 413 before decoding.", valueName: "seconds"))
+  var maxUploadSeconds = Double(defaults.maxUploadAudioDuration.components.seconds)
 
   @Option(
     help: ArgumentHelp(
@@ -210,6 +223,25 @@ struct Serve: AsyncParsableCommand {
     return nil
   }
 
+  /// The server's configuration from the options: `maxSessions` when `--max-sessions` is not
+  /// given, the token resolved from `--token` or the environment, and the engines to serve.
+  func serverConfiguration(
+    maxSessions defaultMaxSessions: Int, token: String?,
+    engines: [SpeechRecognitionRequest.EngineName]
+  ) -> ServerConfiguration {
+    var configuration = ServerConfiguration(
+      host: host, port: port, maxSessions: maxSessions ?? defaultMaxSessions,
+      token: token.map(AccessToken.init))
+    configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
+    configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
+    configuration.maxUploadBytes = maxUploadMb << 20
+    configuration.maxUploadAudioDuration = .milliseconds(max(1, Int64(maxUploadSeconds * 1000)))
+    configuration.allowedOrigins = allowOrigin
+    if let maxConnections { configuration.maxConnections = maxConnections }
+    configuration.engines = engines
+    return configuration
+  }
+
   func run() async throws {
     bootstrapServeLogging(level: logLevel)
     let token = resolvedToken?.value
@@ -227,21 +259,13 @@ struct Serve: AsyncParsableCommand {
       detectorName =
         " and " + Transcribe.detectorName(voiceActivity.detection, engine: defaultEngine)
     }
-    var configuration = ServerConfiguration(
-      host: host, port: port, maxSessions: maxSessions,
-      token: token.map(AccessToken.init))
-    configuration.idleTimeout = .milliseconds(max(1, Int64(idleSeconds * 1000)))
-    configuration.maxSessionDuration = .milliseconds(max(1, Int64(maxSessionSeconds * 1000)))
-    configuration.maxUploadBytes = maxUploadMb << 20
-    configuration.maxUploadAudioDuration = .milliseconds(max(1, Int64(maxUploadSeconds * 1000)))
-    configuration.allowedOrigins = allowOrigin
-    if let maxConnections { configuration.maxConnections = maxConnections }
-    // The default first, then the other engines that are installed.
-    configuration.engines =
-      [defaultEngine]
-      + SpeechRecognitionRequest.EngineName.allCases.filter {
-        $0 != defaultEngine && LiveSpeechConfiguration.isInstalled($0)
-      }
+    let configuration = serverConfiguration(
+      maxSessions: maxSessions, token: token,
+      // The default first, then the other engines that are installed.
+      engines: [defaultEngine]
+        + SpeechRecognitionRequest.EngineName.allCases.filter {
+          $0 != defaultEngine && LiveSpeechConfiguration.isInstalled($0)
+        })
     let preview = previewOption.preview
     if !preview {
       let others = configuration.engines.dropFirst().map(\.displayName)

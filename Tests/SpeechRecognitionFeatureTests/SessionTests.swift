@@ -45,6 +45,44 @@ struct SessionTests {
     }
   }
 
+  @Test func startAndFinishSayWhatAHostWithoutAButtonMeans() async {
+    let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+      .makeStream()
+    let store = recordingStore(
+      SpeechRecognition.State(), stream: stream, started: LockIsolated([]),
+      clock: TestClock(),
+      finishTask: {
+        continuation.yield(result("", isFinal: true))
+        continuation.finish()
+      })
+    // Finishing before anything started does nothing.
+    await store.send(.finish)
+    await store.send(.start) {
+      $0.isRecording = true
+      $0.status = .authorizing
+    }
+    await store.receive(\.authorizationResponse) {
+      $0.status = .starting
+    }
+    await store.receive(\.recognitionStarted) {
+      $0.status = .recording
+    }
+    // Starting again does not stop, as a second tap would.
+    await store.send(.start)
+    await store.send(.finish) {
+      $0.isRecording = false
+      $0.status = .finishing
+    }
+    await store.receive(\.speech.success) {
+      $0.result = result("", isFinal: true)
+    }
+    await store.receive(\.recognitionFinished) {
+      $0.status = .idle
+      $0.outcome = .finished
+    }
+    await store.send(.finish)
+  }
+
   @Test func stopWhileAuthorizingMeansRecordingNeverStarts() async {
     let clock = TestClock()
     let store = TestStore(initialState: SpeechRecognition.State()) {

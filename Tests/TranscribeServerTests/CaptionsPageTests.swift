@@ -24,7 +24,7 @@ import Testing
           shown
             == CaptionsPage.Settings(
               tokenRequired: false,
-              finalWaitMilliseconds: milliseconds(configuration.streamLimits.finalWait)))
+              finalWaitMilliseconds: milliseconds(configuration.finalWait)))
       }
     }
   }
@@ -67,7 +67,7 @@ import Testing
     // The public initializer uses the sessions' own limit.
     #expect(
       CaptionsPage(tokenRequired: false).settings.finalWaitMilliseconds
-        == milliseconds(VoskSession.Limits().finalWait))
+        == milliseconds(ServerConfiguration().finalWait))
     // The page reads them instead of keeping numbers of its own.
     let script = CaptionsPage.script
     #expect(script.contains("document.getElementById('captions-config').textContent"))

@@ -77,7 +77,7 @@ struct VoskSessionTests {
       $0.audioMessages = 1
       $0.pending = .init(number: 1, samples: Int(seconds * 16_000))
     }
-    await store.receive(\.recognition.recordButtonTapped) {
+    await store.receive(\.recognition.start) {
       $0.recognition?.isRecording = true
       $0.recognition?.status = .authorizing
     }
@@ -91,7 +91,7 @@ struct VoskSessionTests {
 
   @Test func anAudioMessageIsAnsweredOnceTheDecoderHasCaughtUpWithIt() async {
     let store = makeStore()
-    await store.send(.started)
+    await store.send(.start)
     await start(store)
     // The decoder has heard half of the message: no reply yet, and no next message.
     results.continuation.yield(Self.heard("hello", at: 0.1))
@@ -112,7 +112,7 @@ struct VoskSessionTests {
     }
     // The reply's deadline went with the reply: two seconds on, nothing happens.
     await clock.advance(by: .seconds(2))
-    await store.send(.clientGone) {
+    await store.send(.clientLeft) {
       $0.phase = .over
       $0.ending = .clientGone
     }
@@ -152,7 +152,7 @@ struct VoskSessionTests {
     store.exhaustivity = .on
     await clock.advance(by: .seconds(10))
     #expect(store.state.outbox.isEmpty)
-    await store.send(.clientGone) {
+    await store.send(.clientLeft) {
       $0.phase = .over
       $0.ending = .clientGone
     }
@@ -177,12 +177,12 @@ struct VoskSessionTests {
       $0.wantsMessage = false
       $0.allowedMessages = 2
     }
-    await store.send(.clientGone)
+    await store.send(.clientLeft)
   }
 
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
     let store = makeStore()
-    await store.send(.started)
+    await store.send(.start)
     await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
       $0.receivedMessages = 1
       $0.allowedMessages = 2
@@ -205,7 +205,7 @@ struct VoskSessionTests {
       results.continuation.finish()
     })
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.started)
+    await store.send(.start)
     await start(store, seconds: 0.4)
     results.continuation.yield(Self.heard("good", at: 0.4))
     await store.receive(\.recognition.speech.success) {
@@ -216,7 +216,7 @@ struct VoskSessionTests {
       $0.phase = .finishing(closing: .shuttingDown)
     }
     #expect(audio.isFinished)
-    await store.receive(\.recognition.recordButtonTapped)
+    await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     // The client has no message waiting: the last words answer the next one it sends, or go
     // out two seconds later.
@@ -263,18 +263,18 @@ struct VoskSessionTests {
     #expect(store.state.ending == .endOfStream)
   }
 
-  @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async {
+  @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async throws {
     // The decoder never answers the stop (every worker busy elsewhere, say).
     let store = makeStore(finishTask: {})
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.started)
+    await store.send(.start)
     await start(store)
     await store.send(.text(#"{"eof" : 1}"#))
     await clock.advance(by: .milliseconds(9_999))
     #expect(store.state.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.recognition.stopDeadlineElapsed)
-    let error = WebSocketSessionError.recognitionFailed(VoskSession.stopTimedOut)
+    let error = WebSocketSessionError(try #require(RecognitionProblem(.stopTimedOut)))
     #expect(store.state.outbox == [.reply(.error(error.message)), .close(error)])
     #expect(store.state.ending == .error(error))
     #expect(error.closeCode == 1011)
@@ -286,9 +286,9 @@ struct VoskSessionTests {
 
   @Test func aClientThatLeavesMidStreamCancelsRecognitionAndEveryTimer() async {
     let store = makeStore()
-    await store.send(.started)
+    await store.send(.start)
     await start(store, seconds: 3)
-    await store.send(.clientGone) {
+    await store.send(.clientLeft) {
       $0.phase = .over
       $0.ending = .clientGone
       $0.pending = nil
@@ -302,7 +302,7 @@ struct VoskSessionTests {
 
   @Test func protocolErrorsCloseAtOnceWithTheirCode() async {
     let store = makeStore()
-    await store.send(.started)
+    await store.send(.start)
     let error = WebSocketSessionError.oddLengthFrame(bytes: 3)
     await store.send(.audio(ByteBuffer(bytes: [0, 0, 0]))) {
       $0.receivedMessages = 1
@@ -322,7 +322,7 @@ struct VoskSessionTests {
     let text =
       #"{"config": {"phrase_list": [""# + String(repeating: "\"a\",", count: 300_000) + "]}}"
     let error = WebSocketSessionError.frameTooLarge(
-      bytes: text.utf8.count, limit: VoskSession.Limits().maxFrameBytes)
+      bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes)
     await store.send(.text(text)) {
       $0.receivedMessages = 1
       $0.outbox = [.reply(.error(error.message)), .close(error)]

@@ -71,14 +71,15 @@ import Testing
       #expect(TokenCheck.message.contains("Authorization: Bearer TOKEN"))
       #expect(TokenCheck.message.contains("?token=TOKEN"))
     }
-    // The upgrade and the REST route are rejected sessions, counted and logged alike.
+    // Every refusal (`/metrics`, the REST route, the upgrade) is a rejected session, counted
+    // and logged alike.
     let rejections = recorder.lines.filter { $0.message == "session rejected" }
-    #expect(rejections.map { $0.metadata["endpoint"] } == ["/v1/models", "/"])
+    #expect(rejections.map { $0.metadata["endpoint"] } == ["/metrics", "/v1/models", "/"])
     #expect(rejections.allSatisfy { $0.metadata["reason"] == "token" })
     #expect(rejections.allSatisfy { $0.metadata["remote"]?.hasPrefix("127.0.0.1:") == true })
     #expect(
       server.metrics.exposition().contains(
-        #"transcribe_rejected_sessions_total{reason="token"} 2"#))
+        #"transcribe_rejected_sessions_total{reason="token"} 3"#))
   }
 
   @Test func anUpgradeAfterAnotherRequestOnTheConnectionIs400() async throws {

@@ -131,8 +131,10 @@ extension CommandTests {
       #expect(!output.stderr.contains("apt-get"))
     }
 
-    @Test func unknownDeviceIsNamedWithTheAvailableSources() async throws {
-      guard let server = try VirtualMicrophone.startIfAvailable("bad-device") else { return }
+    @Test(
+      .enabled(if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)")
+    ) func unknownDeviceIsNamedWithTheAvailableSources() async throws {
+      let server = try VirtualMicrophone.start("bad-device")
       defer { server.stop() }
       let output = try await TranscribeProcess.run(
         ["--device", "nonexistent", "--duration", "2"], environment: server.environment)
@@ -223,8 +225,10 @@ extension CommandTests {
       #expect(elapsed < .seconds(1))
     }
 
-    @Test func hungServerAtStartIsReportedWithinTwoSeconds() async throws {
-      guard let server = try VirtualMicrophone.startIfAvailable("cli-hung") else { return }
+    @Test(
+      .enabled(if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)")
+    ) func hungServerAtStartIsReportedWithinTwoSeconds() async throws {
+      let server = try VirtualMicrophone.start("cli-hung")
       defer { server.stop() }
       let pid = try #require(server.pid)
       kill(pid, SIGSTOP)

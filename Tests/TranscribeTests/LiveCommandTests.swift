@@ -139,20 +139,12 @@ extension CommandTests {
   @Suite struct MicrophoneCommandTests {
     static let enabled = SpeechTestData.isInstalled
 
-    /// Starts a private server for one test; records an issue instead of skipping on CI.
-    func startServer(_ name: String) throws -> VirtualMicrophone? {
-      do {
-        return try VirtualMicrophone.start(name)
-      } catch {
-        if VirtualMicrophone.isRequired { throw error }
-        print("PulseAudio could not be started here; skipping: \(error)")
-        return nil
-      }
-    }
-
-    @Test(.enabled(if: enabled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"),
+      .enabled(if: enabled, "needs pocketsphinx-testdata"))
     func microphoneSpeechIsTranscribedWithDuration() async throws {
-      guard let server = try startServer("cli-mic") else { return }
+      let server = try VirtualMicrophone.start("cli-mic")
       defer { server.stop() }
       let directory = try TemporaryDirectory()
       let speech = try SpeechTestData.goForwardWAV(in: directory.url, effects: ["pad", "0.5", "1"])
@@ -165,9 +157,12 @@ extension CommandTests {
       #expect(output.stdout == "go forward ten meters\n")
     }
 
-    @Test(.enabled(if: enabled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"),
+      .enabled(if: enabled, "needs pocketsphinx-testdata"))
     func listDevicesShowsTheVirtualMicrophoneAsDefault() async throws {
-      guard let server = try startServer("cli-list") else { return }
+      let server = try VirtualMicrophone.start("cli-list")
       defer { server.stop() }
       let output = try await TranscribeProcess.run(
         ["--list-devices"], environment: server.environment)
@@ -176,9 +171,12 @@ extension CommandTests {
       #expect(output.stdout.contains("Virtual_Microphone"))
     }
 
-    @Test(.enabled(if: enabled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"),
+      .enabled(if: enabled, "needs pocketsphinx-testdata"))
     func unknownDeviceNamesListDevices() async throws {
-      guard let server = try startServer("cli-device") else { return }
+      let server = try VirtualMicrophone.start("cli-device")
       defer { server.stop() }
       let output = try await TranscribeProcess.run(
         ["--device", "no_such_source", "--duration", "2"], environment: server.environment)
@@ -186,9 +184,12 @@ extension CommandTests {
       #expect(output.stderr.contains("--list-devices"))
     }
 
-    @Test(.enabled(if: enabled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"),
+      .enabled(if: enabled, "needs pocketsphinx-testdata"))
     func serverDyingMidStreamIsReportedAndTheWordsSoFarKept() async throws {
-      guard let server = try startServer("cli-kill") else { return }
+      let server = try VirtualMicrophone.start("cli-kill")
       defer { server.stop() }
       let directory = try TemporaryDirectory()
       let speech = try SpeechTestData.goForwardWAV(

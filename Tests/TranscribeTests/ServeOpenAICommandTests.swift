@@ -10,9 +10,12 @@ extension CommandTests {
       "librivox/sense_and_sensibility_01_austen_64kb-0870.wav")
     static let token = "t0ken-for-tests"
 
-    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func theOpenAISDKGetsTheWordsOfTheCommandLineInEveryFormat() async throws {
-      guard PythonClient.hasModule("openai") else { return }
       let directory = try TemporaryDirectory()
       let reference = try await TranscribeProcess.run(["--input", Self.clip.path], timeout: 120)
       let referenceSRT = try await TranscribeProcess.run(

@@ -67,32 +67,32 @@ enum ServeProcessError: Error {
 }
 
 /// Python clients the server tests drive: present, or (outside CI) a reason to skip.
+///
+/// ```swift
+/// @Test(.enabled(if: PythonClient.canImport("websockets"), "needs python3 with websockets"))
+/// ```
 enum PythonClient {
   /// The repository's `scripts/` directory.
   static let scripts = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("scripts")
 
-  /// Whether `python3` can import `module`; with `CI` set a missing module fails the test
-  /// instead (scripts/install-dependencies.sh installs it).
+  /// Whether a test that needs `module` runs: `python3` can import it, or `CI` is set (where
+  /// scripts/install-dependencies.sh installed it, and its absence fails the test instead of
+  /// skipping it).
+  static func canImport(_ module: String) -> Bool {
+    VirtualMicrophone.isRequired || hasModule(module)
+  }
+
+  /// Whether `python3` can import `module`.
   static func hasModule(_ module: String) -> Bool {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", "import \(module)"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    let found =
-      (try? process.run()).map { process.waitUntilExit() } != nil
+    return (try? process.run()).map { process.waitUntilExit() } != nil
       && process.terminationStatus == 0
-    if !found {
-      if VirtualMicrophone.isRequired {
-        Issue.record(
-          "python3 cannot import \(module): run scripts/install-dependencies.sh")
-      } else {
-        print("python3 cannot import \(module); skipping (scripts/install-dependencies.sh)")
-      }
-    }
-    return found
   }
 
   /// Runs `scripts/NAME arguments` with python3; returns its status, stdout and stderr.

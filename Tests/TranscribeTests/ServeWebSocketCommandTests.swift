@@ -13,9 +13,12 @@ extension CommandTests {
       }
     }
 
-    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func previewServesAVoskClientLoremWordsPacedByTheAudio() async throws {
-      guard PythonClient.hasModule("websockets") else { return }
       let server = try await ServeProcess(["--preview"])
       // goforward.raw is 2.8 s: nine lorem words, one finished utterance of eight.
       let client = try await PythonClient.run(
@@ -35,9 +38,12 @@ extension CommandTests {
       #expect(output.status == 0, "stderr: \(output.stderr)")
     }
 
-    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func theRealModelStreamsTheWordsTheFileCommandHears() async throws {
-      guard PythonClient.hasModule("websockets") else { return }
       let file = SpeechTestData.directory
         .appendingPathComponent("librivox/sense_and_sensibility_01_austen_64kb-0930.wav")
       let expected = try await TranscribeProcess.run(["--input", file.path])
@@ -61,9 +67,12 @@ extension CommandTests {
       #expect(output.status == 0, "stderr: \(output.stderr)")
     }
 
-    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func sigtermLetsAStreamFinishItsLastWordsThenExitsZero() async throws {
-      guard PythonClient.hasModule("websockets") else { return }
       let server = try await ServeProcess([])
       let client = try PythonProcess(
         "vosk_client.py", [server.webSocketURL, SpeechTestData.goForward.path, "--realtime"])
@@ -82,8 +91,11 @@ extension CommandTests {
       #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test func aFrameFarOverTheLimitGetsItsErrorAndCloseNotAReset() async throws {
-      guard PythonClient.hasModule("websockets") else { return }
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"))
+    func aFrameFarOverTheLimitGetsItsErrorAndCloseNotAReset() async throws {
       let server = try await ServeProcess(["--preview"])
       let directory = try TemporaryDirectory()
       let audio = directory.url.appendingPathComponent("long.raw")
@@ -105,8 +117,11 @@ extension CommandTests {
       }
     }
 
-    @Test func aTokenIsRequiredWhenSet() async throws {
-      guard PythonClient.hasModule("websockets") else { return }
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"))
+    func aTokenIsRequiredWhenSet() async throws {
       let server = try await ServeProcess(
         ["--preview"], environment: ["TRANSCRIBE_TOKEN": "s3cret"])
       let directory = try TemporaryDirectory()

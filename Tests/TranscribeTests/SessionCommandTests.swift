@@ -227,9 +227,12 @@ extension Data {
 
 extension CommandTests {
   @Suite struct SecondInterruptTests {
-    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func aCtrlCWhileStoppingExitsAtOnceWith130() async throws {
-      guard let server = try VirtualMicrophone.startIfAvailable("cli-second-int") else { return }
+      let server = try VirtualMicrophone.start("cli-second-int")
       defer { server.stop() }
       let directory = try TemporaryDirectory()
       let speech = try SpeechTestData.goForwardWAV(in: directory.url, effects: ["pad", "0.5", "1"])

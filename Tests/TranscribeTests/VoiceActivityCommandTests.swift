@@ -171,8 +171,11 @@ extension CommandTests {
       #expect(output.stderr.contains("serving with Moonshine and Silero VAD"), "\(output.stderr)")
     }
 
-    @Test func theMicrophoneInANoisyRoomHearsWholeSentences() async throws {
-      guard let server = try VirtualMicrophone.startIfAvailable("cli-noisy-room") else { return }
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"))
+    func theMicrophoneInANoisyRoomHearsWholeSentences() async throws {
+      let server = try VirtualMicrophone.start("cli-noisy-room")
       defer { server.stop() }
       let directory = try TemporaryDirectory()
       let room = try NoisySpeech.room(in: directory.url, snr: 10)

@@ -200,6 +200,25 @@ struct OpenAIErrorBody: Codable, Equatable {
 }
 
 extension OpenAIError {
+  /// The refusal of an upload the session core turned away; a 503 asks to wait `retryAfter`
+  /// seconds.
+  init(_ refusal: AdmissionRefusal, retryAfter: Int) {
+    switch refusal {
+    case .capacity: self = .noCapacity(retryAfter: retryAfter)
+    case .shuttingDown: self = .shuttingDown(retryAfter: retryAfter)
+    }
+  }
+
+  /// An upload's recognition problem: audio that cannot be read and an engine that is not
+  /// installed are the client's (400), anything else the server's (500).
+  init(_ problem: RecognitionProblem) {
+    switch problem {
+    case .unreadableAudio(let reason): self = .unreadableAudio(reason: reason)
+    case .engineNotInstalled(let engine): self = .engineNotInstalled(engine)
+    default: self = .recognitionFailed(problem.message)
+    }
+  }
+
   /// The upload's `model` names an engine this server cannot run: a 400 naming it.
   static func engineNotInstalled(_ engine: String) -> OpenAIError {
     .invalidField(

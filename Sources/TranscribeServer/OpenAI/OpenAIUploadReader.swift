@@ -19,8 +19,11 @@ struct OpenAIUpload: Equatable, Sendable {
 struct OpenAIUploadReader {
   /// The most bytes the body may have.
   var limit: Int
-  /// The most bytes all text fields together may have (the audio is not a text field).
-  var fieldLimit = 64 << 10
+  /// The most bytes all text fields together may have (the audio is not a text field):
+  /// ``ServerConfiguration/maxUploadFieldBytes``.
+  var fieldLimit = ServerConfiguration().maxUploadFieldBytes
+  /// The most bytes of headers a part may have: ``ServerConfiguration/maxUploadPartHeaderBytes``.
+  var headerLimit = ServerConfiguration().maxUploadPartHeaderBytes
 
   /// The boundary of a `multipart/form-data` content type, or `nil` for any other type.
   static func boundary(contentType: String?) -> String? {
@@ -38,9 +41,6 @@ struct OpenAIUploadReader {
     return nil
   }
 
-  /// The most bytes of headers a part may have.
-  static let headerLimit = 16 << 10
-
   /// Reads `body`, writing the `file` part to `file` (created, or truncated); `onReceived` is
   /// told how many bytes have arrived in all after each piece.
   func read(
@@ -57,7 +57,7 @@ struct OpenAIUploadReader {
     }
     defer { try? handle.close() }
 
-    let state = PartState(file: handle)
+    let state = PartState(file: handle, headerLimit: headerLimit)
     let parser = MultipartParser(boundary: boundary)
     parser.onHeader = { name, value in state.header(name, value) }
     parser.onBody = { buffer in state.body(&buffer, limit: fieldLimit) }
@@ -76,10 +76,10 @@ struct OpenAIUploadReader {
         try parser.execute(buffer)
         if let problem = state.problem { throw problem }
         unparsed = state.progress == progress ? unparsed + buffer.readableBytes : 0
-        guard unparsed <= Self.headerLimit else {
+        guard unparsed <= headerLimit else {
           throw OpenAIError.malformedMultipart(
             "a part's headers (or what comes before the first boundary) are longer than "
-              + "\(Self.headerLimit >> 10) KiB")
+              + "\(headerLimit >> 10) KiB")
         }
       }
     } catch let error as OpenAIError {
@@ -118,8 +118,12 @@ private final class PartState {
   /// How many bytes are collected before they are written.
   private static let writeSize = 256 << 10
 
-  init(file: FileHandle) {
+  /// The most bytes of headers a part may have.
+  private let headerLimit: Int
+
+  init(file: FileHandle, headerLimit: Int) {
     self.file = file
+    self.headerLimit = headerLimit
     unwritten.reserveCapacity(Self.writeSize)
   }
 
@@ -130,9 +134,8 @@ private final class PartState {
   func header(_ name: String, _ value: String) {
     progress += 1
     headerBytes += name.utf8.count + value.utf8.count
-    guard headerBytes <= OpenAIUploadReader.headerLimit else {
-      problem = .malformedMultipart(
-        "a part's headers are longer than \(OpenAIUploadReader.headerLimit >> 10) KiB")
+    guard headerBytes <= headerLimit else {
+      problem = .malformedMultipart("a part's headers are longer than \(headerLimit >> 10) KiB")
       return
     }
     headers.add(name: name, value: value)

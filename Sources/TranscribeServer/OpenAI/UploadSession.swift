@@ -7,7 +7,7 @@ import SpeechRecognitionFeature
 /// bounded by the client's presence and the session's time.
 ///
 /// The HTTP handler reads the body to a file, then runs this session and sends what happens to
-/// it: ``Action/clientGone`` when the connection closes. The session ends when recognition
+/// it: ``Action/clientLeft`` when the connection closes. The session ends when recognition
 /// has an outcome, when the client leaves (recognition is cancelled at once: the decoder stops
 /// and goes back to the pool), when ``timeLimit`` passes on `@Dependency(\.continuousClock)`
 /// (cancelled too), or when the server shuts down and recognition has not finished within
@@ -40,7 +40,7 @@ struct UploadSession: Sendable {
     /// Recognition starts, and the session's clock with it.
     case start
     /// The client closed the connection.
-    case clientGone
+    case clientLeft
     /// The session's time is up.
     case timeLimitElapsed
     /// The server is shutting down: recognition has the grace period left.
@@ -67,7 +67,7 @@ struct UploadSession: Sendable {
       switch action {
       case .start:
         return .merge(
-          .send(.recognition(.recordButtonTapped)),
+          .send(.recognition(.start)),
           .run { [timeLimit] send in
             try await clock.sleep(for: timeLimit)
             await send(.timeLimitElapsed)
@@ -79,7 +79,7 @@ struct UploadSession: Sendable {
         state.ending = .recognized
         return .merge(.cancel(id: CancelID.timeLimit), .cancel(id: CancelID.shutdownGrace))
 
-      case .clientGone:
+      case .clientLeft:
         return end(&state, .clientGone)
 
       case .timeLimitElapsed:

@@ -7,10 +7,11 @@ public final class ActiveStreams: Sendable {
     var isDraining = false
     var nextID = 0
     var shutdowns: [Int: @Sendable () -> Void] = [:]
-    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
   }
 
   private let state = Mutex(State())
+  /// Raised once a drain has begun and no stream is left.
+  private let drained = Latch()
 
   /// Creates an empty registry.
   public init() {}
@@ -34,36 +35,22 @@ public final class ActiveStreams: Sendable {
 
   /// Removes a stream that has ended.
   func unregister(_ id: Int) {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+    let isDrained = state.withLock { state in
       state.shutdowns[id] = nil
-      guard state.shutdowns.isEmpty else { return [] }
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
+      return state.isDraining && state.shutdowns.isEmpty
     }
-    for waiter in waiters { waiter.resume() }
+    if isDrained { drained.raise() }
   }
 
   /// Turns new streams away and asks every running one to deliver its last words and close;
   /// returns once they all have, or when the calling task is cancelled.
   public func drain() async {
-    let (shutdowns, waiterID) = state.withLock { state in
+    let shutdowns = state.withLock { state in
       state.isDraining = true
-      state.nextID += 1
-      return (Array(state.shutdowns.values), state.nextID)
+      return Array(state.shutdowns.values)
     }
+    if shutdowns.isEmpty { drained.raise() }
     for shutdown in shutdowns { shutdown() }
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let isDone = state.withLock { state in
-          let isDone = state.shutdowns.isEmpty || Task.isCancelled
-          if !isDone { state.waiters[waiterID] = continuation }
-          return isDone
-        }
-        if isDone { continuation.resume() }
-      }
-    } onCancel: {
-      let waiter = state.withLock { $0.waiters.removeValue(forKey: waiterID) }
-      waiter?.resume()
-    }
+    await drained.wait()
   }
 }

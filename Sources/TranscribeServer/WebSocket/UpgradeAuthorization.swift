@@ -21,16 +21,16 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
   typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
   let upgradeChannel: HTTP1WebSocketUpgradeChannel
-  let server: TranscriptionServer
+  let gate: ConnectionGate
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-    let limit = server.configuration.maxConnections
-    let isAdmitted = server.connections.admit(limit: limit)
+    let limit = gate.maxConnections
+    let isAdmitted = gate.connections.admit(limit: limit)
     if isAdmitted {
-      let connections = server.connections
+      let connections = gate.connections
       channel.closeFuture.whenComplete { _ in connections.release() }
     } else {
-      server.logger.debug(
+      gate.logger.debug(
         "connection turned away",
         metadata: ["reason": "max_connections", "limit": "\(limit)"])
     }
@@ -38,19 +38,22 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
       let operations = channel.pipeline.syncOperations
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
       try operations.addHandler(
-        UpgradeTokenHandler(server: server), position: .after(decoder))
+        UpgradeTokenHandler(gate: gate), position: .after(decoder))
       let connection = ClientConnection()
       try operations.addHandler(
         ClientConnectionHandler(
           connection: connection,
-          refusal: isAdmitted ? nil : OpenConnections.refusal(limit: limit)),
+          refusal: isAdmitted
+            ? nil : OpenConnections.refusal(limit: limit, retryAfterSeconds: gate.retryAfterSeconds)
+        ),
         position: .first)
       // Once upgraded (and before the frames that came with the request are replayed), a frame
       // too large to read gets an error message before its 1009, and a close for unanswered
       // pings is noted.
       let upgrader = try operations.handler(
         type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-      let messageLimit = server.configuration.maxFrameBytes
+      let messageLimit = gate.maxFrameBytes
+      let readLimit = gate.frameReadLimit
       upgrader.upgradeResultFuture.whenSuccess { result in
         guard case .websocket = result else { return }
         let operations = channel.pipeline.syncOperations
@@ -61,7 +64,7 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
         try? operations.addHandlers(
           [
             OversizedFrameHandler(
-              limit: messageLimit, readLimit: TranscriptionServer.frameReadLimit(messageLimit)),
+              limit: messageLimit, readLimit: readLimit),
             UnansweredPingHandler(connection: connection),
           ],
           position: .after(decoder))
@@ -76,11 +79,12 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-  /// HTTP/1 with the WebSocket upgrade, upgrades without the server's token refused with 401.
+  /// HTTP/1 with the WebSocket upgrade, each connection past `gate` (upgrades without the
+  /// server's token refused with 401).
   static func http1WebSocketUpgrade(
     webSocketRouter: Router<ServerRequestContext>,
     configuration: HTTP1WebSocketUpgradeChannel.Configuration,
-    authorizingWith server: TranscriptionServer
+    gate: ConnectionGate
   ) -> HTTPServerBuilder {
     let webSocketResponder = webSocketRouter.buildResponder()
     return HTTPServerBuilder { responder in
@@ -88,7 +92,46 @@ extension HTTPServerBuilder {
         upgradeChannel: HTTP1WebSocketUpgradeChannel(
           responder: responder, webSocketResponder: webSocketResponder,
           configuration: configuration),
-        server: server)
+        gate: gate)
+    }
+  }
+}
+
+/// What a connection must pass before a request reaches the routes: the connection limit, and
+/// for a WebSocket upgrade (which never reaches the HTTP routes and their middleware) the
+/// origin and token policies, refusals counted and logged by the session core.
+struct ConnectionGate: Sendable {
+  let tokenCheck: TokenCheck
+  let originCheck: OriginCheck
+  let connections: OpenConnections
+  let maxConnections: Int
+  /// What a 503 asks the client to wait (``ServerConfiguration/retryAfterSeconds``).
+  let retryAfterSeconds: Int
+  let requestHeaderTimeout: Duration
+  /// The longest request target read (``ServerConfiguration/maxRequestTargetBytes``).
+  let maxRequestTargetBytes: Int
+  /// The largest message a stream reads (``ServerConfiguration/maxFrameBytes``).
+  let maxFrameBytes: Int
+  /// The largest frame read at all (``ServerConfiguration/frameReadLimit``).
+  let frameReadLimit: Int
+  let logger: Logger
+  /// Counts and logs a refusal.
+  let reject:
+    @Sendable (_ reason: SessionRejection, _ path: String, _ remoteAddress: String?) -> Void
+
+  init(_ core: SessionCore) {
+    tokenCheck = core.tokenCheck
+    originCheck = core.originCheck
+    connections = core.connections
+    maxConnections = core.configuration.maxConnections
+    retryAfterSeconds = core.configuration.retryAfterSeconds
+    requestHeaderTimeout = core.configuration.requestHeaderTimeout
+    maxRequestTargetBytes = core.configuration.maxRequestTargetBytes
+    maxFrameBytes = core.configuration.maxFrameBytes
+    frameReadLimit = core.configuration.frameReadLimit
+    logger = core.logger
+    reject = { reason, path, remoteAddress in
+      core.reject(reason, endpoint: path, remoteAddress: remoteAddress)
     }
   }
 }
@@ -101,19 +144,19 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   typealias InboundOut = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
 
-  private let server: TranscriptionServer
+  private let gate: ConnectionGate
   private var isRefusing = false
   private var isFirstRequest = true
   /// Closes a connection whose first request's headers do not arrive in time (408).
   private var headerTimeout: Scheduled<Void>?
 
-  init(server: TranscriptionServer) {
-    self.server = server
+  init(gate: ConnectionGate) {
+    self.gate = gate
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
     // Later requests are timed by Hummingbird's idle timeout, between requests.
-    let timeout = server.configuration.requestHeaderTimeout
+    let timeout = gate.requestHeaderTimeout
     let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
     headerTimeout = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
       bound.value.handler.headersTimedOut(after: timeout, context: bound.value.context)
@@ -123,9 +166,10 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   private func headersTimedOut(after timeout: Duration, context: ChannelHandlerContext) {
     guard isFirstRequest, !isRefusing else { return }
     refuse(
-      .requestTimeout, contentType: "text/plain; charset=utf-8",
-      body: "The request's headers did not arrive within \(timeout); send the whole request "
-        + "at once.\n", context: context)
+      Refusal(
+        .requestTimeout,
+        text: "The request's headers did not arrive within \(timeout); send the whole request "
+          + "at once.\n"), context: context)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
@@ -139,9 +183,10 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireChannelRead(data)
       return
     }
-    guard head.uri.utf8.count <= MalformedRequest.maximumTargetLength else {
-      let answer = MalformedRequest.targetTooLong(length: head.uri.utf8.count)
-      refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+    guard head.uri.utf8.count <= gate.maxRequestTargetBytes else {
+      let answer = MalformedRequest.targetTooLong(
+        length: head.uri.utf8.count, limit: gate.maxRequestTargetBytes)
+      refuse(answer, context: context)
       return
     }
     let isFirstRequest = self.isFirstRequest
@@ -157,33 +202,29 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
     // The path only: the query may hold a wrong token.
     let path = String(head.uri.prefix { $0 != "?" })
-    let origin = head.headers["origin"].first
-    guard server.originCheck.allows(origin: origin, host: head.headers["host"].first) else {
-      server.reject(
-        .origin, endpoint: path,
-        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
-      let refusal = OriginCheck.refusal(path: path, origin: origin ?? "")
-      refuse(.forbidden, contentType: refusal.contentType, body: refusal.body, context: context)
+    let remoteAddress = context.channel.remoteAddress.flatMap(ServerRequestContext.describe)
+    let originRefusal = gate.originCheck.refusal(
+      path: path, origin: head.headers["origin"].first, host: head.headers["host"].first)
+    if let refusal = originRefusal {
+      gate.reject(.origin, path, remoteAddress)
+      refuse(refusal, context: context)
       return
     }
-    guard server.authorizes(uri: head.uri, authorization: head.headers["authorization"].first)
-    else {
-      server.reject(
-        .unauthorized, endpoint: path,
-        remoteAddress: context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
-      let refusal = TokenCheck.refusal(path: path)
-      refuse(
-        .unauthorized, contentType: refusal.contentType, body: refusal.body,
-        headers: [("WWW-Authenticate", "Bearer")], context: context)
+    let tokenRefusal = gate.tokenCheck.refusal(
+      uri: head.uri, authorization: head.headers["authorization"].first, acceptsQueryToken: true)
+    if let refusal = tokenRefusal {
+      gate.reject(.unauthorized, path, remoteAddress)
+      refuse(refusal, context: context)
       return
     }
     guard isFirstRequest else {
       // The upgrade handler has left after the first request; the HTTP routes would answer
       // this one as a plain GET.
       refuse(
-        .badRequest, contentType: "text/plain; charset=utf-8",
-        body: "A WebSocket upgrade must be the first request of its connection: open a new "
-          + "connection for the stream.\n", context: context)
+        Refusal(
+          .badRequest,
+          text: "A WebSocket upgrade must be the first request of its connection: open a new "
+            + "connection for the stream.\n"), context: context)
       return
     }
     // The upgrade handler, next in the pipeline, takes the connection from here.
@@ -199,32 +240,21 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       context.fireErrorCaught(error)
       return
     }
-    server.logger.debug(
+    gate.logger.debug(
       "malformed request",
       metadata: [
         "error": "\(error)",
         "remote": .string(
           context.channel.remoteAddress.flatMap(ServerRequestContext.describe) ?? "unknown"),
       ])
-    let answer = MalformedRequest.answer(to: error)
-    refuse(answer.status, contentType: answer.contentType, body: answer.body, context: context)
+    refuse(MalformedRequest.answer(to: error), context: context)
   }
 
-  /// Answers with `status` and closes the connection.
-  private func refuse(
-    _ status: HTTPResponseStatus, contentType: String, body text: String,
-    headers extra: [(String, String)] = [], context: ChannelHandlerContext
-  ) {
+  /// Answers with `refusal` and closes the connection.
+  private func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
     isRefusing = true
-    let body = ByteBuffer(string: text)
-    var headers = HTTPHeaders(extra)
-    headers.add(name: "Content-Type", value: contentType)
-    headers.add(name: "Content-Length", value: String(body.readableBytes))
-    headers.add(name: "Connection", value: "close")
-    context.write(
-      wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-      promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+    context.write(wrapOutboundOut(.head(refusal.head)), promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(refusal.body))), promise: nil)
     let channel = context.channel
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
       channel.close(promise: nil)
@@ -234,42 +264,29 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
 /// The answers to requests the server cannot read as HTTP/1.1.
 enum MalformedRequest {
-  /// The longest request target (path and query) read: a longer one gets 414.
-  static let maximumTargetLength = 8 * 1024
-
-  /// An answer: its status, content type and text.
-  struct Answer {
-    var status: HTTPResponseStatus
-    var contentType = "text/plain; charset=utf-8"
-    var body: String
-  }
-
-  static func targetTooLong(length: Int) -> Answer {
-    Answer(
-      status: .uriTooLong,
-      body: "The request's URL is \(length) bytes long; the server reads at most "
-        + "\(maximumTargetLength). Send long values in the body.\n")
+  static func targetTooLong(length: Int, limit: Int) -> Refusal {
+    Refusal(
+      .uriTooLong,
+      text: "The request's URL is \(length) bytes long; the server reads at most "
+        + "\(limit). Send long values in the body.\n")
   }
 
   /// The answer to what the HTTP decoder could not read.
-  static func answer(to error: HTTPParserError) -> Answer {
+  static func answer(to error: HTTPParserError) -> Refusal {
     switch error {
     case .headerOverflow:
-      Answer(
-        status: .requestHeaderFieldsTooLarge,
-        body: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
+      Refusal(
+        .requestHeaderFieldsTooLarge,
+        text: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
     case .invalidContentLength, .unexpectedContentLength:
-      Answer(
-        status: .badRequest,
-        body: "The request's Content-Length is not a valid length for its body.\n")
+      Refusal(
+        .badRequest, text: "The request's Content-Length is not a valid length for its body.\n")
     case .invalidVersion:
-      Answer(
-        status: .httpVersionNotSupported,
-        body: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
+      Refusal(
+        .httpVersionNotSupported,
+        text: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
     default:
-      Answer(
-        status: .badRequest,
-        body: "The request is not HTTP/1.1 the server can read (\(error)).\n")
+      Refusal(.badRequest, text: "The request is not HTTP/1.1 the server can read (\(error)).\n")
     }
   }
 }

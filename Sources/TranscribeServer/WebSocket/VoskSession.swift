@@ -8,7 +8,7 @@ import SpeechRecognitionFeature
 ///
 /// The session composes ``SpeechRecognition`` (the same feature the CLI runs) with the stream's
 /// protocol: every audio message and the end get exactly one reply, once the decoder has caught
-/// up with that message (waiting at most ``Limits/replyWait``): a finished utterance not sent
+/// up with that message (waiting at most ``ServerConfiguration/replyWait``): a finished utterance not sent
 /// yet if there is one, else the current partial. The reply to `{"eof" : 1}` carries every
 /// finished word not sent yet, then the stream closes normally. Errors close the stream with
 /// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
@@ -18,7 +18,7 @@ import SpeechRecognitionFeature
 /// - ``State/outbox``: replies and the close, in order, for the host to write and acknowledge
 ///   with ``Action/written(_:)``;
 /// - ``State/allowedMessages``: how many messages the host may have read so far. A message is
-///   read only once the previous one is answered and at most ``Limits/bufferLimit`` seconds of
+///   read only once the previous one is answered and at most ``ServerConfiguration/maxBufferedAudio`` of
 ///   audio wait to be decoded, so a client sending faster than the decoder waits in TCP;
 /// - ``State/ending``: set once the session is over and everything in the outbox is final.
 ///
@@ -27,25 +27,6 @@ import SpeechRecognitionFeature
 /// accumulates however many messages a stream sends.
 @Reducer
 struct VoskSession: Sendable {
-  /// The limits a session runs under.
-  struct Limits: Equatable, Sendable {
-    /// The largest audio message, in bytes.
-    var maxFrameBytes = 1 << 20
-    /// How long the stream may go without a message.
-    var idleTimeout = Duration.seconds(30)
-    /// The longest the stream may run.
-    var maxSessionDuration = Duration.seconds(3600)
-    /// How long the last words may take when the server shuts down.
-    var shutdownGracePeriod = Duration.seconds(10)
-    /// The longest the reply to an audio message waits for the decoder to catch up with it.
-    var replyWait = Duration.seconds(2)
-    /// The most audio, in seconds, that may wait to be decoded before no message is read.
-    var bufferLimit: TimeInterval = 5
-    /// The longest the last words may take after the end of the stream or a limit, on top of
-    /// the recognition feature's own stop deadline.
-    var finalWait = Duration.seconds(15)
-  }
-
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     /// A text message.
@@ -74,7 +55,7 @@ struct VoskSession: Sendable {
     /// (`nil` after `{"eof" : 1}`).
     case finishing(closing: WebSocketSessionError?)
     /// The last words are ready but the client has no message waiting for an answer: they go
-    /// out as the answer to its next message, or when ``Limits/replyWait`` passes.
+    /// out as the answer to its next message, or when ``ServerConfiguration/replyWait`` passes.
     case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
     /// The session is over (see ``State/ending``).
     case over
@@ -126,7 +107,7 @@ struct VoskSession: Sendable {
 
   enum Action: Equatable, Sendable {
     /// The stream opened: the idle and maximum-length timers start.
-    case started
+    case start
     /// A text message from the client.
     case text(String)
     /// A binary message (16-bit little-endian PCM) from the client.
@@ -134,7 +115,7 @@ struct VoskSession: Sendable {
     /// The host has written this many outputs in all.
     case written(through: Int)
     /// The client closed the stream or the connection went away.
-    case clientGone
+    case clientLeft
     /// Reading the socket failed (a message over the protocol's limit, a bad frame).
     case readFailed(String)
     /// The server is shutting down.
@@ -154,14 +135,8 @@ struct VoskSession: Sendable {
 
   enum CancelID { case replyDeadline, idle, maxDuration, finalWait, messageWait }
 
-  /// Why a stream whose recognizer did not answer the stop in time is closed with 1011.
-  static var stopTimedOut: String {
-    let seconds = Int(SpeechRecognition().stopDeadline.timeInterval.rounded())
-    return "the last words did not arrive within \(seconds) s of the end of the audio (every "
-      + "decoder may be busy); try again later"
-  }
-
-  let limits: Limits
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
   /// The clock of the short wait for a message to answer with the last words: real time,
   /// whatever the server's clock, so a client that is not sending gets its last words a moment
   /// later, never not at all.
@@ -173,7 +148,8 @@ struct VoskSession: Sendable {
   @Dependency(\.continuousClock) var clock
 
   init(
-    limits: Limits = Limits(), messageWaitClock: any Clock<Duration> = ContinuousClock(),
+    limits: ServerConfiguration = ServerConfiguration(),
+    messageWaitClock: any Clock<Duration> = ContinuousClock(),
     makeAudio: @escaping @Sendable (_ sampleRate: Int) -> PushedAudio = {
       PushedAudio(sampleRate: $0)
     }
@@ -186,7 +162,7 @@ struct VoskSession: Sendable {
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
-      case .started:
+      case .start:
         return .merge(
           timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
           timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
@@ -243,7 +219,7 @@ struct VoskSession: Sendable {
         state.written += count
         return .none
 
-      case .clientGone:
+      case .clientLeft:
         return end(&state, .clientGone)
 
       case .readFailed(let description):
@@ -269,10 +245,8 @@ struct VoskSession: Sendable {
 
       case .finalWaitElapsed:
         guard case .finishing(let closing) = state.phase else { return .none }
-        let error =
-          closing
-          ?? .recognitionFailed("the last words did not arrive within \(limits.finalWait)")
-        return closeWithError(&state, error)
+        let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
+        return closeWithError(&state, closing ?? .recognitionFailed(late.message))
 
       case .messageWaitElapsed:
         guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
@@ -297,7 +271,7 @@ struct VoskSession: Sendable {
       request.model = .phrases(phrases)
     }
     state.recognition = SpeechRecognition.State(request: request)
-    return .send(.recognition(.recordButtonTapped))
+    return .send(.recognition(.start))
   }
 
   /// Sends the pending reply once the decoder has reached its audio, and lets the next message
@@ -332,7 +306,8 @@ struct VoskSession: Sendable {
   }
 
   private func allowNextMessageIfBuffered(_ state: inout State) {
-    guard state.wantsMessage, (state.audio?.unconsumedDuration ?? 0) <= limits.bufferLimit
+    guard state.wantsMessage,
+      (state.audio?.unconsumedDuration ?? 0) <= limits.maxBufferedAudio.timeInterval
     else { return }
     state.wantsMessage = false
     allowNextMessage(&state)
@@ -372,21 +347,13 @@ struct VoskSession: Sendable {
     guard let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
-      if case .failed(let failure) = recognition.outcome {
-        if case .wordNotInDictionary(let word, _) = failure {
-          return fail(
-            &state,
-            .invalidConfigurationValue(
-              field: "phrase_list",
-              reason: "no phrase is usable: '\(word)' is not in the dictionary"))
+      switch recognition.outcome {
+      case .failed, .notAuthorized:
+        if let problem = RecognitionProblem(recognition.outcome) {
+          return fail(&state, WebSocketSessionError(problem))
         }
-        return fail(&state, .recognitionFailed(failure.remoteProblem))
-      }
-      if case .notAuthorized(let authorization) = recognition.outcome {
-        return fail(
-          &state,
-          .recognitionFailed(
-            authorization.reason?.remoteProblem ?? "speech recognition is not available"))
+      default:
+        break
       }
       return replyIfCaughtUp(&state)
     case .finishing(let closing):
@@ -412,7 +379,7 @@ struct VoskSession: Sendable {
     // Stopping while authorizing would cancel recognition: then the end of the audio ends the
     // task by itself.
     if state.recognition?.status == .recording {
-      effects.append(.send(.recognition(.recordButtonTapped)))
+      effects.append(.send(.recognition(.finish)))
     }
     if let recognition = state.recognition, recognition.status == .idle,
       recognition.outcome != nil
@@ -431,13 +398,11 @@ struct VoskSession: Sendable {
     // answer in time: a limit closes with its own error, the end of the stream with the
     // failure (never an empty result that looks like silence).
     switch state.recognition?.outcome {
-    case .failed(let failure):
-      return .merge(
-        cancelWait,
-        closeWithError(&state, closing ?? .recognitionFailed(failure.remoteProblem)))
-    case .stopTimedOut:
-      return .merge(
-        cancelWait, closeWithError(&state, closing ?? .recognitionFailed(Self.stopTimedOut)))
+    case .failed, .stopTimedOut:
+      if let problem = RecognitionProblem(state.recognition?.outcome) {
+        return .merge(
+          cancelWait, closeWithError(&state, closing ?? .recognitionFailed(problem.message)))
+      }
     default:
       break
     }

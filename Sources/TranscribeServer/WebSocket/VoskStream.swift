@@ -13,142 +13,132 @@ import Synchronization
 /// message is being read (``ClientConnection``). Everything the stream decides (replies,
 /// deadlines, the close) is the session's.
 struct VoskStream {
-  let server: TranscriptionServer
+  let core: SessionCore
   let logger: Logger
   let client: RequestClient
 
-  /// The limits of the server's sessions.
-  var limits: VoskSession.Limits { server.configuration.streamLimits }
-
   /// Serves one stream; returns once it is closed.
+  ///
+  /// The stream is one task group: the reader (messages, as the session allows them), a
+  /// watcher for the client leaving, one for the server shutting down, and this task writing
+  /// the session's outbox; the group is cancelled when the session is over.
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-    guard let permit = server.sessions.acquire() else {
-      server.reject(.capacity, endpoint: "/", remoteAddress: client.address)
-      try await turnAway(inbound, outbound, with: .capacity)
+    let shutdownNotice = ClientConnection()
+    let session: AdmittedSession
+    do throws(AdmissionRefusal) {
+      session = try core.admit(.stream, endpoint: "/", remoteAddress: client.address) {
+        shutdownNotice.markGone()
+      }
+    } catch {
+      try await turnAway(inbound, outbound, with: WebSocketSessionError(error))
       return
     }
-    defer { permit.release() }
-    let server = self.server
-    let limits = self.limits
+    let core = self.core
+    let limits = core.configuration
     let store = await MainActor.run {
       Store(initialState: VoskSession.State()) {
         VoskSession(limits: limits)
       } withDependencies: {
-        $0.speechClient = server.makeSpeechClient()
-        $0.continuousClock = server.clock
+        $0.speechClient = core.makeSpeechClient()
+        $0.continuousClock = core.clock
       }
     }
-    guard
-      let id = server.streams.register(shutdown: {
-        Task { @MainActor in _ = store.send(.shutdown) }
-      })
-    else {
-      permit.release()
-      server.reject(.shuttingDown, endpoint: "/", remoteAddress: client.address)
-      try await turnAway(inbound, outbound, with: .shuttingDown)
-      return
-    }
-    defer { server.streams.unregister(id) }
-    server.metrics.sessionStarted()
-    let log = SessionLog(logger, endpoint: "/", remoteAddress: client.address)
-    log.started()
 
     // A message just over the limit reaches the session, which answers it clearly; larger
-    // frames are refused below it (see `TranscriptionServer.frameReadLimit`).
-    let messages = inbound.messages(
-      maxSize: TranscriptionServer.frameReadLimit(server.configuration.maxFrameBytes))
-    let readFailure = Mutex<(any Error)?>(nil)
+    // frames are refused below it (see `ServerConfiguration.frameReadLimit`).
+    let messages = inbound.messages(maxSize: core.configuration.frameReadLimit)
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
-    let reader = Task {
-      var iterator = messages.makeAsyncIterator()
-      var read = 0
-      for await allowed in allowances {
-        while read < allowed {
-          read += 1
-          do {
-            switch try await iterator.next() {
-            case .text(let text)?: _ = await store.send(.text(text))
-            case .binary(let buffer)?: _ = await store.send(.audio(buffer))
-            case nil:
-              _ = await store.send(.clientGone)
-              return
-            }
-          } catch {
-            guard !Task.isCancelled else { return }
-            readFailure.withLock { $0 = error }
-            _ = await store.send(.readFailed("\(error)"))
-            return
-          }
-        }
-      }
-    }
     let connection = client.connection
-    let watcher = Task {
-      await connection.waitUntilGone()
-      guard !Task.isCancelled else { return }
-      _ = await store.send(.clientGone)
-    }
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
-    _ = await store.send(.started)
+    _ = await store.send(.start)
 
     var measure = StreamMeasurements()
-    var written = 0
-    var isOver = false
-    var isWriteFailed = false
-    streaming: for await state in states {
-      allowance.yield(state.allowedMessages)
-      measure.observe(state)
-      if state.ending != nil, !isOver {
-        // The place is free before the client learns that the stream is over.
-        isOver = true
-        permit.release()
-        server.metrics.sessionEnded()
-      }
-      let outputs = state.outbox.dropFirst(max(0, written - state.written))
-      guard !outputs.isEmpty else {
-        if state.ending != nil { break }
-        continue
-      }
-      do {
-        for output in outputs {
-          try await write(output, configuration: state.configuration, to: outbound)
-          written += 1
-          if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
-            server.metrics.finalResultDelivered(latency: latency)
+    // The reader returns why reading failed, if it did.
+    let readFailure = await withTaskGroup(of: (any Error)?.self) { group in
+      group.addTask {
+        var iterator = messages.makeAsyncIterator()
+        var read = 0
+        for await allowed in allowances {
+          while read < allowed {
+            read += 1
+            do {
+              switch try await iterator.next() {
+              case .text(let text)?: _ = await store.send(.text(text))
+              case .binary(let buffer)?: _ = await store.send(.audio(buffer))
+              case nil:
+                _ = await store.send(.clientLeft)
+                return nil
+              }
+            } catch {
+              guard !Task.isCancelled else { return nil }
+              _ = await store.send(.readFailed("\(error)"))
+              return error
+            }
           }
         }
-      } catch {
-        // Writing failed: the client is gone, and nothing more can be written.
-        isWriteFailed = true
-        break streaming
+        return nil
       }
-      _ = await store.send(.written(through: written))
+      group.addTask {
+        await connection.waitUntilGone()
+        guard !Task.isCancelled else { return nil }
+        _ = await store.send(.clientLeft)
+        return nil
+      }
+      group.addTask {
+        await shutdownNotice.waitUntilGone()
+        guard !Task.isCancelled else { return nil }
+        _ = await store.send(.shutdown)
+        return nil
+      }
+      var written = 0
+      var isWriteFailed = false
+      streaming: for await state in states {
+        allowance.yield(state.allowedMessages)
+        measure.observe(state)
+        // The place is free before the client learns that the stream is over.
+        if state.ending != nil { session.freePlace() }
+        let outputs = state.outbox.dropFirst(max(0, written - state.written))
+        guard !outputs.isEmpty else {
+          if state.ending != nil { break }
+          continue
+        }
+        do {
+          for output in outputs {
+            try await write(output, configuration: state.configuration, to: outbound)
+            written += 1
+            if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
+              core.metrics.finalResultDelivered(latency: latency)
+            }
+          }
+        } catch {
+          // Writing failed: the client is gone, and nothing more can be written.
+          isWriteFailed = true
+          break streaming
+        }
+        _ = await store.send(.written(through: written))
+      }
+      if isWriteFailed { _ = await store.send(.clientLeft) }
+      allowance.finish()
+      group.cancelAll()
+      var readFailure: (any Error)?
+      for await failure in group where failure != nil { readFailure = failure }
+      return readFailure
     }
-    if isWriteFailed { _ = await store.send(.clientGone) }
-    allowance.finish()
-    reader.cancel()
-    watcher.cancel()
-    await reader.value
-    await watcher.value
 
     let final = await MainActor.run { store.state }
-    if !isOver {
-      permit.release()
-      server.metrics.sessionEnded()
-    }
     let audioSeconds = final.audio?.consumedDuration ?? 0
     if final.audio != nil {
-      server.metrics.decoded(
+      core.metrics.decoded(
         audioSeconds: audioSeconds, processingSeconds: measure.processing.timeInterval,
         engine: engineName(final.configuration))
     }
     let ending = final.ending ?? .clientGone
     var outcome = SessionOutcome(ending)
     if outcome == .clientClosed, connection.isUnresponsive { outcome = .pingTimeout }
-    log.ended(outcome, audioSeconds: audioSeconds)
+    session.end(outcome, audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
-    if case .readFailed = ending, let failure = readFailure.withLock({ $0 }) { throw failure }
+    if case .readFailed = ending, let readFailure { throw readFailure }
   }
 
   /// The engine a stream runs on, as metrics label it: pocketsphinx for a phrase list (a
@@ -157,7 +147,7 @@ struct VoskStream {
     if let phrases = configuration.phraseList, !phrases.isEmpty {
       return SpeechRecognitionRequest.EngineName.pocketsphinx.rawValue
     }
-    return server.configuration.engines.first?.rawValue ?? "default"
+    return core.configuration.engines.first?.rawValue ?? "default"
   }
 
   private func write(
@@ -184,7 +174,7 @@ struct VoskStream {
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
     with error: WebSocketSessionError
   ) async throws {
-    let maxSize = TranscriptionServer.frameReadLimit(server.configuration.maxFrameBytes)
+    let maxSize = core.configuration.frameReadLimit
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
         var messages = inbound.messages(maxSize: maxSize).makeAsyncIterator()
@@ -241,18 +231,5 @@ struct StreamMeasurements {
     let end = last.timestamp + last.duration
     defer { arrivals.removeAll { $0.end < end } }
     return arrivals.first { $0.end >= end }.map { ContinuousClock.now - $0.at }
-  }
-}
-
-extension ServerConfiguration {
-  /// The limits of the server's WebSocket sessions: the defaults, with what the configuration
-  /// sets. The captions page is told the ones it needs (``CaptionsPage``).
-  var streamLimits: VoskSession.Limits {
-    var limits = VoskSession.Limits()
-    limits.maxFrameBytes = maxFrameBytes
-    limits.idleTimeout = idleTimeout
-    limits.maxSessionDuration = maxSessionDuration
-    limits.shutdownGracePeriod = shutdownGracePeriod
-    return limits
   }
 }

@@ -85,6 +85,26 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     }
   }
 
+  /// The refusal of a stream the session core turned away.
+  init(_ refusal: AdmissionRefusal) {
+    switch refusal {
+    case .capacity: self = .capacity
+    case .shuttingDown: self = .shuttingDown
+    }
+  }
+
+  /// A stream's recognition problem: a phrase list the engine cannot use is the client's
+  /// (1007), anything else the server's (1011).
+  init(_ problem: RecognitionProblem) {
+    switch problem {
+    case .wordNotInDictionary(let word):
+      self = .invalidConfigurationValue(
+        field: "phrase_list", reason: "no phrase is usable: '\(word)' is not in the dictionary")
+    default:
+      self = .recognitionFailed(problem.message)
+    }
+  }
+
   /// Whether a stream that ends with this error first gets its last words: a limit or a
   /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
   var deliversLastWords: Bool {

@@ -36,15 +36,21 @@ public struct VirtualMicrophone: Sendable {
     return microphone
   }
 
-  /// Starts the server named `name` for one test, or returns `nil` (saying why) when PulseAudio
-  /// cannot run here; with `CI` set it throws instead, so no test is skipped there.
-  public static func startIfAvailable(_ name: String) throws -> VirtualMicrophone? {
-    do {
-      return try start(name)
-    } catch {
-      if isRequired { throw error }
-      print("PulseAudio could not be started here; skipping: \(error)")
-      return nil
+  /// Whether a test that needs the virtual microphone runs: `pulseaudio` is installed, or
+  /// `CI` is set (where a server that cannot start fails the test instead of skipping it).
+  ///
+  /// ```swift
+  /// @Test(.enabled(if: VirtualMicrophone.canStart, "needs PulseAudio"))
+  /// ```
+  public static var canStart: Bool {
+    isRequired || isPulseAudioInstalled
+  }
+
+  /// Whether a `pulseaudio` executable is on `PATH`.
+  static var isPulseAudioInstalled: Bool {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").contains {
+      FileManager.default.isExecutableFile(atPath: "\($0)/pulseaudio")
     }
   }
 

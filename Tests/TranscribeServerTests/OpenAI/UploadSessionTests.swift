@@ -46,7 +46,7 @@ struct UploadSessionTests {
 
   func start(_ store: TestStoreOf<UploadSession>) async {
     await store.send(.start)
-    await store.receive(\.recognition.recordButtonTapped) {
+    await store.receive(\.recognition.start) {
       $0.recognition.isRecording = true
       $0.recognition.status = .authorizing
     }
@@ -87,7 +87,7 @@ struct UploadSessionTests {
   @Test func aClientThatLeavesCancelsRecognitionAtOnce() async {
     let store = makeStore()
     await start(store)
-    await store.send(.clientGone) {
+    await store.send(.clientLeft) {
       $0.ending = .clientGone
     }
     await expectCancelledRecognition(store)
@@ -104,7 +104,7 @@ struct UploadSessionTests {
     }
     await expectCancelledRecognition(store)
     // Leaving afterwards changes nothing.
-    await store.send(.clientGone)
+    await store.send(.clientLeft)
   }
 
   @Test func aShutdownGivesRecognitionTheGracePeriodThenCancelsIt() async {

@@ -176,7 +176,7 @@ extension TranscriptionServer {
   /// An application with only the transcription routes, whose uploads go to `directory`.
   func transcriptionApplication(uploadsIn directory: URL) -> some ApplicationProtocol {
     let router = Router()
-    addTranscriptionRoutes(to: router, temporaryDirectory: directory)
+    OpenAIController(core: core, temporaryDirectory: directory).addRoutes(to: router)
     return Application(router: router)
   }
 }

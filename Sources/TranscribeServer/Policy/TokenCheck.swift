@@ -5,7 +5,7 @@ import HummingbirdCore
 ///
 /// Every way in asks the same question of the same ``AccessToken``: the WebSocket upgrade
 /// (before it is negotiated, in `UpgradeTokenHandler`), the REST routes and `/metrics` (through
-/// ``AccessTokenMiddleware``). A request proves it knows the token with
+/// ``PolicyMiddleware``). A request proves it knows the token with
 /// `Authorization: Bearer TOKEN`; a WebSocket upgrade may carry `?token=TOKEN` instead, because a
 /// browser's WebSocket cannot set headers. The refusal is always 401 with
 /// `WWW-Authenticate: Bearer` and the same sentence: in OpenAI's error JSON under `/v1/`, where
@@ -28,24 +28,31 @@ public struct TokenCheck: Sendable {
     return token.authorizes(authorization: authorization, queryToken: queryToken)
   }
 
+  /// The refusal of a request for `uri` with this `Authorization` header value, or `nil` when
+  /// it may pass; `acceptsQueryToken` also accepts `?token=TOKEN` (WebSocket upgrades).
+  func refusal(uri: String, authorization: String?, acceptsQueryToken: Bool) -> Refusal? {
+    guard !authorizes(uri: uri, authorization: authorization, acceptsQueryToken: acceptsQueryToken)
+    else { return nil }
+    return Self.refusal(path: String(uri.prefix { $0 != "?" }))
+  }
+
+  /// The refusal of `request` (whose token must be in its `Authorization` header), or `nil`
+  /// when it may pass.
+  func refusal(of request: Request) -> Refusal? {
+    refusal(
+      uri: request.uri.description, authorization: request.headers[.authorization],
+      acceptsQueryToken: false)
+  }
+
   /// The sentence every refusal says.
   public static let message = OpenAIError.unauthorized.message
 
-  /// The refusal of a request for `path`: content type and body.
-  public static func refusal(path: String) -> (contentType: String, body: String) {
+  /// The refusal of a request for `path`: 401 with `WWW-Authenticate: Bearer`.
+  static func refusal(path: String) -> Refusal {
     let error = OpenAIError.unauthorized
-    let answer = ErrorAnswer.body(
-      path: path,
-      .init(message: message, type: error.type, param: error.param, code: error.code))
-    return (answer.contentType, String(buffer: answer.body))
-  }
-
-  /// The refusal of a request for `path` as a Hummingbird response.
-  public static func refusalResponse(path: String) -> Response {
-    let refusal = refusal(path: path)
-    return Response(
-      status: .unauthorized,
-      headers: [.wwwAuthenticate: "Bearer", .contentType: refusal.contentType],
-      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
+    return Refusal(
+      .unauthorized, path: path,
+      .init(message: message, type: error.type, param: error.param, code: error.code),
+      headers: [("WWW-Authenticate", "Bearer")])
   }
 }

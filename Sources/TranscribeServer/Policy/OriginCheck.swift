@@ -43,50 +43,31 @@ public struct OriginCheck: Sendable {
       + "or start the server with --allow-origin \(origin)."
   }
 
-  /// The refusal of a request for `path` from `origin`: content type and body (OpenAI's error
-  /// JSON under `/v1/`, text elsewhere).
-  public static func refusal(path: String, origin: String) -> (contentType: String, body: String) {
+  /// The refusal of a request for `path` from `origin`: 403, in OpenAI's error JSON under
+  /// `/v1/`, text elsewhere.
+  static func refusal(path: String, origin: String) -> Refusal {
     let message = message(
       origin: origin.cut(after: OneLineLogHandler<SwiftLogNoOpLogHandler>.valueLimit))
-    let answer = ErrorAnswer.body(
-      path: path,
+    return Refusal(
+      .forbidden, path: path,
       .init(message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed")
     )
-    return (answer.contentType, String(buffer: answer.body))
+  }
+
+  /// The refusal of a request for `path` with this `Origin` and `Host`, or `nil` when it may
+  /// pass.
+  func refusal(path: String, origin: String?, host: String?) -> Refusal? {
+    allows(origin: origin, host: host) ? nil : Self.refusal(path: path, origin: origin ?? "")
+  }
+
+  /// The refusal of `request`, or `nil` when it may pass.
+  func refusal(of request: Request) -> Refusal? {
+    refusal(path: request.uri.path, origin: request.headers[.origin], host: request.head.authority)
   }
 
   private static func normalized(_ origin: String) -> String {
     var origin = origin.lowercased()
     while origin.hasSuffix("/") { origin.removeLast() }
     return origin
-  }
-}
-
-extension TranscriptionServer {
-  /// Which web pages may use the server (see ``OriginCheck``).
-  public var originCheck: OriginCheck { OriginCheck(allowed: configuration.allowedOrigins) }
-}
-
-/// Refuses requests from web pages the server's ``OriginCheck`` does not allow, with 403,
-/// counted and logged as rejected sessions.
-struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
-  let server: TranscriptionServer
-
-  func handle(
-    _ request: Request, context: Context,
-    next: (Request, Context) async throws -> Response
-  ) async throws -> Response {
-    let origin = request.headers[.origin]
-    let host = request.head.authority
-    guard !server.originCheck.allows(origin: origin, host: host) else {
-      return try await next(request, context)
-    }
-    server.reject(
-      .origin, endpoint: request.uri.path,
-      remoteAddress: (context as? ServerRequestContext)?.remoteDescription)
-    let refusal = OriginCheck.refusal(path: request.uri.path, origin: origin ?? "")
-    return Response(
-      status: .forbidden, headers: [.contentType: refusal.contentType],
-      body: .init(byteBuffer: ByteBuffer(string: refusal.body)))
   }
 }

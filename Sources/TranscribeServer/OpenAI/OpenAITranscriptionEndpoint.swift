@@ -5,44 +5,11 @@ import Logging
 import SpeechClient
 import SpeechRecognitionFeature
 
-extension TranscriptionServer {
-  /// Adds `POST /v1/audio/transcriptions`, OpenAI's transcription endpoint, so OpenAI's SDKs
-  /// work with `base_url` pointed at this server.
-  ///
-  /// Each upload is streamed to a temporary file (mode 0600, in a directory of its own with mode
-  /// 0700 under `temporaryDirectory`, both removed afterwards whatever happens) and recognized by
-  /// its own ``UploadSession`` store with a client from ``makeSpeechClient``, as a `.file`
-  /// source. A client that closes the connection cancels it at once, and it runs at most
-  /// ``ServerConfiguration/maxSessionDuration`` (then 503). It holds one of ``sessions``'s places from
-  /// before its body is read until the answer: without a free place it is answered 503 with
-  /// `Retry-After`. With a ``ServerConfiguration/token``, requests without it get 401.
-  ///
-  /// ```sh
-  /// curl -F file=@talk.wav -F response_format=srt http://127.0.0.1:2700/v1/audio/transcriptions
-  /// ```
-  public func addTranscriptionRoutes<Context: RequestContext>(
-    to router: some RouterMethods<Context>,
-    temporaryDirectory: URL = FileManager.default.temporaryDirectory
-  ) {
-    let endpoint = OpenAITranscriptionEndpoint(server: self, temporaryDirectory: temporaryDirectory)
-    router.group("v1/audio")
-      .add(middleware: AccessTokenMiddleware(server: self))
-      .post("transcriptions") { request, context in
-        await endpoint.respond(to: request, from: RequestClient(context))
-      }
-    let models = OpenAIModelList(engines: configuration.engines)
-    router.group("v1")
-      .add(middleware: AccessTokenMiddleware(server: self))
-      .get("models") { _, _ in models.response() }
-  }
-}
-
 /// Answers one upload: checks it, reads it to disk, recognizes it, formats the transcript.
 struct OpenAITranscriptionEndpoint: Sendable {
-  let server: TranscriptionServer
+  let core: SessionCore
+  /// Where uploads are written while they are decoded.
   let temporaryDirectory: URL
-  /// What a 503 asks the client to wait, in seconds.
-  static let retryAfterSeconds = 1
   /// The endpoint's path, as logs name it.
   static let path = "/v1/audio/transcriptions"
 
@@ -52,7 +19,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       return try await transcribe(request, from: client)
     } catch {
       guard error != .clientGone else { return error.response() }
-      server.logger.info(
+      core.logger.info(
         "transcription refused",
         metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
       return error.response()
@@ -62,7 +29,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
   func transcribe(
     _ request: Request, from client: RequestClient
   ) async throws(OpenAIError) -> Response {
-    let limit = server.configuration.maxUploadBytes
+    let limit = core.configuration.maxUploadBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw .uploadTooLarge(limit: limit)
     }
@@ -71,34 +38,21 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .notMultipart(contentType: contentType)
     }
     // A session place is taken only once the body is read, so slow senders hold none; but
-    // with none free now, the client is told at once rather than after sending its file.
-    guard server.sessions.hasCapacity, let reading = server.uploadsReading.acquire() else {
-      server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
-      throw .noCapacity(retryAfter: Self.retryAfterSeconds)
-    }
-    // A shutdown ends reading at once (the body could not be decoded in time anyway) and gives
+    // with none free now, the client is told at once rather than after sending its file. A
+    // shutdown ends reading at once (the body could not be decoded in time anyway) and gives
     // decoding the grace period streams get.
     let shutdownNotice = ClientConnection()
-    guard let registration = server.streams.register(shutdown: { shutdownNotice.markGone() })
-    else {
-      reading.release()
-      server.reject(.shuttingDown, endpoint: Self.path, remoteAddress: client.address)
-      throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+    let session: AdmittedSession
+    do throws(AdmissionRefusal) {
+      session = try core.admit(.upload, endpoint: Self.path, remoteAddress: client.address) {
+        shutdownNotice.markGone()
+      }
+    } catch {
+      throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
     }
-    defer { server.streams.unregister(registration) }
-    let log = SessionLog(server.logger, endpoint: Self.path, remoteAddress: client.address)
-    log.started()
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
-    var permit: SessionLimiter.Permit?
-    defer {
-      reading.release()
-      if let permit {
-        permit.release()
-        server.metrics.sessionEnded()
-      }
-      log.ended(outcome, audioSeconds: audioSeconds)
-    }
+    defer { session.end(outcome, audioSeconds: audioSeconds) }
     // Each upload in a directory of its own that only the server's user can list, the file in
     // it readable by that user alone; both removed whatever happens.
     let directory = temporaryDirectory.appendingPathComponent(
@@ -116,13 +70,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
     // Reading ends when the body does, when the client leaves, when the body falls behind the
     // slowest pace allowed, or after the longest a session may run; recognition then gets
     // what is left of that time.
-    let maxDuration = server.configuration.maxSessionDuration
+    let maxDuration = core.configuration.maxSessionDuration
     let started = ContinuousClock.now
     let pace = UploadPace(
-      minimumRate: server.configuration.minimumUploadRate,
-      grace: server.configuration.uploadRateGrace)
+      minimumRate: core.configuration.minimumUploadRate,
+      grace: core.configuration.uploadRateGrace)
     let body = await Self.bounded(
-      within: maxDuration, on: server.clock, whileConnected: client.connection, pace: pace,
+      within: maxDuration, on: core.clock, whileConnected: client.connection, pace: pace,
       untilShutdown: shutdownNotice
     ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
       do throws(OpenAIError) {
@@ -139,40 +93,43 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .clientGone: throw .clientGone
       case .timedOut: throw .sessionTooLong(limit: maxDuration)
       case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
-      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
       }
-      guard !shutdownNotice.isGone else { throw .shuttingDown(retryAfter: Self.retryAfterSeconds) }
+      guard !shutdownNotice.isGone else {
+        throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
+      }
       // A file that declares more audio than allowed is refused before a sample is decoded.
-      let audioLimit = server.configuration.maxUploadAudioDuration
-      if let seconds = server.uploadAudioDuration(file), seconds > audioLimit.timeInterval {
+      let audioLimit = core.configuration.maxUploadAudioDuration
+      if let seconds = core.recognizers.declaredAudioDuration(file),
+        seconds > audioLimit.timeInterval
+      {
         throw .audioTooLong(seconds: seconds, limit: audioLimit)
       }
-      guard let acquired = server.sessions.acquire() else {
-        server.reject(.capacity, endpoint: Self.path, remoteAddress: client.address)
-        throw .noCapacity(retryAfter: Self.retryAfterSeconds)
+      do throws(AdmissionRefusal) {
+        try session.takePlace()
+      } catch {
+        throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
       }
-      permit = acquired
-      server.metrics.sessionStarted()
       let decodingStarted = ContinuousClock.now
       let session = await Self.recognize(
-        file, engine: options.engine, client: server.makeSpeechClient(),
+        file, engine: options.engine, client: core.makeSpeechClient(),
         connection: client.connection, shutdownNotice: shutdownNotice,
-        shutdownGracePeriod: server.configuration.shutdownGracePeriod,
+        shutdownGracePeriod: core.configuration.shutdownGracePeriod,
         maximumAudioDuration: audioLimit,
-        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: server.clock)
+        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: core.clock)
       // A handler whose task was cancelled (its connection closed) has no one to answer.
       if session.ending == nil, Task.isCancelled { throw .clientGone }
       switch session.ending {
       case .clientGone: throw .clientGone
       case .tooLong: throw .sessionTooLong(limit: maxDuration)
-      case .shutdown: throw .shuttingDown(retryAfter: Self.retryAfterSeconds)
+      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
       case .recognized, nil: break
       }
       let transcription = try Self.transcription(of: session.recognition)
-      server.metrics.decoded(
+      core.metrics.decoded(
         audioSeconds: transcription.duration,
         processingSeconds: (ContinuousClock.now - decodingStarted).timeInterval,
-        engine: (options.engine ?? server.configuration.engines.first)?.rawValue ?? "default")
+        engine: (options.engine ?? core.configuration.engines.first)?.rawValue ?? "default")
       outcome = .finished
       audioSeconds = transcription.duration
       return transcription.response(
@@ -243,12 +200,15 @@ struct OpenAITranscriptionEndpoint: Sendable {
   private func readUpload(
     _ request: Request, boundary: String, limit: Int, into file: URL, pace: UploadPace
   ) async throws(OpenAIError) -> OpenAITranscriptionOptions {
-    let upload = try await OpenAIUploadReader(limit: limit)
-      .read(request.body, boundary: boundary, into: file) { pace.received($0) }
+    let upload = try await OpenAIUploadReader(
+      limit: limit, fieldLimit: core.configuration.maxUploadFieldBytes,
+      headerLimit: core.configuration.maxUploadPartHeaderBytes
+    )
+    .read(request.body, boundary: boundary, into: file) { pace.received($0) }
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
     guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
-    if let engine = options.engine, !server.configuration.engines.contains(engine) {
+    if let engine = options.engine, !core.configuration.engines.contains(engine) {
       throw .engineNotInstalled(engine.rawValue)
     }
     return options
@@ -274,54 +234,36 @@ struct OpenAITranscriptionEndpoint: Sendable {
       $0.speechClient = client
       $0.continuousClock = clock
     }
-    let watcher = Task {
-      await connection.waitUntilGone()
-      guard !Task.isCancelled else { return }
-      store.send(.clientGone)
-    }
-    let shutdownWatcher = Task {
-      await shutdownNotice.waitUntilGone()
-      guard !Task.isCancelled else { return }
-      store.send(.shutdown)
-    }
-    defer {
-      watcher.cancel()
-      shutdownWatcher.cancel()
-    }
     let states = store.states(bufferingPolicy: .bufferingNewest(1))
     store.send(.start)
-    for await state in states where state.ending != nil {
-      return state
+    // One group: watchers for the client leaving and the server shutting down, cancelled once
+    // the session has ended (or the handler was cancelled: letting the store go cancels its
+    // effects).
+    return await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        await connection.waitUntilGone()
+        guard !Task.isCancelled else { return }
+        _ = await store.send(.clientLeft)
+      }
+      group.addTask {
+        await shutdownNotice.waitUntilGone()
+        guard !Task.isCancelled else { return }
+        _ = await store.send(.shutdown)
+      }
+      defer { group.cancelAll() }
+      for await state in states where state.ending != nil {
+        return state
+      }
+      return store.state
     }
-    // Cancelled: letting the store go cancels its effects.
-    return store.state
   }
 
   /// The transcript of a finished session, or the error that explains why there is none.
   static func transcription(
     of state: SpeechRecognition.State
   ) throws(OpenAIError) -> OpenAITranscription {
-    switch state.outcome {
-    case .finished:
-      return OpenAITranscription(state.result)
-    case .failed(.fileUnreadable(_, let reason)):
-      throw .unreadableAudio(reason: reason)
-    case .failed(.engineUnavailable(let engine, _)):
-      throw .engineNotInstalled(engine)
-    case .failed(let failure):
-      throw .recognitionFailed(failure.remoteProblem)
-    case .notAuthorized(let authorization):
-      if case .engineUnavailable(let engine, _) = authorization.reason {
-        throw .engineNotInstalled(engine)
-      }
-      throw .recognitionFailed(
-        authorization.reason.map(\.remoteProblem)
-          ?? "recognition is not available (\(authorization.status.rawValue))")
-    case .stopTimedOut:
-      throw .recognitionFailed("the recognizer did not deliver its last words in time")
-    case .cancelled, nil:
-      throw .recognitionFailed("the session was cancelled")
-    }
+    if let problem = RecognitionProblem(state.outcome) { throw OpenAIError(problem) }
+    return OpenAITranscription(state.result)
   }
 
 }

@@ -1,0 +1,61 @@
+import Hummingbird
+
+/// Answers what the routes do not: 405 with `Allow` for a method a route does not take, and 404
+/// in OpenAI's error shape for an unknown path under `/v1/`. (`HEAD` for every `GET` route is the
+/// router's own `autoGenerateHeadEndpoints`.)
+///
+/// The methods each path takes are the router's own table (`Router.routes`): added to the router
+/// after its routes, this middleware runs only for requests no route takes.
+struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// The methods each path takes (`HEAD` is implied by `GET`).
+  let methods: [String: [HTTPRequest.Method]]
+
+  /// The middleware for a router with `routes`.
+  init(routes: [Router<Context>.RouteDescription]) {
+    methods = Dictionary(grouping: routes) { $0.path.description }.mapValues { $0.map(\.method) }
+  }
+
+  func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    var path = request.uri.path
+    while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+    guard let allowed = methods[path] else {
+      guard ErrorAnswer.isOpenAIPath(path) else { return try await next(request, context) }
+      return Self.error(
+        .notFound, path: path, code: "unknown_url",
+        message: "There is no \(path) here: this server answers \(openAIRoutes).")
+    }
+    // HEAD routes are made by the router for every GET route.
+    if allowed.contains(request.method) || (request.method == .head && allowed.contains(.get)) {
+      return try await next(request, context)
+    }
+    let allow = (allowed.contains(.get) ? allowed + [.head] : allowed)
+      .map(\.rawValue).joined(separator: ", ")
+    return Self.error(
+      .methodNotAllowed, path: path, code: "method_not_allowed",
+      message: "\(path) takes \(allow), not \(request.method.rawValue).",
+      headers: [("Allow", allow)])
+  }
+
+  /// The routes of OpenAI's API, as a 404 lists them: `POST /v1/audio/transcriptions and GET
+  /// /v1/models`.
+  var openAIRoutes: String {
+    methods.filter { ErrorAnswer.isOpenAIPath($0.key) }.sorted { $0.key < $1.key }
+      .flatMap { path, methods in methods.map { "\($0.rawValue) \(path)" } }
+      .joined(separator: " and ")
+  }
+
+  /// An error in OpenAI's shape under `/v1/`, as text elsewhere.
+  static func error(
+    _ status: HTTPResponse.Status, path: String, code: String, message: String,
+    headers: [(name: String, value: String)] = []
+  ) -> Response {
+    Refusal(
+      status, path: path,
+      .init(message: message, type: "invalid_request_error", param: nil, code: code),
+      headers: headers
+    ).response
+  }
+}

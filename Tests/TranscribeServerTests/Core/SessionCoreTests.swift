@@ -1,0 +1,77 @@
+import Testing
+
+@testable import TranscribeServer
+
+/// The session core's admission, without a socket: places, permits, metrics and logs are
+/// taken and given back once, whatever path a session takes.
+@Suite struct SessionCoreTests {
+  func core(maxSessions: Int = 1, recorder: LogRecorder = LogRecorder()) -> SessionCore {
+    SessionCore(
+      configuration: ServerConfiguration(maxSessions: maxSessions),
+      logger: recorder.logger(level: .info), recognizers: Recognizers { .lorem() })
+  }
+
+  @Test func aStreamHoldsItsPlaceUntilItIsFreedAndEndsOnce() throws {
+    let recorder = LogRecorder()
+    let core = core(recorder: recorder)
+    let session = try core.admit(.stream, endpoint: "/", remoteAddress: nil) {}
+    #expect(core.sessions.activeCount == 1)
+    #expect(core.streams.count == 1)
+    #expect(core.metrics.exposition().contains("transcribe_active_sessions 1"))
+    session.freePlace()
+    session.freePlace()
+    #expect(core.sessions.activeCount == 0)
+    #expect(core.metrics.exposition().contains("transcribe_active_sessions 0"))
+    session.end(.finished, audioSeconds: 1)
+    session.end(.finished, audioSeconds: 1)
+    #expect(core.streams.count == 0)
+    #expect(recorder.lines.map(\.message) == ["session started", "session ended"])
+  }
+
+  @Test func pastTheLimitASessionIsRefusedCountedAndLogged() throws {
+    let recorder = LogRecorder()
+    let core = core(recorder: recorder)
+    let first = try core.admit(.stream, endpoint: "/", remoteAddress: nil) {}
+    #expect(throws: AdmissionRefusal.capacity) {
+      try core.admit(.stream, endpoint: "/", remoteAddress: "127.0.0.1:1") {}
+    }
+    #expect(throws: AdmissionRefusal.capacity) {
+      try core.admit(.upload, endpoint: "/v1/audio/transcriptions", remoteAddress: nil) {}
+    }
+    #expect(
+      core.metrics.exposition().contains(
+        #"transcribe_rejected_sessions_total{reason="capacity"} 2"#))
+    #expect(recorder.lines.filter { $0.message == "session rejected" }.count == 2)
+    first.end(.finished, audioSeconds: 0)
+    #expect(core.sessions.activeCount == 0)
+  }
+
+  @Test func anUploadTakesItsSessionPlaceOnlyOnceItsBodyIsIn() throws {
+    let core = core()
+    let upload = try core.admit(.upload, endpoint: "/v1/audio/transcriptions", remoteAddress: nil) {
+    }
+    #expect(core.uploadsReading.activeCount == 1)
+    #expect(core.sessions.activeCount == 0)
+    try upload.takePlace()
+    #expect(core.sessions.activeCount == 1)
+    upload.end(.finished, audioSeconds: 2)
+    #expect(core.uploadsReading.activeCount == 0)
+    #expect(core.sessions.activeCount == 0)
+  }
+
+  @Test func aShutdownAsksRunningSessionsToFinishAndTurnsNewOnesAway() async throws {
+    let core = core(maxSessions: 2)
+    let notice = Latch()
+    let session = try core.admit(.stream, endpoint: "/", remoteAddress: nil) { notice.raise() }
+    let drained = Task { await core.streams.drain() }
+    await notice.wait()
+    #expect(throws: AdmissionRefusal.shuttingDown) {
+      try core.admit(.stream, endpoint: "/", remoteAddress: nil) {}
+    }
+    // The refused session gave its place back.
+    #expect(core.sessions.activeCount == 1)
+    session.end(.shutdown, audioSeconds: 0)
+    await drained.value
+    #expect(core.streams.count == 0)
+  }
+}
