@@ -57,18 +57,7 @@ public struct MoonshineConfiguration: Equatable, Sendable {
     if let path = environment[modelEnvironmentVariable], !path.isEmpty {
       return URL(fileURLWithPath: path)
     }
-    var candidates: [URL] = []
-    let home =
-      environment["HOME"].map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.homeDirectoryForCurrentUser
-    let dataHome =
-      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-      ?? home.appendingPathComponent(".local/share")
-    candidates += [
-      dataHome.appendingPathComponent("transcribe/moonshine/base-en"),
-      system,
-      URL(fileURLWithPath: "/usr/share/transcribe/moonshine/base-en"),
-    ]
+    let candidates = InstalledData.candidates("moonshine/base-en", environment: environment)
     var isDirectory: ObjCBool = false
     return candidates.first {
       FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory)
@@ -200,5 +189,24 @@ enum ModelFileCheck {
     guard offset == size else { return "it is truncated (\(size) of \(offset) bytes)" }
     guard hasIRVersion, hasGraph else { return "it is not an ONNX model" }
     return nil
+  }
+}
+
+/// Where `scripts/install-dependencies.sh` puts the models transcribe finds by itself.
+enum InstalledData {
+  /// `path` under `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe`
+  /// and `/usr/share/transcribe`, in that order.
+  static func candidates(_ path: String, environment: [String: String]) -> [URL] {
+    let home =
+      environment["HOME"].map { URL(fileURLWithPath: $0) }
+      ?? FileManager.default.homeDirectoryForCurrentUser
+    let dataHome =
+      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+      ?? home.appendingPathComponent(".local/share")
+    return [
+      dataHome.appendingPathComponent("transcribe/\(path)"),
+      URL(fileURLWithPath: "/usr/local/share/transcribe/\(path)"),
+      URL(fileURLWithPath: "/usr/share/transcribe/\(path)"),
+    ]
   }
 }

@@ -61,17 +61,7 @@ public final class SileroVoiceActivityModel: Sendable {
     if let path = environment[modelEnvironmentVariable], !path.isEmpty {
       return URL(fileURLWithPath: path)
     }
-    let home =
-      environment["HOME"].map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.homeDirectoryForCurrentUser
-    let dataHome =
-      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-      ?? home.appendingPathComponent(".local/share")
-    let candidates = [
-      dataHome.appendingPathComponent("transcribe/silero-vad/\(fileName)"),
-      system,
-      URL(fileURLWithPath: "/usr/share/transcribe/silero-vad/\(fileName)"),
-    ]
+    let candidates = InstalledData.candidates("silero-vad/\(fileName)", environment: environment)
     return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? system
   }
 

@@ -76,20 +76,6 @@ func normalizedWords(_ text: String) -> [String] {
   }
 }
 
-/// The word error rate's numerator: substitutions, insertions and deletions.
-func editDistance(_ hypothesis: [String], _ reference: [String]) -> Int {
-  var previous = Array(0...reference.count)
-  for (i, word) in hypothesis.enumerated() {
-    var current = [i + 1]
-    for (j, expected) in reference.enumerated() {
-      current.append(
-        min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == expected ? 0 : 1)))
-    }
-    previous = current
-  }
-  return previous[reference.count]
-}
-
 /// Feeds `samples` in chunks of `chunk` samples, then finishes, and returns every event.
 func stream(
   _ samples: [Int16], to recognizer: MoonshineRecognizer, chunk: Int = 800

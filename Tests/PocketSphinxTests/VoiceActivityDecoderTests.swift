@@ -74,17 +74,3 @@ struct VoiceActivityDecoderTests {
     #expect(silero < energy, "errors with Silero VAD \(silero), with pocketsphinx's own \(energy)")
   }
 }
-
-/// Substitutions, insertions and deletions between two word lists.
-func editDistance(_ hypothesis: [String], _ reference: [String]) -> Int {
-  var previous = Array(0...reference.count)
-  for (i, word) in hypothesis.enumerated() {
-    var current = [i + 1]
-    for (j, expected) in reference.enumerated() {
-      current.append(
-        min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == expected ? 0 : 1)))
-    }
-    previous = current
-  }
-  return previous[reference.count]
-}

@@ -115,3 +115,18 @@ public enum NoisySpeech {
     try runCommand("/usr/bin/sox", arguments)
   }
 }
+
+/// The word error rate's numerator: substitutions, insertions and deletions that turn
+/// `hypothesis` into `reference`.
+public func editDistance(_ hypothesis: [String], _ reference: [String]) -> Int {
+  var previous = Array(0...reference.count)
+  for (i, word) in hypothesis.enumerated() {
+    var current = [i + 1]
+    for (j, expected) in reference.enumerated() {
+      current.append(
+        min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == expected ? 0 : 1)))
+    }
+    previous = current
+  }
+  return previous[reference.count]
+}
