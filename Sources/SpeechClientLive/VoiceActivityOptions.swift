@@ -36,6 +36,8 @@ public struct VoiceActivityOptions: Equatable, Sendable {
 
   /// The environment variable that chooses the detector (`silero` or `energy`).
   public static let environmentVariable = "TRANSCRIBE_VAD"
+  /// The environment variable that names Silero VAD's model file (and so asks for it).
+  public static let modelEnvironmentVariable = SileroVoiceActivityModel.modelEnvironmentVariable
 
   /// Creates options; by default Silero VAD when installed, threshold 0.5.
   public init(

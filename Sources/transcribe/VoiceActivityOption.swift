@@ -5,11 +5,6 @@ import SpeechClientLive
 
 extension VoiceActivityOptions.Detector: ExpressibleByArgument {}
 
-/// The environment variable that names Silero VAD's model file.
-enum SileroModelVariable {
-  static let name = "TRANSCRIBE_VAD_MODEL"
-}
-
 /// `--vad`, `--vad-threshold` and `--vad-model`, for `transcribe` and `transcribe serve` alike (in
 /// a group for the same reason as ``EngineOption``).
 struct VoiceActivityOption: ParsableArguments {
@@ -83,7 +78,7 @@ struct VoiceActivityOption: ParsableArguments {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> VoiceActivityOptions {
     let namesModel =
-      model != nil || !(environment[SileroModelVariable.name] ?? "").isEmpty
+      model != nil || !(environment[VoiceActivityOptions.modelEnvironmentVariable] ?? "").isEmpty
     return VoiceActivityOptions(
       detector: detector ?? (try? Self.detector(fromEnvironment: environment))
         ?? (namesModel ? .silero : nil),

@@ -140,13 +140,12 @@ struct SileroDetectorTests {
 
   @Test func steadyNoiseAloneIsNotSpeech() throws {
     let directory = try TemporaryDirectory()
-    let room = try NoisySpeech.room(in: directory.url, snr: 10)
+    _ = try NoisySpeech.room(in: directory.url, snr: 10)
     let noise = try NoisySpeech.samples(
       of: directory.url.appendingPathComponent("room-pinknoise.wav"))
     // The noise as loud as it is under the speech at 10 dB: never speech.
     let windows = try probabilities(noise, detection: try installedSilero())
     #expect(windows.allSatisfy { $0 < 0.5 }, "max \(windows.max() ?? 0)")
-    _ = room
   }
 
   @Test func speechUnderNoiseIsHeardWhereTheEnergyDetectorLosesIt() throws {
