@@ -370,10 +370,16 @@ struct Transcribe: AsyncParsableCommand {
       if outcome != .success, status == .success {
         status = outcome
       }
+      // Output that cannot be written, or a Ctrl-C that insists, ends the whole run here.
+      if outcome == .outputFailed || outcome == .interrupted {
+        throw outcome.exitCode
+      }
     }
     if var renderer {
       let output = renderer.finish()
-      await TranscriptionSession.write(output)
+      guard await TranscriptionSession.write(output) else {
+        throw ExitStatus.outputFailed.exitCode
+      }
     }
     if status != .success {
       throw status.exitCode

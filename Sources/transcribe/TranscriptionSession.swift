@@ -4,8 +4,8 @@ import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
 
-/// One run of the `SpeechRecognition` store for one audio source, hosted in a terminal: it sends
-/// the record button's taps (to start, and to stop on a signal) and renders every state until
+/// One run of the `SpeechRecognition` store for one audio source, hosted in a terminal: it starts
+/// the session, finishes it on a signal, and renders every state until
 /// the feature reports the session's ``SpeechRecognition/State/outcome``. The feature owns the
 /// rest: authorization, `--duration`, the stop deadline and progress.
 ///
@@ -22,6 +22,11 @@ final class TranscriptionSession {
   /// Paths read under another name (`/dev/fd/N` for a file name that is not UTF-8), and the
   /// name to show in messages instead.
   private let pathNames: [String: String]
+  /// The states ``run(signals:)`` renders, while it runs.
+  private var states: AsyncStream<SpeechRecognition.State>.Continuation?
+  /// Why the session ended before the feature's outcome: an insisting Ctrl-C, or output that
+  /// cannot be written.
+  private var stop: ExitStatus?
 
   /// A session for `request`.
   ///
@@ -71,43 +76,68 @@ final class TranscriptionSession {
   /// Runs the session to its end and returns the exit status.
   ///
   /// A signal stops recording (the feature flushes the last words); a Ctrl-C while stopping
-  /// ends the process at once with status 130.
+  /// ends the session at once with ``ExitStatus/interrupted``, and a transcript that cannot be
+  /// written with ``ExitStatus/outputFailed``: the caller stops there and exits with it.
   func run(signals: SignalHandler) async -> ExitStatus {
     // Each state holds the whole transcript so far (finished utterances are shared, not
-    // copied), so a renderer that falls behind needs only the newest one.
-    let states = store.states(bufferingPolicy: .bufferingNewest(1))
-    if let header { Self.write([.stdout(header)]) }
+    // copied), so a renderer that falls behind needs only the newest one. The states come
+    // through a stream of the session's own, which an insisting Ctrl-C ends without waiting for
+    // the store.
+    let (states, continuation) = AsyncStream.makeStream(
+      of: SpeechRecognition.State.self, bufferingPolicy: .bufferingNewest(1))
+    self.states = continuation
+    let storeStates = store.states(bufferingPolicy: .bufferingNewest(1))
+    let forwarding = Task {
+      for await state in storeStates { continuation.yield(state) }
+      continuation.finish()
+    }
+    defer {
+      forwarding.cancel()
+      self.states = nil
+    }
+    if let header, !Self.write([.stdout(header)]) { return .outputFailed }
     if Terminal.stderrIsTerminal, let startMessage { Terminal.writeError(startMessage + "\n") }
 
     signals.onSignal = { [weak self] signal in self?.handle(signal) }
     defer { signals.onSignal = nil }
 
-    store.send(.recordButtonTapped)
+    store.send(.start)
     for await state in states {
-      Self.write(renderer.render(state, batch: batchProgress?()))
+      guard stop == nil else { break }
+      guard Self.write(renderer.render(state, batch: batchProgress?())) else {
+        return .outputFailed
+      }
       if state.outcome != nil { break }
     }
+    if let stop { return stop }
     // A batch's progress row stays for its next file; whoever runs the batch erases it.
-    Self.write(batchProgress == nil ? renderer.finish() : renderer.finishFile())
+    guard Self.write(batchProgress == nil ? renderer.finish() : renderer.finishFile()) else {
+      return .outputFailed
+    }
 
     let exit = store.state.exit
     if let message = exit.message?.naming(pathNames) {
-      Self.write(renderer.failed(message: message, status: exit.status))
+      guard Self.write(renderer.failed(message: message, status: exit.status)) else {
+        return .outputFailed
+      }
       Terminal.writeError("transcribe: error: \(message)\n")
     }
     return exit.status
   }
 
-  /// A signal: the first stops recording; Ctrl-C while already stopping quits at once.
+  /// A signal: the first stops recording; Ctrl-C while already stopping ends the session at
+  /// once (``run(signals:)`` returns ``ExitStatus/interrupted``), keeping what is on screen.
   func handle(_ signal: Int32) {
+    guard stop == nil else { return }
     if signal == SIGINT, store.state.status == .finishing {
       // The user insists: keep what is on screen, and go.
-      Self.write(renderer.finish())
+      stop = Self.write(renderer.finish()) ? .interrupted : .outputFailed
       Terminal.writeError("transcribe: interrupted\n")
-      exit(ExitStatus.interrupted.rawValue)
+      states?.finish()
+      return
     }
     if store.state.isRecording {
-      store.send(.recordButtonTapped)
+      store.send(.finish)
     }
   }
 
@@ -130,8 +160,10 @@ final class TranscriptionSession {
     }
   }
 
-  /// Writes output; a transcript that cannot be written ends the process with one line.
-  static func write(_ output: [TranscriptRenderer.Output]) {
+  /// Writes output; for a transcript that cannot be written, says so in one line and returns
+  /// `false` (the run then ends with ``ExitStatus/outputFailed``).
+  @discardableResult
+  static func write(_ output: [TranscriptRenderer.Output]) -> Bool {
     for piece in output {
       switch piece {
       case .stdout(let text):
@@ -139,12 +171,13 @@ final class TranscriptionSession {
           try Terminal.write(text)
         } catch {
           Terminal.writeError("transcribe: error: \(Transcribe.outputFailure(error.reason))\n")
-          exit(ExitStatus.outputFailed.rawValue)
+          return false
         }
       case .stderr(let text):
         Terminal.writeError(text)
       }
     }
+    return true
   }
 }
 

@@ -238,7 +238,7 @@ extension CommandTests {
       let speech = try SpeechTestData.goForwardWAV(in: directory.url, effects: ["pad", "0.5", "1"])
       let process = TranscribeProcess([], environment: server.environment)
       try process.start()
-      try await Task.sleep(for: .milliseconds(800))
+      #expect(try await server.waitForRecording(), "transcribe never started recording")
       try server.play(speech)
       // Recording for sure once the first utterance is out.
       #expect(await process.waitForOutput(timeout: 20) { $0.contains("meters\n") })

@@ -183,7 +183,7 @@ extension CommandTests {
         ["--engine", "moonshine", "--duration", "\(Int(room.duration) + 4)"],
         environment: server.environment)
       try process.start()
-      try await Task.sleep(for: .milliseconds(1500))
+      #expect(try await server.waitForRecording(), "transcribe never started recording")
       try server.play(room.url)
       let output = await process.wait(timeout: room.duration + 40)
       #expect(output.status == 0, "stderr: \(output.stderr)")

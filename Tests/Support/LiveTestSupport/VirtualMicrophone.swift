@@ -65,6 +65,26 @@ public struct VirtualMicrophone: Sendable {
     try script("play", file.path)
   }
 
+  /// Waits until a client records from the server (a source output that belongs to a client,
+  /// not to the server's own remapping module): the moment a process started with
+  /// ``environment`` is listening, so audio played from then on is heard. Returns `false` after
+  /// `timeout` without one.
+  public func waitForRecording(timeout: Duration = .seconds(30)) async throws -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+      let outputs = try runCommand(
+        "/usr/bin/env", ["pactl", "list", "short", "source-outputs"], environment: environment)
+      let recording = outputs.split(separator: "\n").contains { line in
+        let columns = line.split(separator: "\t")
+        return columns.count > 2 && columns[2] != "-"
+      }
+      if recording { return true }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return false
+  }
+
   /// Stops the server.
   public func stop() {
     try? script("stop")
