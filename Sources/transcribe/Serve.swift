@@ -6,6 +6,7 @@ import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
 import TranscribeServer
+import UnixSignals
 
 /// `transcribe serve`: the speech pipeline as a streaming service.
 struct Serve: AsyncParsableCommand {
@@ -36,7 +37,8 @@ struct Serve: AsyncParsableCommand {
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
 
-      SIGTERM or Ctrl-C stops accepting streams and uploads, lets running streams deliver their \
+      SIGTERM, SIGHUP (a closed terminal or ssh session) or Ctrl-C stops accepting streams and \
+      uploads, lets running streams deliver their \
       last words (close 1001) and running uploads finish decoding, within \
       \(seconds(defaults.shutdownGracePeriod)) (then 503), and exits 0.
 
@@ -296,9 +298,19 @@ struct Serve: AsyncParsableCommand {
       Terminal.writeError(
         "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
     }
+    // A closed terminal or ssh session sends SIGHUP: it stops the server as gracefully as
+    // SIGTERM and Ctrl-C do, and the log says which one came.
+    let shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
     let group = ServiceGroup(
       configuration: .init(
-        services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services: [service], gracefulShutdownSignals: shutdownSignals, logger: logger))
+    let signalLog = Task {
+      for await signal in await UnixSignalsSequence(trapping: shutdownSignals) {
+        logger.info("shutting down (\(signal))")
+        break
+      }
+    }
+    defer { signalLog.cancel() }
     do {
       try await group.run()
     } catch let failure as SpeechClient.Failure {

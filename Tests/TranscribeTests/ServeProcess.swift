@@ -55,9 +55,11 @@ final class ServeProcess {
     await terminate(timeout: 20).stderr
   }
 
-  /// Sends SIGTERM and waits for the process to exit.
-  func terminate(timeout: TimeInterval = 30) async -> TranscribeProcess.Output {
-    Glibc.kill(process.process.processIdentifier, SIGTERM)
+  /// Sends `signal` (SIGTERM unless told) and waits for the process to exit.
+  func terminate(
+    signal: Int32 = SIGTERM, timeout: TimeInterval = 30
+  ) async -> TranscribeProcess.Output {
+    Glibc.kill(process.process.processIdentifier, signal)
     return await process.wait(timeout: timeout)
   }
 }

@@ -71,14 +71,16 @@ extension CommandTests {
       .enabled(
         if: PythonClient.canImport("websockets"),
         "needs python3 with websockets (scripts/install-dependencies.sh)"),
-      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
-    func sigtermLetsAStreamFinishItsLastWordsThenExitsZero() async throws {
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      // A closed terminal or ssh session sends SIGHUP: the same graceful stop as SIGTERM.
+      arguments: [SIGTERM, SIGHUP])
+    func sigtermLetsAStreamFinishItsLastWordsThenExitsZero(signal: Int32) async throws {
       let server = try await ServeProcess([])
       let client = try PythonProcess(
         "vosk_client.py", [server.webSocketURL, SpeechTestData.goForward.path, "--realtime"])
       // A second of speech in: "go forward" heard, the rest not sent yet.
       #expect(await client.waitForLines(5))
-      let output = await server.terminate()
+      let output = await server.terminate(signal: signal)
       let result = await client.wait()
       let replies = Self.replies(result.stdout)
       #expect(output.status == 0, "stderr: \(output.stderr)")
@@ -89,6 +91,9 @@ extension CommandTests {
       #expect((replies.last?["reason"] as? String)?.contains("shutting down") == true)
       #expect(replies.last?["close"] as? Int == 1001, "\(result.stdout) \(result.stderr)")
       #expect(result.status == 0, "\(result.stderr)")
+      // The operator's log says what stopped the server.
+      let name = signal == SIGHUP ? "SIGHUP" : "SIGTERM"
+      #expect(output.stderr.contains("shutting down (\(name))"), "stderr: \(output.stderr)")
     }
 
     @Test(
