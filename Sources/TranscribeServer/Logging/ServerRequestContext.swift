@@ -97,12 +97,16 @@ struct RequestClient: Sendable {
   var address: String?
   /// Whether the client is still there; never gone for a context that cannot tell.
   var connection: ClientConnection
+  /// The connection the request arrived on, for interim answers (`100 Continue`); `nil` for a
+  /// context that does not know it.
+  var channel: (any Channel)?
 
   /// The client of a request in `context`; only ``ServerRequestContext`` knows it.
   init(_ context: some RequestContext) async {
     if let context = context as? ServerRequestContext {
       address = context.remoteDescription
       connection = await context.channel?.clientConnection() ?? ClientConnection.gone()
+      channel = context.channel
     } else {
       address = nil
       connection = ClientConnection()

@@ -53,6 +53,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
     defer { session.end(outcome, audioSeconds: audioSeconds) }
+    // Everything that can refuse the upload from its head has passed: a client waiting for
+    // `100 Continue` may send its body now.
+    if ExpectContinue.isAwaited(by: request) { await ExpectContinue.send(on: client.channel) }
     // Each upload in a directory of its own that only the server's user can list, the file in
     // it readable by that user alone; both removed whatever happens.
     let directory = temporaryDirectory.appendingPathComponent(
