@@ -73,7 +73,11 @@ struct OpenAIUploadReader {
         onReceived(received)
         guard received <= limit else { throw OpenAIError.uploadTooLarge(limit: limit) }
         let progress = state.progress
-        try parser.execute(buffer)
+        do {
+          try parser.execute(buffer)
+        } catch {
+          throw OpenAIError.malformedMultipart(state.syntaxProblem(boundary: boundary))
+        }
         if let problem = state.problem { throw problem }
         unparsed = state.progress == progress ? unparsed + buffer.readableBytes : 0
         guard unparsed <= headerLimit else {
@@ -120,11 +124,27 @@ private final class PartState {
 
   /// The most bytes of headers a part may have.
   private let headerLimit: Int
+  /// Whether the parser's last step ended the `file` part: a boundary line it found there.
+  private var endedFilePart = false
 
   init(file: FileHandle, headerLimit: Int) {
     self.file = file
     self.headerLimit = headerLimit
     unwritten.reserveCapacity(Self.writeSize)
+  }
+
+  /// What is wrong with a body MultipartKit's parser stopped at: a boundary inside the audio
+  /// (the line it starts is neither a new part nor the end), or a malformed boundary line or
+  /// part header.
+  func syntaxProblem(boundary: String) -> String {
+    let delimiter = "--" + boundary.prefix(70)
+    if endedFilePart {
+      return "the `file` part contains the boundary `\(delimiter)` followed by other bytes, "
+        + "so the file ends there; send it with a boundary that does not occur in the file "
+        + "(clients choose a long random one)"
+    }
+    return "it is not valid multipart/form-data: a boundary line (`\(delimiter)`) or a part's "
+      + "header is malformed"
   }
 
   private var name: String? {
@@ -133,6 +153,15 @@ private final class PartState {
 
   func header(_ name: String, _ value: String) {
     progress += 1
+    endedFilePart = false
+    // MultipartKit hands over a header value that is not UTF-8 as an empty string: the part's
+    // name is lost with it, and the audio would be taken for a text field.
+    if value.isEmpty, name.lowercased() == "content-disposition" {
+      problem = .malformedMultipart(
+        "a part's Content-Disposition header cannot be read: it is empty or not UTF-8 (a file "
+          + "name in Latin-1?); send the file name in UTF-8, or leave it out")
+      return
+    }
     headerBytes += name.utf8.count + value.utf8.count
     guard headerBytes <= headerLimit else {
       problem = .malformedMultipart("a part's headers are longer than \(headerLimit >> 10) KiB")
@@ -143,6 +172,7 @@ private final class PartState {
 
   func body(_ buffer: inout ByteBuffer, limit: Int) {
     progress += 1
+    endedFilePart = false
     guard problem == nil else { return }
     if isFirstBodyChunk {
       isFirstBodyChunk = false
@@ -183,9 +213,11 @@ private final class PartState {
     progress += 1
     headerBytes = 0
     if inFile { write() }
+    endedFilePart = false
     if inFile || (isFirstBodyChunk && name == "file" && !upload.hasFile) {
       // A file part that ended (possibly empty).
       upload.hasFile = true
+      endedFilePart = true
     } else if let name {
       upload.fields[name, default: []].append(String(decoding: text, as: UTF8.self))
     }

@@ -48,6 +48,63 @@ import Testing
     FileManager.default.temporaryDirectory.appendingPathComponent("reader-test-\(UUID())")
   }
 
+  /// Reads `bytes` as one upload body and returns the problem it was refused for.
+  func refusal(_ bytes: [UInt8]) async -> OpenAIError? {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    do {
+      _ = try await OpenAIUploadReader(limit: 100 << 20).read(
+        Chunks(buffers: [ByteBuffer(bytes: bytes)]), boundary: MultipartBody.boundary,
+        into: file)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test(arguments: [[0x63, 0x61, 0x66, 0xE9] as [UInt8], [0xFF]])
+  func aFileNameThatIsNotUTF8SaysThePartsHeaderCannotBeRead(name: [UInt8]) async {
+    // A Latin-1 `café.wav`, or a byte that is never UTF-8, in the file part's header.
+    var bytes = Array(
+      "--\(MultipartBody.boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\""
+        .utf8)
+    bytes += name + Array(".wav\"\r\nContent-Type: audio/wav\r\n\r\n".utf8)
+    bytes += Array(repeating: 0x41, count: 100_000)
+    bytes += Array("\r\n--\(MultipartBody.boundary)--\r\n".utf8)
+    guard case .malformedMultipart(let problem) = await refusal(bytes) else {
+      Issue.record("not refused as malformed")
+      return
+    }
+    #expect(problem.contains("Content-Disposition header cannot be read"), "\(problem)")
+    #expect(problem.contains("UTF-8"))
+  }
+
+  @Test func theBoundaryInsideTheFileIsNamed() async {
+    var body = MultipartBody()
+    body.file(Array("RIFF....\r\n--\(MultipartBody.boundary)junk and more audio".utf8))
+    guard
+      case .malformedMultipart(let problem) = await refusal(Array(body.buffer.readableBytesView))
+    else {
+      Issue.record("not refused as malformed")
+      return
+    }
+    #expect(
+      problem.contains("the `file` part contains the boundary `--\(MultipartBody.boundary)`"),
+      "\(problem)")
+  }
+
+  @Test func aMalformedBoundaryLineOutsideTheFileSaysSo() async {
+    var body = MultipartBody()
+    body.field("model", "whisper-1")
+    // After the text field, a boundary followed by junk instead of a line end or `--`.
+    let bytes = body.bytes + Array("--\(MultipartBody.boundary)junk\r\n".utf8)
+    guard case .malformedMultipart(let problem) = await refusal(bytes) else {
+      Issue.record("not refused as malformed")
+      return
+    }
+    #expect(problem.contains("not valid multipart/form-data"), "\(problem)")
+  }
+
   @Test func anEndlessBodyIsCutOffOnceItPassesTheLimit() async throws {
     var body = MultipartBody()
     body.file(Array(repeating: 65, count: 10))
