@@ -12,6 +12,7 @@ import Synchronization
 public final class ClientConnection: Sendable {
   private let gone = Latch()
   private let unresponsive = Atomic<Bool>(false)
+  private let refusal = Mutex<String?>(nil)
 
   /// Creates a connection whose client is there.
   public init() {}
@@ -33,6 +34,16 @@ public final class ClientConnection: Sendable {
   /// Notes that the client left pings unanswered until the connection was closed.
   func markUnresponsive() {
     unresponsive.store(true, ordering: .relaxed)
+  }
+
+  /// Why the WebSocket layer refused the client's frames (a protocol violation, a message too
+  /// large to read), when it did: the client has had it as an error and a close, and the
+  /// stream's log line says it.
+  public var refusalReason: String? { refusal.withLock { $0 } }
+
+  /// Notes why the WebSocket layer refused the client's frames.
+  func markRefused(_ reason: String) {
+    refusal.withLock { $0 = $0 ?? reason }
   }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.

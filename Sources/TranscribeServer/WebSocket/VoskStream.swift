@@ -136,6 +136,9 @@ struct VoskStream {
     let ending = final.ending ?? .clientGone
     var outcome = SessionOutcome(ending)
     if outcome == .clientClosed, connection.isUnresponsive { outcome = .pingTimeout }
+    if outcome == .clientClosed, let reason = connection.refusalReason {
+      outcome = .badInput(reason)
+    }
     session.end(outcome, audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
     if case .readFailed = ending, let readFailure { throw readFailure }
