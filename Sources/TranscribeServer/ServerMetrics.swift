@@ -74,6 +74,16 @@ public final class ServerMetrics: Sendable {
       factory: factory)
   }
 
+  /// A connection the server closed before it sent a request: `header_timeout` when its
+  /// request's headers did not arrive in time, `shutdown` when the server stopped meanwhile
+  /// (`transcribe_closed_connections_total`).
+  public func connectionClosed(_ reason: ConnectionClosure) {
+    Metrics.Counter(
+      label: "transcribe_closed_connections_total", dimensions: [("reason", reason.rawValue)],
+      factory: factory
+    ).increment()
+  }
+
   /// A session (stream or upload) began.
   public func sessionStarted() {
     activeSessions.increment()

@@ -96,6 +96,36 @@ import Testing
     }
   }
 
+  @Test func aConnectionThatSendsNothingIsAClientsFaultLoggedAtInfoAndCounted() async throws {
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0)
+    configuration.requestHeaderTimeout = .milliseconds(300)
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .debug)
+    ) { .lorem() }
+    try await server.makeApplication().test(.live) { client in
+      let port = try #require(client.port)
+      let silent = try (0..<3).map { _ in try RawConnection(port: port) }
+      defer { silent.forEach { $0.close() } }
+      for connection in silent {
+        let answer = connection.receiveUntilClosed(seconds: 5)
+        #expect(answer.text.hasPrefix("HTTP/1.1 408 "), "\(answer.text)")
+      }
+      // (The test client's own idle connection may time out too.)
+      try await waitUntil {
+        recorder.lines.filter { $0.message == "connection closed before a request" }.count >= 3
+      }
+    }
+    let closed = recorder.lines.filter { $0.message == "connection closed before a request" }
+    #expect(closed.count >= 3)
+    #expect(closed.allSatisfy { $0.metadata["reason"] == "header_timeout" && $0.level == .info })
+    // Nothing at error level: the client's silence is not the server's fault.
+    #expect(!recorder.lines.contains { $0.level >= .error }, "\(recorder.lines)")
+    #expect(
+      server.metrics.exposition().contains(
+        #"transcribe_closed_connections_total{reason="header_timeout"} \#(closed.count)"#))
+  }
+
   @Test func connectionsPastTheLimitGet503AndThePlaceComesBack() async throws {
     let server = server(maxConnections: 3)
     try await server.makeApplication().test(.live) { client in

@@ -54,6 +54,56 @@ import Testing
     #expect(server.streams.count == 0)
   }
 
+  @Test func connectionsThatSentNoRequestAreClosedAtOnceOnShutdown() async throws {
+    let recorder = LogRecorder()
+    var configuration = ServerConfiguration(port: 0)
+    // Far beyond the test: a shutdown that waited for it would never end in time.
+    configuration.requestHeaderTimeout = .seconds(3600)
+    let server = TranscriptionServer(
+      configuration: configuration, logger: recorder.logger(level: .debug)
+    ) { .lorem() }
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let service = TranscriptionService(server: server) { port in
+      portContinuation.yield(port)
+    }
+    let group = ServiceGroup(
+      configuration: .init(services: [service], logger: Logger(label: "test")))
+    let finished = try await withThrowingTaskGroup(of: Bool.self) { tasks in
+      tasks.addTask {
+        try await group.run()
+        return true
+      }
+      tasks.addTask {
+        try await Task.sleep(for: .seconds(30))
+        return false
+      }
+      var portIterator = ports.makeAsyncIterator()
+      let port = try #require(await portIterator.next())
+      let silent = try (0..<3).map { _ in try RawConnection(port: port) }
+      defer { silent.forEach { $0.close() } }
+      // The server has them once a request on another connection has been answered.
+      let probe = try RawConnection(port: port)
+      probe.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+      #expect(probe.receiveUntilClosed(seconds: 10).text.hasPrefix("HTTP/1.1 200 "))
+      probe.close()
+      await group.triggerGracefulShutdown()
+      for connection in silent {
+        #expect(connection.receiveUntilClosed(seconds: 10).isClosed)
+      }
+      let first = try await tasks.next() ?? false
+      tasks.cancelAll()
+      return first
+    }
+    #expect(finished, "the shutdown waited for connections that never sent a request")
+    let closed = recorder.lines.filter { $0.message == "connection closed before a request" }
+    #expect(closed.count == 3)
+    #expect(closed.allSatisfy { $0.metadata["reason"] == "shutdown" && $0.level == .debug })
+    #expect(!recorder.lines.contains { $0.level >= .error }, "\(recorder.lines)")
+    #expect(
+      server.metrics.exposition().contains(
+        #"transcribe_closed_connections_total{reason="shutdown"} 3"#))
+  }
+
   @Test func streamsArrivingDuringShutdownAreTurnedAway() async throws {
     let streams = ActiveStreams()
     let calls = Mutex(0)

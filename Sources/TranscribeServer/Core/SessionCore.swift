@@ -102,6 +102,18 @@ public struct SessionCore: Sendable {
     SessionLog.rejected(logger, endpoint: endpoint, remoteAddress: remoteAddress, reason: reason)
   }
 
+  /// Counts and logs a connection the server closed before its first request: a client's
+  /// doing (or the shutdown), so an info line, or a debug line for each at shutdown.
+  func connectionClosed(_ reason: ConnectionClosure, remoteAddress: String?) {
+    metrics.connectionClosed(reason)
+    var logger = self.logger
+    if let remoteAddress { logger[metadataKey: "remote"] = .string(remoteAddress) }
+    let level: Logger.Level = reason == .shutdown ? .debug : .info
+    logger.log(
+      level: level, "connection closed before a request",
+      metadata: ["reason": .string(reason.rawValue)])
+  }
+
   // MARK: - Readiness and shutdown
 
   /// What `GET /readyz` answers now.

@@ -73,6 +73,16 @@ public struct SessionLog: Sendable {
   }
 }
 
+/// Why the server closed a connection that had not sent a request; the raw value is the
+/// `reason` in logs and in `transcribe_closed_connections_total`.
+public enum ConnectionClosure: String, Sendable, Equatable, CaseIterable {
+  /// The request's headers did not arrive within the header deadline (408): a client that
+  /// connected and sent nothing, or too little.
+  case headerTimeout = "header_timeout"
+  /// The server shut down before a request arrived.
+  case shutdown
+}
+
 /// Why a session was turned away; the raw value is the `reason` in logs and in
 /// `transcribe_rejected_sessions_total`.
 public enum SessionRejection: String, Sendable, Equatable, CaseIterable {

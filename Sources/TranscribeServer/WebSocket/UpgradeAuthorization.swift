@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
+import Synchronization
 
 /// The HTTP/1 channel with the WebSocket upgrade, answering upgrade requests that lack the token
 /// with 401 before the upgrade is negotiated.
@@ -18,7 +19,13 @@ import NIOWebSocket
 /// also puts a ``ClientConnectionHandler`` first in the pipeline, so sessions notice a client
 /// that leaves.
 struct AuthorizingUpgradeChannel: ServerChildChannel {
-  typealias Value = HTTP1WebSocketUpgradeChannel.Value
+  /// The upgrade's result, and whether the server closed the connection itself.
+  struct Value: ServerChildChannelValue {
+    let upgrade: HTTP1WebSocketUpgradeChannel.Value
+    let closing: ServerClosing
+
+    var channel: any Channel { upgrade.channel }
+  }
 
   let upgradeChannel: HTTP1WebSocketUpgradeChannel
   let gate: ConnectionGate
@@ -37,8 +44,9 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
     return upgradeChannel.setup(channel: channel, logger: logger).flatMapThrowing { value in
       let operations = channel.pipeline.syncOperations
       let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+      let closing = ServerClosing()
       try operations.addHandler(
-        UpgradeTokenHandler(gate: gate), position: .after(decoder))
+        UpgradeTokenHandler(gate: gate, closing: closing), position: .after(decoder))
       let connection = ClientConnection()
       try operations.addHandler(
         ClientConnectionHandler(
@@ -69,12 +77,57 @@ struct AuthorizingUpgradeChannel: ServerChildChannel {
           ],
           position: .after(decoder))
       }
-      return value
+      return Value(upgrade: value, closing: closing)
     }
   }
 
   func handle(value: Value, logger: Logger) async {
-    await upgradeChannel.handle(value: value, logger: logger)
+    // A connection the server closed before its request (header deadline, shutdown) ends the
+    // upgrade with an error that is nobody's fault on the server: the closing was logged
+    // (at info) and counted already.
+    let closing = value.closing
+    let logger = Logger(label: logger.label) { _ in
+      ServerClosingLogHandler(base: logger.handler, closing: closing)
+    }
+    await upgradeChannel.handle(value: value.upgrade, logger: logger)
+  }
+}
+
+/// Whether the server itself closed a connection before its first request.
+final class ServerClosing: Sendable {
+  private let closed = Atomic<Bool>(false)
+
+  var isClosed: Bool { closed.load(ordering: .relaxed) }
+
+  func markClosed() { closed.store(true, ordering: .relaxed) }
+}
+
+/// Logs as its base does, but an error about a connection the server closed on purpose (see
+/// ``ServerClosing``) at debug level.
+struct ServerClosingLogHandler: LogHandler {
+  var base: any LogHandler
+  let closing: ServerClosing
+
+  var metadata: Logger.Metadata {
+    get { base.metadata }
+    set { base.metadata = newValue }
+  }
+
+  var logLevel: Logger.Level {
+    get { base.logLevel }
+    set { base.logLevel = newValue }
+  }
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { base[metadataKey: key] }
+    set { base[metadataKey: key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    var event = event
+    if event.level >= .error, closing.isClosed { event.level = .debug }
+    guard event.level >= base.logLevel else { return }
+    base.log(event: event)
   }
 }
 
@@ -118,6 +171,8 @@ struct ConnectionGate: Sendable {
   /// Counts and logs a refusal.
   let reject:
     @Sendable (_ reason: SessionRejection, _ path: String, _ remoteAddress: String?) -> Void
+  /// Counts and logs a connection closed before its request.
+  let close: @Sendable (_ reason: ConnectionClosure, _ remoteAddress: String?) -> Void
 
   init(_ core: SessionCore) {
     tokenCheck = core.tokenCheck
@@ -133,6 +188,9 @@ struct ConnectionGate: Sendable {
     reject = { reason, path, remoteAddress in
       core.reject(reason, endpoint: path, remoteAddress: remoteAddress)
     }
+    close = { reason, remoteAddress in
+      core.connectionClosed(reason, remoteAddress: remoteAddress)
+    }
   }
 }
 
@@ -145,13 +203,15 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
   typealias OutboundOut = HTTPServerResponsePart
 
   private let gate: ConnectionGate
+  private let closing: ServerClosing
   private var isRefusing = false
   private var isFirstRequest = true
   /// Closes a connection whose first request's headers do not arrive in time (408).
   private var headerTimeout: Scheduled<Void>?
 
-  init(gate: ConnectionGate) {
+  init(gate: ConnectionGate, closing: ServerClosing) {
     self.gate = gate
+    self.closing = closing
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
@@ -165,6 +225,9 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
   private func headersTimedOut(after timeout: Duration, context: ChannelHandlerContext) {
     guard isFirstRequest, !isRefusing else { return }
+    closing.markClosed()
+    gate.close(
+      .headerTimeout, context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
     refuse(
       Refusal(
         .requestTimeout,
@@ -174,6 +237,20 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
   func handlerRemoved(context: ChannelHandlerContext) {
     headerTimeout?.cancel()
+  }
+
+  /// On graceful shutdown, a connection that has not sent its first request is closed at once,
+  /// rather than holding the shutdown up until its header deadline.
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if event is ChannelShouldQuiesceEvent, isFirstRequest, !isRefusing {
+      isRefusing = true
+      headerTimeout?.cancel()
+      closing.markClosed()
+      gate.close(.shutdown, context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
+      context.close(promise: nil)
+      return
+    }
+    context.fireUserInboundEventTriggered(event)
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
