@@ -62,10 +62,14 @@ def raw(host, port, data, timeout=30.0, read=True):
 
 def multipart(host, port, filename, payload, extra_header=b""):
     boundary = uuid.uuid4().hex
+    name = filename if isinstance(filename, bytes) else filename.encode()
     head = (
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-        f"filename=\"{filename}\"\r\n"
-    ).encode() + extra_header + b"Content-Type: application/octet-stream\r\n\r\n"
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"".encode()
+        + name
+        + b"\"\r\n"
+        + extra_header
+        + b"Content-Type: application/octet-stream\r\n\r\n"
+    )
     body = head + payload + f"\r\n--{boundary}--\r\n".encode()
     return (
         f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: {host}:{port}\r\n"
@@ -223,6 +227,104 @@ def main():
             time.sleep(1)
 
     kinds["uploads at 2 bytes/s (all at once)"] = ("batch", lambda: concurrent(slow, 30))
+
+    # Round three (issue 29): protocol violations and over-long fragmented messages, uploads
+    # that wait for 100 Continue, non-UTF-8 file names, a boundary inside the file.
+    def frames(payloads):
+        """Sends hand-made masked frames after an upgrade; returns the close code and reason."""
+        key = base64.b64encode(os.urandom(16)).decode()
+        connection = socket.create_connection((host, port), timeout=10)
+        connection.sendall(
+            (
+                f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += connection.recv(1)
+        try:
+            for payload in payloads:
+                connection.sendall(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        data = b""
+        try:
+            while chunk := connection.recv(65536):
+                data += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+        connection.close()
+        index = data.rfind(b"\x88")
+        if index < 0:
+            return "no close"
+        length = data[index + 1] & 0x7F
+        return f"{int.from_bytes(data[index + 2 : index + 4], 'big')} " + data[
+            index + 4 : index + 2 + length
+        ].decode(errors="replace")[:40]
+
+    def frame(opcode, payload=b"", fin=True, rsv1=False):
+        first = (0x80 if fin else 0) | (0x40 if rsv1 else 0) | opcode
+        if len(payload) < 126:
+            header = bytes([first, 0x80 | len(payload)])
+        elif len(payload) < 65536:
+            header = bytes([first, 0x80 | 126]) + len(payload).to_bytes(2, "big")
+        else:
+            header = bytes([first, 0x80 | 127]) + len(payload).to_bytes(8, "big")
+        return header + b"\0\0\0\0" + payload  # a zero mask leaves the payload as it is
+
+    chunk = b"\0" * (64 << 10)
+    kinds["2 MiB+ message in 48 fragments"] = lambda: frames(
+        [frame(0x2, chunk, fin=False)] + [frame(0x0, chunk, fin=False)] * 46 + [frame(0x0, chunk)]
+    )
+    kinds["continuation without a start"] = lambda: frames([frame(0x0, b"\0" * 320)])
+    kinds["fragmented ping"] = lambda: frames([frame(0x9, b"x", fin=False)])
+    kinds["RSV1 frame"] = lambda: frames([frame(0x2, b"\0" * 320, rsv1=True)])
+    kinds["close code 5"] = lambda: frames([frame(0x8, (5).to_bytes(2, "big"))])
+
+    def expect_continue():
+        boundary = uuid.uuid4().hex
+        body = (
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+            f"filename=\"a.wav\"\r\n\r\n"
+        ).encode() + b"\0" * 32000 + f"\r\n--{boundary}--\r\n".encode()
+        connection = socket.create_connection((host, port), timeout=30)
+        connection.sendall(
+            (
+                f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+                f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\n"
+                "Connection: close\r\n\r\n"
+            ).encode()
+        )
+        try:
+            first = connection.recv(4096).split(b"\r\n", 1)[0].decode()
+            if " 100 " in first + " ":
+                connection.sendall(body)
+                answer = b""
+                while chunk_ := connection.recv(65536):
+                    answer += chunk_
+                first += " then " + answer.split(b"\r\n", 1)[0].decode()
+            return first
+        except (socket.timeout, ConnectionResetError) as failure:
+            return type(failure).__name__
+        finally:
+            connection.close()
+
+    kinds["upload waiting for 100 Continue"] = expect_continue
+    kinds["upload with a Latin-1 file name"] = lambda: raw(
+        host, port, multipart(host, port, b"caf\xe9.wav", b"\0" * 32000)
+    )
+
+    def boundary_inside():
+        request = multipart(host, port, "a.wav", b"RIFF")
+        boundary = request.split(b"boundary=", 1)[1].split(b"\r\n", 1)[0]
+        return raw(
+            host, port, request.replace(b"RIFF", b"RIFF\r\n--" + boundary + b"junk", 1)
+        )
+
+    kinds["upload with the boundary inside the file"] = boundary_inside
 
     selected = arguments.only.split(",") if arguments.only else None
     skipped = arguments.skip.split(",") if arguments.skip else []
