@@ -35,12 +35,14 @@ struct VoskStream {
     }
     let core = self.core
     let limits = core.configuration
+    let (inbox, audio) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: VoskSession.State()) {
         VoskSession(limits: limits)
       } withDependencies: {
         $0.speechClient = core.makeSpeechClient()
         $0.continuousClock = core.clock
+        $0.audioInbox = inbox
       }
     }
 
@@ -127,8 +129,8 @@ struct VoskStream {
     }
 
     let final = await MainActor.run { store.state }
-    let audioSeconds = final.audio?.consumedDuration ?? 0
-    if final.audio != nil {
+    let audioSeconds = audio()?.consumedDuration ?? 0
+    if final.recognition != nil {
       core.metrics.decoded(
         audioSeconds: audioSeconds, processingSeconds: measure.processing.timeInterval,
         engine: engineName(final.configuration))
@@ -209,7 +211,8 @@ struct StreamMeasurements {
 
   mutating func observe(_ state: VoskSession.State) {
     let now = ContinuousClock.now
-    if let duration = state.audio?.pushedDuration, duration > pushed {
+    let duration = Double(state.pushedSamples) / Double(state.configuration.sampleRate)
+    if duration > pushed {
       pushed = duration
       arrivals.append((duration, now))
       if arrivals.count > Self.arrivalLimit { arrivals.removeFirst() }
