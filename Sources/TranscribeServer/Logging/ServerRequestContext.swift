@@ -98,6 +98,12 @@ struct RequestClient: Sendable {
   /// Whether the client is still there; never gone for a context that cannot tell.
   var connection: ClientConnection
 
+  /// A client at `address` on `connection` (a test's, say).
+  init(address: String?, connection: ClientConnection) {
+    self.address = address
+    self.connection = connection
+  }
+
   /// The client of a request in `context`; only ``ServerRequestContext`` knows it.
   init(_ context: some RequestContext) async {
     if let context = context as? ServerRequestContext {
