@@ -294,7 +294,7 @@ struct Serve: AsyncParsableCommand {
     let host = self.host
     let service = TranscriptionService(server: server) { port in
       Terminal.writeError(
-        "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
+        "transcribe: listening on http://\(ServerConfiguration.urlHost(host)):\(port)\n")
     }
     let group = ServiceGroup(
       configuration: .init(
@@ -305,10 +305,8 @@ struct Serve: AsyncParsableCommand {
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw failure.exitStatus.exitCode
     } catch {
-      guard
-        let message = TranscriptionServer.listenFailure(error, host: self.host, port: port)
-      else { throw error }
-      Terminal.writeError("transcribe: error: \(message)\n")
+      guard let failure = ListenFailure(error, host: self.host, port: port) else { throw error }
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw ExitStatus.cannotListen.exitCode
     }
   }
