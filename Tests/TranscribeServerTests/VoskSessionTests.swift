@@ -92,6 +92,20 @@ struct VoskSessionTests {
       progress: RecognitionProgress(audioDuration: position))
   }
 
+  /// The decoder reports having reached `position` with no words; the session receives it, and
+  /// changes its state with `changes` besides taking the result.
+  func decoder(
+    reports position: TimeInterval, to store: TestStoreOf<VoskSession>,
+    changes: @escaping (inout VoskSession.State) -> Void = { _ in }
+  ) async {
+    let result = Self.heard("", at: position)
+    results.continuation.yield(result)
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = result
+      changes(&$0)
+    }
+  }
+
   /// Receives the cancel the session sends to a recognition that still runs when it ends.
   func receiveCancelledRecognition(_ store: TestStoreOf<VoskSession>) async {
     await store.receive(\.recognition.cancel) {
@@ -227,14 +241,9 @@ struct VoskSessionTests {
       $0.written = 1
     }
     // 5.1 s still wait to be decoded: the socket is not read.
-    results.continuation.yield(Self.heard("", at: 0.1))
-    await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("", at: 0.1)
-    }
+    await decoder(reports: 0.1, to: store)
     // 5 s wait: there is room again, and the next message may be read.
-    results.continuation.yield(Self.heard("", at: 0.2))
-    await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("", at: 0.2)
+    await decoder(reports: 0.2, to: store) {
       $0.wantsMessage = false
       $0.allowedMessages = 2
     }

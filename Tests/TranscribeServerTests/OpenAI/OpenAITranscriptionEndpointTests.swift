@@ -36,15 +36,23 @@ import Testing
       captureDevices: { [] })
   }
 
-  /// A reader that waits until it is cancelled, then says so.
-  static func readerUntilCancelled(
-    _ stopped: Latch
-  ) -> @Sendable () async throws(OpenAIError) -> (SpeechRecognitionRequest, String) {
-    { () async throws(OpenAIError) -> (SpeechRecognitionRequest, String) in
+  /// Runs an upload whose body never arrives: the reader waits until it is cancelled. Returns
+  /// the session's last state and whether the reader was stopped.
+  func runWithoutABody(
+    connection: ClientConnection = ClientConnection(),
+    shutdownNotice: ClientConnection = ClientConnection(), pace: UploadPace? = nil
+  ) async -> (state: UploadSession.State, isReaderStopped: Bool) {
+    let stopped = Latch()
+    let (state, received) = await OpenAITranscriptionEndpoint.run(
+      Self.session, client: SpeechClient(), clock: ContinuousClock(), connection: connection,
+      shutdownNotice: shutdownNotice, pace: pace
+    ) { () async throws(OpenAIError) -> (SpeechRecognitionRequest, String) in
       await Latch().wait()
       stopped.raise()
       throw .clientGone
     }
+    #expect(received == nil)
+    return (state, stopped.isRaised)
   }
 
   @Test func aBodyThatArrivesIsRecognizedAndWhatTheReaderLearntComesBack() async {
@@ -82,26 +90,17 @@ import Testing
   @Test func aClientThatLeavesWhileTheBodyArrivesStopsTheReading() async {
     let connection = ClientConnection()
     connection.markGone()
-    let stopped = Latch()
-    let (state, received) = await OpenAITranscriptionEndpoint.run(
-      Self.session, client: SpeechClient(), clock: ContinuousClock(),
-      connection: connection, shutdownNotice: ClientConnection(),
-      receive: Self.readerUntilCancelled(stopped))
+    let (state, isReaderStopped) = await runWithoutABody(connection: connection)
     #expect(state.ending == .clientGone)
-    #expect(received == nil)
-    #expect(stopped.isRaised)
+    #expect(isReaderStopped)
   }
 
   @Test func aShutdownWhileTheBodyArrivesEndsTheUploadAtOnce() async {
     let shutdownNotice = ClientConnection()
     shutdownNotice.markGone()
-    let stopped = Latch()
-    let (state, _) = await OpenAITranscriptionEndpoint.run(
-      Self.session, client: SpeechClient(), clock: ContinuousClock(),
-      connection: ClientConnection(), shutdownNotice: shutdownNotice,
-      receive: Self.readerUntilCancelled(stopped))
+    let (state, isReaderStopped) = await runWithoutABody(shutdownNotice: shutdownNotice)
     #expect(state.ending == .shutdown)
-    #expect(stopped.isRaised)
+    #expect(isReaderStopped)
     #expect(throws: OpenAIError.shuttingDown(retryAfter: 1)) {
       try OpenAITranscriptionEndpoint.transcription(
         of: state, configuration: ServerConfiguration(),
@@ -112,13 +111,9 @@ import Testing
   @Test func aBodyBehindThePaceEndsTheUpload() async {
     // No grace and no byte yet: behind at once.
     let pace = UploadPace(minimumRate: 1_000, grace: .zero)
-    let stopped = Latch()
-    let (state, _) = await OpenAITranscriptionEndpoint.run(
-      Self.session, client: SpeechClient(), clock: ContinuousClock(),
-      connection: ClientConnection(), shutdownNotice: ClientConnection(), pace: pace,
-      receive: Self.readerUntilCancelled(stopped))
+    let (state, isReaderStopped) = await runWithoutABody(pace: pace)
     #expect(state.ending == .tooSlow)
-    #expect(stopped.isRaised)
+    #expect(isReaderStopped)
     #expect(throws: OpenAIError.uploadTooSlow(minimumRate: 1_000, grace: .zero)) {
       try OpenAITranscriptionEndpoint.transcription(
         of: state, configuration: ServerConfiguration(), pace: pace)

@@ -49,6 +49,11 @@ struct UploadSessionTests {
 
   func start(_ store: TestStoreOf<UploadSession>) async {
     await store.send(.start)
+    await receiveRecognitionStarting(store)
+  }
+
+  /// Receives recognition's start: authorized, then recording.
+  func receiveRecognitionStarting(_ store: TestStoreOf<UploadSession>) async {
     await store.receive(\.recognition.start) {
       $0.recognition?.isRecording = true
       $0.recognition?.status = .authorizing
@@ -143,16 +148,7 @@ struct UploadSessionTests {
     await store.send(.bodyReceived(Self.request)) {
       $0.recognition = SpeechRecognition.State(request: Self.request)
     }
-    await store.receive(\.recognition.start) {
-      $0.recognition?.isRecording = true
-      $0.recognition?.status = .authorizing
-    }
-    await store.receive(\.recognition.authorizationResponse) {
-      $0.recognition?.status = .starting
-    }
-    await store.receive(\.recognition.recognitionStarted) {
-      $0.recognition?.status = .recording
-    }
+    await receiveRecognitionStarting(store)
     // Half the session's time went on the body: recognition has the other half.
     await clock.advance(by: .seconds(30))
     await store.receive(\.timeLimitElapsed) {
