@@ -296,7 +296,7 @@ struct Serve: AsyncParsableCommand {
     let host = self.host
     let service = TranscriptionService(server: server) { port in
       Terminal.writeError(
-        "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
+        "transcribe: listening on http://\(ServerConfiguration.urlHost(host)):\(port)\n")
     }
     // A closed terminal or ssh session sends SIGHUP: it stops the server as gracefully as
     // SIGTERM and Ctrl-C do, and the log says which one came.
@@ -317,10 +317,8 @@ struct Serve: AsyncParsableCommand {
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw failure.exitStatus.exitCode
     } catch {
-      guard
-        let message = TranscriptionServer.listenFailure(error, host: self.host, port: port)
-      else { throw error }
-      Terminal.writeError("transcribe: error: \(message)\n")
+      guard let failure = ListenFailure(error, host: self.host, port: port) else { throw error }
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw ExitStatus.cannotListen.exitCode
     }
   }

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import SpeechClient
 import SpeechRecognitionFeature
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -14,7 +15,11 @@ import Testing
 struct VoskSessionTests {
   /// The decoder's side of a recognition task the test drives.
   let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+  /// The source the session's inbox opens: the recognition request carries it, and nothing
+  /// reads it (the speech client is the test's).
   let audio = PushedAudio(sampleRate: 16_000)
+  /// What the session handed to its audio inbox.
+  let inbox = InboxLog()
   let clock = TestClock()
 
   func makeStore(
@@ -22,13 +27,42 @@ struct VoskSessionTests {
   ) -> TestStoreOf<VoskSession> {
     let (stream, _) = results
     let audio = self.audio
+    let inbox = self.inbox
     return TestStore(initialState: VoskSession.State()) {
-      VoskSession(messageWaitClock: clock, makeAudio: { _ in audio })
+      VoskSession(messageWaitClock: clock)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
+      $0.audioInbox.open = { _ in .pushed(audio) }
+      $0.audioInbox.push = { number, bytes in
+        inbox.record(.push(number, bytes: bytes.readableBytes))
+      }
+      $0.audioInbox.finish = { inbox.record(.finish(afterMessage: $0)) }
+    }
+  }
+
+  /// What a session did with its audio inbox, in the order the calls ran.
+  final class InboxLog: Sendable {
+    enum Call: Equatable {
+      case push(Int, bytes: Int)
+      case finish(afterMessage: Int)
+    }
+    private let calls = Mutex<[Call]>([])
+
+    func record(_ call: Call) { calls.withLock { $0.append(call) } }
+
+    /// The calls, pushes in message order (effects may run in any order; the live inbox puts
+    /// them back in order by their numbers).
+    var log: [Call] {
+      calls.withLock { calls in
+        calls.filter { if case .push = $0 { true } else { false } }
+          .sorted { lhs, rhs in
+            guard case .push(let l, _) = lhs, case .push(let r, _) = rhs else { return false }
+            return l < r
+          } + calls.filter { if case .finish = $0 { true } else { false } }
+      }
     }
   }
 
@@ -58,6 +92,20 @@ struct VoskSessionTests {
       progress: RecognitionProgress(audioDuration: position))
   }
 
+  /// The decoder reports having reached `position` with no words; the session receives it, and
+  /// changes its state with `changes` besides taking the result.
+  func decoder(
+    reports position: TimeInterval, to store: TestStoreOf<VoskSession>,
+    changes: @escaping (inout VoskSession.State) -> Void = { _ in }
+  ) async {
+    let result = Self.heard("", at: position)
+    results.continuation.yield(result)
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = result
+      changes(&$0)
+    }
+  }
+
   /// Receives the cancel the session sends to a recognition that still runs when it ends.
   func receiveCancelledRecognition(_ store: TestStoreOf<VoskSession>) async {
     await store.receive(\.recognition.cancel) {
@@ -71,10 +119,10 @@ struct VoskSessionTests {
   func start(_ store: TestStoreOf<VoskSession>, seconds: Double = 0.2) async {
     await store.send(.audio(Self.chunk(seconds: seconds))) {
       $0.receivedMessages = 1
-      $0.audio = audio
       $0.recognition = SpeechRecognition.State(
         request: SpeechRecognitionRequest(source: .pushed(audio)))
       $0.audioMessages = 1
+      $0.pushedSamples = Int(seconds * 16_000)
       $0.pending = .init(number: 1, samples: Int(seconds * 16_000))
     }
     await store.receive(\.recognition.start) {
@@ -117,7 +165,8 @@ struct VoskSessionTests {
       $0.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
-    #expect(audio.isFinished)
+    await store.finish()
+    #expect(inbox.log == [.push(1, bytes: 6_400), .finish(afterMessage: 1)])
   }
 
   @Test func aReplyWaitsAtMostTwoSecondsForTheDecoderAndTimersDoNotPileUp() async {
@@ -137,8 +186,7 @@ struct VoskSessionTests {
     // of them is left to fire.
     for number in 2...51 {
       await store.send(.audio(Self.chunk(seconds: 0.2)))
-      // The decoder reads the message, then says how far it has got.
-      _ = audio.read(timeout: .zero)
+      // The decoder says how far it has got.
       results.continuation.yield(Self.heard("", at: Double(number) * 0.2))
       await store.receive(\.recognition.speech.success) {
         $0.pending = nil
@@ -170,14 +218,42 @@ struct VoskSessionTests {
       $0.wantsMessage = true
       $0.allowedMessages = 1
     }
-    // Once the decoder has read the audio and says so, the next message may come.
-    _ = audio.read(timeout: .zero)
+    // Once the decoder has decoded the audio and says so, the next message may come.
     results.continuation.yield(Self.heard("", at: 5.2))
     await store.receive(\.recognition.speech.success) {
       $0.wantsMessage = false
       $0.allowedMessages = 2
     }
     await store.send(.clientLeft)
+  }
+
+  @Test func theNextMessageWaitsUntilTheDecoderReportsNoMoreThanFiveSecondsLeft() async {
+    let store = makeStore()
+    await start(store, seconds: 5.2)
+    await clock.advance(by: .seconds(2))
+    await store.receive(\.replyDeadlineElapsed) {
+      $0.pending = nil
+      $0.outbox = [.reply(.partial(""))]
+      $0.wantsMessage = true
+    }
+    await store.send(.written(through: 1)) {
+      $0.outbox = []
+      $0.written = 1
+    }
+    // 5.1 s still wait to be decoded: the socket is not read.
+    await decoder(reports: 0.1, to: store)
+    // 5 s wait: there is room again, and the next message may be read.
+    await decoder(reports: 0.2, to: store) {
+      $0.wantsMessage = false
+      $0.allowedMessages = 2
+    }
+    await store.send(.clientLeft) {
+      $0.phase = .over
+      $0.ending = .clientGone
+    }
+    await receiveCancelledRecognition(store)
+    await store.finish()
+    #expect(inbox.log == [.push(1, bytes: 166_400), .finish(afterMessage: 1)])
   }
 
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
@@ -215,8 +291,9 @@ struct VoskSessionTests {
     await store.send(.shutdown) {
       $0.phase = .finishing(closing: .shuttingDown)
     }
-    #expect(audio.isFinished)
     await store.receive(\.recognition.finish)
+    // The stop went out after the end of the audio.
+    #expect(inbox.log == [.push(1, bytes: 12_800), .finish(afterMessage: 1)])
     await store.receive(\.recognition.recognitionFinished)
     // The client has no message waiting: the last words answer the next one it sends, or go
     // out two seconds later.
@@ -297,7 +374,7 @@ struct VoskSessionTests {
     // Nothing is left running: no reply deadline, idle or maximum-length timer, no decoder.
     await store.finish()
     await clock.advance(by: .seconds(7_200))
-    #expect(audio.isFinished)
+    #expect(inbox.log == [.push(1, bytes: 96_000), .finish(afterMessage: 1)])
   }
 
   @Test func protocolErrorsCloseAtOnceWithTheirCode() async {

@@ -172,11 +172,21 @@ public struct Recognizers: Sendable {
   }
 }
 
-/// Why the session core turned a session away (counted and logged already); each transport
-/// renders it: HTTP 503 with `Retry-After`, WebSocket close 1013 or 1001.
+/// Why the session core turned a session away (counted and logged already), or, for a
+/// shutdown, stopped one: the one wording of each, which every transport renders (an upload's
+/// 503 with `Retry-After` and OpenAI's JSON, a stream's error message and close 1013 or 1001).
 enum AdmissionRefusal: Error, Equatable, Sendable {
   /// Every session place is taken.
   case capacity
   /// The server is shutting down.
   case shuttingDown
+
+  /// What the client is told (a transport may make it a sentence).
+  var message: String {
+    switch self {
+    case .capacity: "every session place is taken; try again later"
+    case .shuttingDown:
+      "the server is shutting down; try again later, on another instance if there is one"
+    }
+  }
 }

@@ -101,6 +101,12 @@ struct RequestClient: Sendable {
   /// context that does not know it.
   var channel: (any Channel)?
 
+  /// A client at `address` on `connection` (a test's, say).
+  init(address: String?, connection: ClientConnection) {
+    self.address = address
+    self.connection = connection
+  }
+
   /// The client of a request in `context`; only ``ServerRequestContext`` knows it.
   init(_ context: some RequestContext) async {
     if let context = context as? ServerRequestContext {

@@ -83,16 +83,15 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .unreadableAudio(let reason):
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
-    case .noCapacity(let retryAfter):
-      return "Every recognition session is busy; try again in \(retryAfter) s."
+    case .noCapacity:
+      return Self.standalone(AdmissionRefusal.capacity.message)
     case .recognitionFailed(let reason):
       return "Recognition failed on the server: \(Self.sentence(reason))"
     case .sessionTooLong(let limit):
       return "The transcription took longer than this server allows "
         + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
-    case .shuttingDown(let retryAfter):
-      return "The server is shutting down and stopped this transcription; send it again in "
-        + "\(retryAfter) s (to another instance, if there is one)."
+    case .shuttingDown:
+      return Self.standalone(AdmissionRefusal.shuttingDown.message)
     case .clientGone:
       return "The client closed the connection before the answer."
     }
@@ -136,6 +135,12 @@ public enum OpenAIError: Error, Equatable, Sendable {
     var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
     while text.hasSuffix(".") { text.removeLast() }
     return text + "."
+  }
+
+  /// `text` as a sentence of its own: a capital letter first, one period last.
+  private static func standalone(_ text: String) -> String {
+    let sentence = sentence(text)
+    return sentence.prefix(1).uppercased() + sentence.dropFirst()
   }
 
   private static func size(_ bytes: Int) -> String {

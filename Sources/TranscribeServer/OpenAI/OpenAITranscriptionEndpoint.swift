@@ -70,39 +70,20 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("upload")
-    // Reading ends when the body does, when the client leaves, when the body falls behind the
-    // slowest pace allowed, or after the longest a session may run; recognition then gets
-    // what is left of that time.
-    let maxDuration = core.configuration.maxSessionDuration
-    let started = ContinuousClock.now
+    let configuration = core.configuration
     let pace = UploadPace(
-      minimumRate: core.configuration.minimumUploadRate,
-      grace: core.configuration.uploadRateGrace)
-    let body = await Self.bounded(
-      within: maxDuration, on: core.clock, whileConnected: client.connection, pace: pace,
-      untilShutdown: shutdownNotice
-    ) { () async -> Result<OpenAITranscriptionOptions, OpenAIError> in
-      do throws(OpenAIError) {
-        return .success(
-          try await readUpload(request, boundary: boundary, limit: limit, into: file, pace: pace))
-      } catch {
-        return .failure(error)
-      }
-    }
-    do throws(OpenAIError) {
-      let options: OpenAITranscriptionOptions
-      switch body {
-      case .finished(let result): options = try result.get()
-      case .clientGone: throw .clientGone
-      case .timedOut: throw .sessionTooLong(limit: maxDuration)
-      case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
-      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
-      }
-      guard !shutdownNotice.isGone else {
-        throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
-      }
+      minimumRate: configuration.minimumUploadRate, grace: configuration.uploadRateGrace)
+    let (final, received) = await Self.run(
+      UploadSession(
+        timeLimit: configuration.maxSessionDuration,
+        shutdownGracePeriod: configuration.shutdownGracePeriod),
+      client: core.makeSpeechClient(), clock: core.clock, connection: client.connection,
+      shutdownNotice: shutdownNotice, pace: pace
+    ) { () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received) in
+      let options = try await readUpload(
+        request, boundary: boundary, limit: limit, into: file, pace: pace)
       // A file that declares more audio than allowed is refused before a sample is decoded.
-      let audioLimit = core.configuration.maxUploadAudioDuration
+      let audioLimit = configuration.maxUploadAudioDuration
       if let seconds = core.recognizers.declaredAudioDuration(file),
         seconds > audioLimit.timeInterval
       {
@@ -111,32 +92,27 @@ struct OpenAITranscriptionEndpoint: Sendable {
       do throws(AdmissionRefusal) {
         try session.takePlace()
       } catch {
-        throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
+        throw OpenAIError(error, retryAfter: configuration.retryAfterSeconds)
       }
-      let decodingStarted = ContinuousClock.now
-      let session = await Self.recognize(
-        file, engine: options.engine, client: core.makeSpeechClient(),
-        connection: client.connection, shutdownNotice: shutdownNotice,
-        shutdownGracePeriod: core.configuration.shutdownGracePeriod,
-        maximumAudioDuration: audioLimit,
-        timeLimit: max(.zero, maxDuration - (decodingStarted - started)), clock: core.clock)
-      // A handler whose task was cancelled (its connection closed) has no one to answer.
-      if session.ending == nil, Task.isCancelled { throw .clientGone }
-      switch session.ending {
-      case .clientGone: throw .clientGone
-      case .tooLong: throw .sessionTooLong(limit: maxDuration)
-      case .shutdown: throw .shuttingDown(retryAfter: core.configuration.retryAfterSeconds)
-      case .recognized, nil: break
-      }
-      let transcription = try Self.transcription(of: session.recognition)
+      // Past the limit the client reads no further, whatever the header said.
+      let recognition = SpeechRecognitionRequest(
+        source: .file(file), engine: options.engine.map(\.defaultEngine) ?? .automatic,
+        shouldReportPartialResults: false, maximumAudioDuration: audioLimit)
+      return (recognition, Received(options: options, decodingStarted: .now))
+    }
+    do throws(OpenAIError) {
+      let transcription = try Self.transcription(
+        of: final, configuration: configuration, pace: pace)
+      guard let received else { throw .clientGone }
       core.metrics.decoded(
         audioSeconds: transcription.duration,
-        processingSeconds: (ContinuousClock.now - decodingStarted).timeInterval,
-        engine: (options.engine ?? core.configuration.engines.first)?.rawValue ?? "default")
+        processingSeconds: (ContinuousClock.now - received.decodingStarted).timeInterval,
+        engine: (received.options.engine ?? configuration.engines.first)?.rawValue ?? "default")
       outcome = .finished
       audioSeconds = transcription.duration
       return transcription.response(
-        format: options.responseFormat, granularities: options.timestampGranularities)
+        format: received.options.responseFormat,
+        granularities: received.options.timestampGranularities)
     } catch {
       switch error {
       case .clientGone: outcome = .clientClosed
@@ -149,53 +125,90 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
   }
 
-  /// How a bounded piece of work ended.
-  enum BoundedEnding<Value: Sendable>: Sendable {
-    /// The work finished with `Value`.
-    case finished(Value)
-    /// The client left first; the work was cancelled.
-    case clientGone
-    /// The time limit passed first; the work was cancelled.
-    case timedOut
-    /// The body fell behind the slowest pace allowed; the work was cancelled.
-    case tooSlow
-    /// The server began to shut down; the work was cancelled.
-    case shutdown
+  /// What the host learns from a body it has read: the options, and when decoding began.
+  struct Received: Sendable {
+    var options: OpenAITranscriptionOptions
+    var decodingStarted: ContinuousClock.Instant
   }
 
-  /// Runs `work` until it finishes, `connection`'s client leaves, `limit` passes on `clock`, or
-  /// `pace` falls behind, whichever comes first, and cancels the others; returns once `work`
-  /// has stopped.
-  static func bounded<Value: Sendable>(
-    within limit: Duration, on clock: any Clock<Duration>,
-    whileConnected connection: ClientConnection, pace: UploadPace? = nil,
-    untilShutdown shutdownNotice: ClientConnection? = nil,
-    _ work: @escaping @Sendable () async -> Value
-  ) async -> BoundedEnding<Value> {
-    await withTaskGroup(of: BoundedEnding<Value>?.self) { group in
-      group.addTask { .finished(await work()) }
-      if let shutdownNotice {
-        group.addTask {
-          await shutdownNotice.waitUntilGone()
-          return Task.isCancelled ? nil : .shutdown
+  /// The transcript of an upload that ended in `state`, or the error that answers it.
+  static func transcription(
+    of state: UploadSession.State, configuration: ServerConfiguration, pace: UploadPace
+  ) throws(OpenAIError) -> OpenAITranscription {
+    switch state.ending {
+    case .rejected(let error): throw error
+    case .clientGone: throw .clientGone
+    case .tooLong: throw .sessionTooLong(limit: configuration.maxSessionDuration)
+    case .tooSlow: throw .uploadTooSlow(minimumRate: pace.minimumRate, grace: pace.grace)
+    case .shutdown: throw .shuttingDown(retryAfter: configuration.retryAfterSeconds)
+    case .recognized, nil: break
+    }
+    // A handler whose task was cancelled (its connection closed) has no one to answer.
+    guard let recognition = state.recognition, state.ending != nil || !Task.isCancelled else {
+      throw .clientGone
+    }
+    return try transcription(of: recognition)
+  }
+
+  /// Runs one ``UploadSession`` store until the session ends, and returns its last state and
+  /// what `receive` returned, if it finished.
+  ///
+  /// One task group: `receive` (reading the body; its request starts recognition, its error
+  /// ends the session), watchers for the client leaving, the server shutting down and the
+  /// body falling behind `pace`; the group is cancelled once the session has ended (or the
+  /// handler was cancelled: letting the store go cancels its effects). What to do about each
+  /// is the session's decision.
+  @MainActor
+  static func run<Received: Sendable>(
+    _ session: UploadSession, client: SpeechClient, clock: any Clock<Duration>,
+    connection: ClientConnection, shutdownNotice: ClientConnection, pace: UploadPace? = nil,
+    receive:
+      @escaping @Sendable () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received)
+  ) async -> (state: UploadSession.State, received: Received?) {
+    let store = Store(initialState: UploadSession.State()) {
+      session
+    } withDependencies: {
+      $0.speechClient = client
+      $0.continuousClock = clock
+    }
+    let states = store.states(bufferingPolicy: .bufferingNewest(1))
+    store.send(.start)
+    return await withTaskGroup(of: Received?.self) { group in
+      group.addTask {
+        do throws(OpenAIError) {
+          let (request, received) = try await receive()
+          _ = await store.send(.bodyReceived(request))
+          return received
+        } catch {
+          if !Task.isCancelled { _ = await store.send(.bodyRejected(error)) }
+          return nil
         }
-      }
-      if let pace {
-        group.addTask { await pace.waitUntilBehind(on: clock) ? .tooSlow : nil }
       }
       group.addTask {
         await connection.waitUntilGone()
-        return Task.isCancelled ? nil : .clientGone
+        if !Task.isCancelled { _ = await store.send(.clientLeft) }
+        return nil
       }
       group.addTask {
-        (try? await clock.sleep(for: limit)) == nil ? nil : .timedOut
+        await shutdownNotice.waitUntilGone()
+        if !Task.isCancelled { _ = await store.send(.shutdown) }
+        return nil
       }
-      var ending: BoundedEnding<Value>?
-      while ending == nil, let next = await group.next() {
-        ending = next
+      if let pace {
+        group.addTask {
+          if await pace.waitUntilBehind(on: clock) { _ = await store.send(.bodyTooSlow) }
+          return nil
+        }
+      }
+      var final = store.state
+      for await state in states where state.ending != nil {
+        final = state
+        break
       }
       group.cancelAll()
-      return ending ?? .clientGone
+      var received: Received?
+      for await value in group where value != nil { received = value }
+      return (final, received)
     }
   }
 
@@ -215,50 +228,6 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .engineNotInstalled(engine.rawValue)
     }
     return options
-  }
-
-  /// Runs an ``UploadSession`` on `file` until it ends: recognition's outcome, the client
-  /// leaving `connection`, or `timeLimit` on `clock`.
-  @MainActor
-  static func recognize(
-    _ file: URL, engine: SpeechRecognitionRequest.EngineName? = nil, client: SpeechClient,
-    connection: ClientConnection = ClientConnection(),
-    shutdownNotice: ClientConnection = ClientConnection(),
-    shutdownGracePeriod: Duration = .seconds(10), maximumAudioDuration: Duration? = nil,
-    timeLimit: Duration = .seconds(3600), clock: any Clock<Duration> = ContinuousClock()
-  ) async -> UploadSession.State {
-    // Past the limit the client reads no further, whatever the header said.
-    let request = SpeechRecognitionRequest(
-      source: .file(file), engine: engine.map(\.defaultEngine) ?? .automatic,
-      shouldReportPartialResults: false, maximumAudioDuration: maximumAudioDuration)
-    let store = Store(initialState: UploadSession.State(request: request)) {
-      UploadSession(timeLimit: timeLimit, shutdownGracePeriod: shutdownGracePeriod)
-    } withDependencies: {
-      $0.speechClient = client
-      $0.continuousClock = clock
-    }
-    let states = store.states(bufferingPolicy: .bufferingNewest(1))
-    store.send(.start)
-    // One group: watchers for the client leaving and the server shutting down, cancelled once
-    // the session has ended (or the handler was cancelled: letting the store go cancels its
-    // effects).
-    return await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        await connection.waitUntilGone()
-        guard !Task.isCancelled else { return }
-        _ = await store.send(.clientLeft)
-      }
-      group.addTask {
-        await shutdownNotice.waitUntilGone()
-        guard !Task.isCancelled else { return }
-        _ = await store.send(.shutdown)
-      }
-      defer { group.cancelAll() }
-      for await state in states where state.ending != nil {
-        return state
-      }
-      return store.state
-    }
   }
 
   /// The transcript of a finished session, or the error that explains why there is none.

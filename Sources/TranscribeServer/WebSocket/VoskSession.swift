@@ -14,12 +14,16 @@ import SpeechRecognitionFeature
 /// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
 /// server shutting down first deliver the last words.
 ///
-/// Nothing here touches the socket. The state says what the host does next:
+/// Nothing here touches the socket or the audio buffer: the state holds values only. Audio goes
+/// to the decoder by effects through ``AudioInbox``, and how far the decoder has got comes back
+/// as recognition's own results (their progress), so pacing is decided from the state alone.
+/// The state says what the host does next:
 /// - ``State/outbox``: replies and the close, in order, for the host to write and acknowledge
 ///   with ``Action/written(_:)``;
 /// - ``State/allowedMessages``: how many messages the host may have read so far. A message is
-///   read only once the previous one is answered and at most ``ServerConfiguration/maxBufferedAudio`` of
-///   audio wait to be decoded, so a client sending faster than the decoder waits in TCP;
+///   read only once the previous one is answered and at most
+///   ``ServerConfiguration/maxBufferedAudio`` of audio pushed wait to be decoded (as far as the
+///   decoder last reported), so a client sending faster than the decoder waits in TCP;
 /// - ``State/ending``: set once the session is over and everything in the outbox is final.
 ///
 /// Timers (reply deadline, idle, maximum length, the wait for the last words) are cancellable
@@ -72,10 +76,11 @@ struct VoskSession: Sendable {
   struct State: Equatable {
     /// The stream's configuration (its first message, or the defaults).
     var configuration = VoskStreamConfiguration()
-    /// The audio the client sent, which the decoder reads; from the first audio message on.
-    var audio: PushedAudio?
-    /// Recognition, from the first audio message (or the end) on.
+    /// Recognition, from the first audio message (or the end) on; its request reads the
+    /// session's ``AudioInbox``.
     var recognition: SpeechRecognition.State?
+    /// The samples pushed to the inbox so far.
+    var pushedSamples = 0
     var phase = Phase.streaming
     /// The reply being waited for.
     var pending: PendingReply?
@@ -102,6 +107,12 @@ struct VoskSession: Sendable {
 
     init(configuration: VoskStreamConfiguration = VoskStreamConfiguration()) {
       self.configuration = configuration
+    }
+
+    /// The samples the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress else { return 0 }
+      return Int((progress.audioDuration * Double(configuration.sampleRate)).rounded())
     }
   }
 
@@ -142,21 +153,15 @@ struct VoskSession: Sendable {
   /// later, never not at all.
   let messageWaitClock: any Clock<Duration>
 
-  /// Makes the audio buffer of a stream at a sample rate.
-  let makeAudio: @Sendable (_ sampleRate: Int) -> PushedAudio
-
   @Dependency(\.continuousClock) var clock
+  @Dependency(\.audioInbox) var audioInbox
 
   init(
     limits: ServerConfiguration = ServerConfiguration(),
-    messageWaitClock: any Clock<Duration> = ContinuousClock(),
-    makeAudio: @escaping @Sendable (_ sampleRate: Int) -> PushedAudio = {
-      PushedAudio(sampleRate: $0)
-    }
+    messageWaitClock: any Clock<Duration> = ContinuousClock()
   ) {
     self.limits = limits
     self.messageWaitClock = messageWaitClock
-    self.makeAudio = makeAudio
   }
 
   var body: some ReducerOf<Self> {
@@ -183,7 +188,9 @@ struct VoskSession: Sendable {
         }
         switch message {
         case .config(let configuration):
-          guard state.audio == nil else { return fail(&state, .configurationAfterAudio) }
+          guard state.recognition == nil else {
+            return fail(&state, .configurationAfterAudio)
+          }
           state.configuration = configuration
           allowNextMessage(&state)
           return restartIdleTimer()
@@ -204,12 +211,11 @@ struct VoskSession: Sendable {
         }
         guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
         let start = startRecognition(&state)
-        guard let audio = state.audio else { return start }
-        audio.push(littleEndian: buffer.readableBytesView)
         state.audioMessages += 1
-        state.pending = PendingReply(number: state.audioMessages, samples: audio.pushedSampleCount)
+        state.pushedSamples += bytes / 2
+        state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
         return .merge(
-          start, restartIdleTimer(),
+          start, push(buffer, number: state.audioMessages), restartIdleTimer(),
           timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
           replyIfCaughtUp(&state))
 
@@ -263,10 +269,8 @@ struct VoskSession: Sendable {
 
   /// Starts recognition of the stream's audio on first use.
   private func startRecognition(_ state: inout State) -> Effect<Action> {
-    guard state.audio == nil else { return .none }
-    let audio = makeAudio(state.configuration.sampleRate)
-    state.audio = audio
-    var request = SpeechRecognitionRequest(source: .pushed(audio))
+    guard state.recognition == nil else { return .none }
+    var request = SpeechRecognitionRequest(source: audioInbox.open(state.configuration.sampleRate))
     if let phrases = state.configuration.phraseList, !phrases.isEmpty {
       request.model = .phrases(phrases)
     }
@@ -278,11 +282,8 @@ struct VoskSession: Sendable {
   /// in once the buffer allows.
   private func replyIfCaughtUp(_ state: inout State) -> Effect<Action> {
     if let pending = state.pending, let recognition = state.recognition {
-      let decoded = recognition.progress.map {
-        Int(($0.audioDuration * Double(state.configuration.sampleRate)).rounded())
-      }
       let isOver = recognition.status == .idle && recognition.outcome != nil
-      if isOver || (decoded ?? 0) >= pending.samples {
+      if isOver || state.decodedSamples >= pending.samples {
         reply(&state)
         return .cancel(id: CancelID.replyDeadline)
       }
@@ -305,9 +306,12 @@ struct VoskSession: Sendable {
     allowNextMessageIfBuffered(&state)
   }
 
+  /// Lets the next message in once a reply went out and the audio waiting to be decoded is
+  /// within ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextMessageIfBuffered(_ state: inout State) {
+    let waiting = Double(state.pushedSamples - state.decodedSamples)
     guard state.wantsMessage,
-      (state.audio?.unconsumedDuration ?? 0) <= limits.maxBufferedAudio.timeInterval
+      waiting / Double(state.configuration.sampleRate) <= limits.maxBufferedAudio.timeInterval
     else { return }
     state.wantsMessage = false
     allowNextMessage(&state)
@@ -371,15 +375,16 @@ struct VoskSession: Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    state.audio?.finish()
     let wait =
       closing == .shuttingDown
       ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
     var effects: [Effect<Action>] = [timer(.finalWaitElapsed, after: wait, id: .finalWait)]
     // Stopping while authorizing would cancel recognition: then the end of the audio ends the
-    // task by itself.
+    // task by itself. A stop goes out once the audio has ended, so it cannot overtake it.
     if state.recognition?.status == .recording {
-      effects.append(.send(.recognition(.finish)))
+      effects.append(.concatenate(endAudio(state), .send(.recognition(.finish))))
+    } else {
+      effects.append(endAudio(state))
     }
     if let recognition = state.recognition, recognition.status == .idle,
       recognition.outcome != nil
@@ -440,7 +445,7 @@ struct VoskSession: Sendable {
     let stopTimers = Effect<Action>.merge(
       .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
       .cancel(id: CancelID.maxDuration))
-    guard error.deliversLastWords, state.audio != nil else {
+    guard error.deliversLastWords, state.recognition != nil else {
       return .merge(stopTimers, closeWithError(&state, error))
     }
     return .merge(stopTimers, finishAudio(&state, closing: error))
@@ -461,8 +466,8 @@ struct VoskSession: Sendable {
     state.phase = .over
     state.ending = ending
     state.pending = nil
-    state.audio?.finish()
     var effects: [Effect<Action>] = [
+      endAudio(state),
       .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
       .cancel(id: CancelID.maxDuration), .cancel(id: CancelID.finalWait),
       .cancel(id: CancelID.messageWait),
@@ -471,6 +476,19 @@ struct VoskSession: Sendable {
       effects.append(.send(.recognition(.cancel)))
     }
     return .merge(effects)
+  }
+
+  // MARK: - Audio
+
+  /// Hands message `number`'s audio to the inbox.
+  private func push(_ buffer: ByteBuffer, number: Int) -> Effect<Action> {
+    .run { [audioInbox] _ in audioInbox.push(number, buffer) }
+  }
+
+  /// Ends the inbox's audio after the last message pushed (once, or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 
   // MARK: - Timers

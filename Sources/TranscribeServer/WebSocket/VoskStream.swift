@@ -11,18 +11,35 @@ import Synchronization
 /// It reads a message only when the session allows one, sends each as an action, writes the
 /// session's outbox in order, and sends `clientGone` when the client leaves, whether or not a
 /// message is being read (``ClientConnection``). Everything the stream decides (replies,
-/// deadlines, the close) is the session's.
+/// deadlines, the close) is the session's. The socket is only at the edges:
+/// ``run(inbound:outbound:)`` hands ``serve(_:write:)`` the messages and a writer, and tests hand
+/// it a stream of messages and collect what it writes.
 struct VoskStream {
   let core: SessionCore
   let logger: Logger
   let client: RequestClient
 
-  /// Serves one stream; returns once it is closed.
+  /// Serves one stream on a WebSocket; returns once it is closed.
+  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    // A message just over the limit reaches the session, which answers it clearly; larger
+    // frames are refused below it (see `ServerConfiguration.frameReadLimit`).
+    try await serve(inbound.messages(maxSize: core.configuration.frameReadLimit)) {
+      output, configuration in
+      try await Self.write(output, configuration: configuration, to: outbound)
+    }
+  }
+
+  /// Serves one stream: reads `messages`, writes with `write`; returns once it is closed.
   ///
   /// The stream is one task group: the reader (messages, as the session allows them), a
   /// watcher for the client leaving, one for the server shutting down, and this task writing
-  /// the session's outbox; the group is cancelled when the session is over.
-  func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+  /// the session's outbox; the group is cancelled when the session is over. A failure to read
+  /// is thrown once the session has closed the stream, so the protocol layer closes with the
+  /// code it stands for (e.g. 1009).
+  func serve<Messages: AsyncSequence & Sendable>(
+    _ messages: Messages,
+    write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
+  ) async throws where Messages.Element == WebSocketMessage {
     let shutdownNotice = ClientConnection()
     let session: AdmittedSession
     do throws(AdmissionRefusal) {
@@ -30,23 +47,22 @@ struct VoskStream {
         shutdownNotice.markGone()
       }
     } catch {
-      try await turnAway(inbound, outbound, with: WebSocketSessionError(error))
+      try await turnAway(messages, with: WebSocketSessionError(error), write: write)
       return
     }
     let core = self.core
     let limits = core.configuration
+    let (inbox, audio) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: VoskSession.State()) {
         VoskSession(limits: limits)
       } withDependencies: {
         $0.speechClient = core.makeSpeechClient()
         $0.continuousClock = core.clock
+        $0.audioInbox = inbox
       }
     }
 
-    // A message just over the limit reaches the session, which answers it clearly; larger
-    // frames are refused below it (see `ServerConfiguration.frameReadLimit`).
-    let messages = inbound.messages(maxSize: core.configuration.frameReadLimit)
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
     let connection = client.connection
@@ -105,7 +121,7 @@ struct VoskStream {
         }
         do {
           for output in outputs {
-            try await write(output, configuration: state.configuration, to: outbound)
+            try await write(output, state.configuration)
             written += 1
             if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
               core.metrics.finalResultDelivered(latency: latency)
@@ -127,8 +143,8 @@ struct VoskStream {
     }
 
     let final = await MainActor.run { store.state }
-    let audioSeconds = final.audio?.consumedDuration ?? 0
-    if final.audio != nil {
+    let audioSeconds = audio()?.consumedDuration ?? 0
+    if final.recognition != nil {
       core.metrics.decoded(
         audioSeconds: audioSeconds, processingSeconds: measure.processing.timeInterval,
         engine: engineName(final.configuration))
@@ -153,7 +169,7 @@ struct VoskStream {
     return core.configuration.engines.first?.rawValue ?? "default"
   }
 
-  private func write(
+  private static func write(
     _ output: VoskSession.Output, configuration: VoskStreamConfiguration,
     to outbound: WebSocketOutboundWriter
   ) async throws {
@@ -173,15 +189,14 @@ struct VoskStream {
   /// Frames sent right behind the `101 Switching Protocols` can reach a client before it has
   /// finished its side of the upgrade, and some clients (swift-websocket's among them) lose
   /// them; a client that has sent a message has finished it.
-  private func turnAway(
-    _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
-    with error: WebSocketSessionError
-  ) async throws {
-    let maxSize = core.configuration.frameReadLimit
+  private func turnAway<Messages: AsyncSequence & Sendable>(
+    _ messages: Messages, with error: WebSocketSessionError,
+    write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
+  ) async throws where Messages.Element == WebSocketMessage {
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        var messages = inbound.messages(maxSize: maxSize).makeAsyncIterator()
-        _ = try? await messages.next()
+        var iterator = messages.makeAsyncIterator()
+        _ = try? await iterator.next()
       }
       group.addTask {
         try? await ContinuousClock().sleep(for: Self.firstMessageWait)
@@ -189,8 +204,8 @@ struct VoskStream {
       await group.next()
       group.cancelAll()
     }
-    try await write(.reply(.error(error.message)), configuration: .init(), to: outbound)
-    try await write(.close(error), configuration: .init(), to: outbound)
+    try await write(.reply(.error(error.message)), .init())
+    try await write(.close(error), .init())
   }
 
   /// The longest a stream that is turned away waits for the client's first message.
@@ -212,7 +227,8 @@ struct StreamMeasurements {
 
   mutating func observe(_ state: VoskSession.State) {
     let now = ContinuousClock.now
-    if let duration = state.audio?.pushedDuration, duration > pushed {
+    let duration = Double(state.pushedSamples) / Double(state.configuration.sampleRate)
+    if duration > pushed {
       pushed = duration
       arrivals.append((duration, now))
       if arrivals.count > Self.arrivalLimit { arrivals.removeFirst() }

@@ -79,9 +79,9 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .recognitionFailed(let reason):
       "recognition failed: \(reason)"
     case .capacity:
-      "every session place is taken; try again later"
+      AdmissionRefusal.capacity.message
     case .shuttingDown:
-      "the server is shutting down; try again later"
+      AdmissionRefusal.shuttingDown.message
     }
   }
 

@@ -1,3 +1,4 @@
+import Hummingbird
 import Testing
 
 @testable import TranscribeServer
@@ -73,5 +74,33 @@ import Testing
     session.end(.shutdown, audioSeconds: 0)
     await drained.value
     #expect(core.streams.count == 0)
+  }
+}
+
+/// A refusal has one wording, which each transport renders: a stream's error message and close
+/// code, an upload's sentence, status and `Retry-After`.
+@Suite struct AdmissionRefusalWordingTests {
+  @Test func capacityReadsTheSameOnEveryTransport() {
+    let stream = WebSocketSessionError(AdmissionRefusal.capacity)
+    #expect(stream.message == "every session place is taken; try again later")
+    #expect(stream.closeCode == 1013)
+    let upload = OpenAIError(AdmissionRefusal.capacity, retryAfter: 3)
+    #expect(upload.message == "Every session place is taken; try again later.")
+    #expect(upload.status == .serviceUnavailable)
+    #expect(upload.response().headers[.retryAfter] == "3")
+  }
+
+  @Test func aShutdownReadsTheSameOnEveryTransport() {
+    let stream = WebSocketSessionError(AdmissionRefusal.shuttingDown)
+    #expect(
+      stream.message
+        == "the server is shutting down; try again later, on another instance if there is one")
+    #expect(stream.closeCode == 1001)
+    #expect(stream.closeReason == stream.message)
+    let upload = OpenAIError(AdmissionRefusal.shuttingDown, retryAfter: 1)
+    #expect(
+      upload.message
+        == "The server is shutting down; try again later, on another instance if there is one.")
+    #expect(upload.code == "server_shutting_down")
   }
 }

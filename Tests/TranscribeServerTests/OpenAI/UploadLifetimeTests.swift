@@ -146,8 +146,7 @@ import Testing
       #expect(error.code == "server_shutting_down")
       #expect(
         error.message
-          == "The server is shutting down and stopped this transcription; send it again in 1 s "
-          + "(to another instance, if there is one).")
+          == "The server is shutting down; try again later, on another instance if there is one.")
       #expect(await decoder.stopped.wait(seconds: 5))
       // Uploads that arrive now are turned away at once.
       try await client.execute(

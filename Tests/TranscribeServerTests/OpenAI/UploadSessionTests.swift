@@ -8,7 +8,8 @@ import Testing
 
 @testable import TranscribeServer
 
-/// An upload's recognition as a reducer: it ends with recognition's outcome, when the client
+/// An upload as a reducer: while its body arrives, the client leaving, a slow body, the time
+/// limit and a shutdown end it at once; then it ends with recognition's outcome, when the client
 /// leaves, or when its time is up, and in the last two cases the decoding stops at once.
 @MainActor
 struct UploadSessionTests {
@@ -18,13 +19,15 @@ struct UploadSessionTests {
   static let request = SpeechRecognitionRequest(
     source: .file(URL(fileURLWithPath: "/tmp/talk.wav")), shouldReportPartialResults: false)
 
-  func makeStore() -> TestStoreOf<UploadSession> {
+  func makeStore(
+    _ initialState: UploadSession.State = UploadSession.State(request: Self.request)
+  ) -> TestStoreOf<UploadSession> {
     let (stream, continuation) = results
     let streamStopped = self.streamStopped
     continuation.onTermination = { termination in
       if case .cancelled = termination { streamStopped.setValue(true) }
     }
-    return TestStore(initialState: UploadSession.State(request: Self.request)) {
+    return TestStore(initialState: initialState) {
       UploadSession(timeLimit: .seconds(60))
     } withDependencies: {
       $0.continuousClock = clock
@@ -36,9 +39,9 @@ struct UploadSessionTests {
   /// Receives the cancel of a running recognition and checks that its stream was stopped.
   func expectCancelledRecognition(_ store: TestStoreOf<UploadSession>) async {
     await store.receive(\.recognition.cancel) {
-      $0.recognition.isRecording = false
-      $0.recognition.status = .idle
-      $0.recognition.outcome = .cancelled
+      $0.recognition?.isRecording = false
+      $0.recognition?.status = .idle
+      $0.recognition?.outcome = .cancelled
     }
     await store.finish()
     #expect(streamStopped.value)
@@ -46,15 +49,20 @@ struct UploadSessionTests {
 
   func start(_ store: TestStoreOf<UploadSession>) async {
     await store.send(.start)
+    await receiveRecognitionStarting(store)
+  }
+
+  /// Receives recognition's start: authorized, then recording.
+  func receiveRecognitionStarting(_ store: TestStoreOf<UploadSession>) async {
     await store.receive(\.recognition.start) {
-      $0.recognition.isRecording = true
-      $0.recognition.status = .authorizing
+      $0.recognition?.isRecording = true
+      $0.recognition?.status = .authorizing
     }
     await store.receive(\.recognition.authorizationResponse) {
-      $0.recognition.status = .starting
+      $0.recognition?.status = .starting
     }
     await store.receive(\.recognition.recognitionStarted) {
-      $0.recognition.status = .recording
+      $0.recognition?.status = .recording
     }
   }
 
@@ -65,12 +73,12 @@ struct UploadSessionTests {
     results.continuation.yield(final)
     results.continuation.finish()
     await store.receive(\.recognition.speech.success) {
-      $0.recognition.result = final
+      $0.recognition?.result = final
     }
     await store.receive(\.recognition.recognitionFinished) {
-      $0.recognition.isRecording = false
-      $0.recognition.status = .idle
-      $0.recognition.outcome = .finished
+      $0.recognition?.isRecording = false
+      $0.recognition?.status = .idle
+      $0.recognition?.outcome = .finished
       $0.ending = .recognized
     }
   }
@@ -129,5 +137,71 @@ struct UploadSessionTests {
     // The grace period went with the session.
     await clock.advance(by: .seconds(60))
     #expect(!streamStopped.value)
+  }
+
+  // MARK: - While the body arrives
+
+  @Test func recognitionStartsOnceTheBodyIsInWithinTheSameTimeLimit() async {
+    let store = makeStore(UploadSession.State())
+    await store.send(.start)
+    await clock.advance(by: .seconds(30))
+    await store.send(.bodyReceived(Self.request)) {
+      $0.recognition = SpeechRecognition.State(request: Self.request)
+    }
+    await receiveRecognitionStarting(store)
+    // Half the session's time went on the body: recognition has the other half.
+    await clock.advance(by: .seconds(30))
+    await store.receive(\.timeLimitElapsed) {
+      $0.ending = .tooLong
+    }
+    await expectCancelledRecognition(store)
+  }
+
+  @Test func aBodyPastTheTimeLimitEndsTheSessionWithoutRecognition() async {
+    let store = makeStore(UploadSession.State())
+    await store.send(.start)
+    await clock.advance(by: .seconds(60))
+    await store.receive(\.timeLimitElapsed) {
+      $0.ending = .tooLong
+    }
+    // The body that arrives after the end is not recognized.
+    await store.send(.bodyReceived(Self.request))
+  }
+
+  @Test func aSlowBodyEndsTheSessionButNotARecognitionUnderWay() async {
+    let slow = makeStore(UploadSession.State())
+    await slow.send(.start)
+    await slow.send(.bodyTooSlow) {
+      $0.ending = .tooSlow
+    }
+    let recognizing = makeStore()
+    await start(recognizing)
+    await recognizing.send(.bodyTooSlow)
+    await finishRecognition(recognizing)
+  }
+
+  @Test func aShutdownWhileTheBodyArrivesEndsTheSessionAtOnce() async {
+    let store = makeStore(UploadSession.State())
+    await store.send(.start)
+    await store.send(.shutdown) {
+      $0.ending = .shutdown
+    }
+    await store.send(.clientLeft)
+  }
+
+  @Test func aBodyThatCannotBeTakenEndsTheSessionWithItsError() async {
+    let store = makeStore(UploadSession.State())
+    await store.send(.start)
+    await store.send(.bodyRejected(.missingField("file"))) {
+      $0.ending = .rejected(.missingField("file"))
+    }
+  }
+
+  @Test func aClientThatLeavesWhileTheBodyArrivesEndsTheSession() async {
+    let store = makeStore(UploadSession.State())
+    await store.send(.start)
+    await store.send(.clientLeft) {
+      $0.ending = .clientGone
+    }
   }
 }
