@@ -326,6 +326,30 @@ def main():
 
     kinds["upload with the boundary inside the file"] = boundary_inside
 
+    async def trickle_one():
+        """A stream that sends a 2-byte frame every second until the server closes it."""
+        try:
+            async with websockets.connect(ws, open_timeout=10) as socket_:
+                started = time.monotonic()
+                while time.monotonic() - started < 90:
+                    await socket_.send(b"\0\0")
+                    try:
+                        await asyncio.wait_for(socket_.recv(), 1)
+                    except asyncio.TimeoutError:
+                        pass
+                return f"{socket_.close_code} after {time.monotonic() - started:.0f} s"
+        except websockets.ConnectionClosed as closed:
+            return f"{closed.rcvd.code if closed.rcvd else 'no close'}"
+        except Exception as failure:  # noqa: BLE001 - reported as the outcome
+            return type(failure).__name__
+
+    async def trickle_all():
+        return await asyncio.gather(*(trickle_one() for _ in range(count)))
+
+    kinds["streams trickling 2 bytes/s (all at once)"] = (
+        "batch", lambda: asyncio.run(trickle_all())
+    )
+
     selected = arguments.only.split(",") if arguments.only else None
     skipped = arguments.skip.split(",") if arguments.skip else []
     print(f"before: fds {descriptors(pid)}, RSS {rss_mib(pid):.0f} MiB, readyz {ready(base)}")

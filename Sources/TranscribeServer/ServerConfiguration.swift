@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable, Equatable {
   public var maxFrameBytes: Int
   /// How long a stream may go without audio before it is closed (default 30 s).
   public var idleTimeout: Duration
+  /// How much audio renews a stream's idle time (default 0.1 s; clients send 0.1–0.5 s a
+  /// message): the idle timeout runs from the moment this much audio has arrived since it last
+  /// started, so a client trickling a few bytes at a time holds its place no longer than a
+  /// silent one.
+  public var idleRenewalAudio: Duration = .milliseconds(100)
   /// The longest a session may run (default one hour).
   public var maxSessionDuration: Duration
   /// How long, after SIGTERM, running sessions get to deliver their last words (default 10 s).

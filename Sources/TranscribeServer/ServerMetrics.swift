@@ -84,6 +84,15 @@ public final class ServerMetrics: Sendable {
     ).increment()
   }
 
+  /// A session ended with `outcome`: the `outcome` label of `transcribe_ended_sessions_total`
+  /// is its log label (`finished`, `client_closed`, `idle_timeout`, `too_little_audio`, …).
+  public func sessionEnded(_ outcome: SessionOutcome) {
+    Metrics.Counter(
+      label: "transcribe_ended_sessions_total", dimensions: [("outcome", outcome.label)],
+      factory: factory
+    ).increment()
+  }
+
   /// A session (stream or upload) began.
   public func sessionStarted() {
     activeSessions.increment()

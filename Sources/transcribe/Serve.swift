@@ -91,8 +91,10 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Close a stream that sends nothing for this long (default "
-        + "\(defaults.idleTimeout.components.seconds)).", valueName: "seconds"))
+      "Close a stream that sends no audio for this long (default "
+        + "\(defaults.idleTimeout.components.seconds)); a trickle of less than "
+        + "\(Int(defaults.idleRenewalAudio / .milliseconds(1))) ms of audio in that time counts as none.",
+      valueName: "seconds"))
   var idleSeconds = Double(defaults.idleTimeout.components.seconds)
 
   @Option(

@@ -101,6 +101,47 @@ import Testing
       code: 1008, containing: "no audio for 30 s", server: server)
   }
 
+  @Test func aStreamTricklingAFewBytesIsClosedAfterTheIdleTimeWith1008() async throws {
+    let clock = TestClock()
+    let server = Self.server(clock: clock) { $0.idleTimeout = .seconds(30) }
+    // A 2-byte frame every 10 s: audio keeps coming, but never 0.1 s of it.
+    let trickle: [VoskTestClient.Step] = (0..<3).flatMap { _ in
+      [.binary([0, 0]), .perform { await clock.advance(by: .seconds(10)) }]
+    }
+    try await Self.expectRejected(
+      trickle, code: 1008, containing: "too little audio: 0.0001", server: server)
+    #expect(
+      server.metrics.exposition().contains(
+        #"transcribe_ended_sessions_total{outcome="too_little_audio"} 1"#))
+  }
+
+  @Test func aRealTimeClientWithPausesShorterThanTheIdleTimeIsServed() async throws {
+    let clock = TestClock()
+    let server = Self.server(clock: clock) { $0.idleTimeout = .seconds(30) }
+    try await server.makeApplication().test(.live) { client in
+      let pause = VoskTestClient.Step.perform { await clock.advance(by: .seconds(29)) }
+      let transcript = try await VoskTestClient.run(
+        client,
+        VoskTestClient.silence(seconds: 0.2) + [pause] + VoskTestClient.silence(seconds: 0.2)
+          + [pause] + VoskTestClient.silence(seconds: 0.2) + [pause] + [VoskTestClient.eof])
+      #expect(transcript.closeCode == 1000, "\(transcript.replies)")
+      #expect(transcript.objects.last?["text"] as? String == "lorem ipsum")
+    }
+  }
+
+  @Test func configurationsSentOverAndOverDoNotRenewTheIdleTime() async throws {
+    let clock = TestClock()
+    let server = Self.server(clock: clock) { $0.idleTimeout = .seconds(30) }
+    let configurations: [VoskTestClient.Step] = (0..<3).flatMap { _ in
+      [
+        VoskTestClient.config(#"{"sample_rate": 16000}"#),
+        .perform { await clock.advance(by: .seconds(10)) },
+      ]
+    }
+    try await Self.expectRejected(
+      configurations, code: 1008, containing: "no audio for 30 s", server: server)
+  }
+
   @Test func aStreamOverTheMaximumLengthGetsItsWordsThenIsClosedWith1008() async throws {
     let clock = TestClock()
     let server = Self.server(clock: clock) {

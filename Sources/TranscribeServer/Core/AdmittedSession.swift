@@ -81,6 +81,7 @@ final class AdmittedSession: Sendable {
     freePlace()
     releaseReading()
     log.ended(outcome, audioSeconds: audioSeconds)
+    core.metrics.sessionEnded(outcome)
     if let registration { core.streams.unregister(registration) }
   }
 

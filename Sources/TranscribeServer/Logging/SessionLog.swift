@@ -106,6 +106,8 @@ public enum SessionOutcome: Sendable, Equatable {
   case pingTimeout
   /// No audio arrived for the idle timeout.
   case idleTimeout
+  /// Audio trickled in, too little for the idle timeout to start again.
+  case tooLittleAudio
   /// The session ran past the longest allowed.
   case tooLong
   /// The server shut down while the session ran.
@@ -115,7 +117,8 @@ public enum SessionOutcome: Sendable, Equatable {
   /// Recognition failed (the message says how).
   case failed(String)
 
-  /// A short label: `finished`, `client_closed`, `ping_timeout`, `idle_timeout`, `too_long`,
+  /// A short label: `finished`, `client_closed`, `ping_timeout`, `idle_timeout`, `too_little_audio`,
+  /// `too_long`,
   /// `shutdown`, `bad_input` or `failed`.
   public var label: String {
     switch self {
@@ -123,6 +126,7 @@ public enum SessionOutcome: Sendable, Equatable {
     case .clientClosed: "client_closed"
     case .pingTimeout: "ping_timeout"
     case .idleTimeout: "idle_timeout"
+    case .tooLittleAudio: "too_little_audio"
     case .tooLong: "too_long"
     case .shutdown: "shutdown"
     case .badInput: "bad_input"

@@ -98,6 +98,9 @@ struct VoskSession: Sendable {
     var outbox: [Output] = []
     /// How many outputs the host has written in all (the outbox starts after them).
     var written = 0
+    /// Samples received since the idle timeout last started: it starts again once they make
+    /// ``ServerConfiguration/idleRenewalAudio``.
+    var idleSamples = 0
     /// Messages received so far.
     var receivedMessages = 0
     /// How many messages the host may have read so far.
@@ -193,7 +196,8 @@ struct VoskSession: Sendable {
           }
           state.configuration = configuration
           allowNextMessage(&state)
-          return restartIdleTimer()
+          // Only audio renews the idle time: configurations sent over and over hold no place.
+          return .none
         case .eof:
           state.pending = nil
           let start = startRecognition(&state)
@@ -215,7 +219,8 @@ struct VoskSession: Sendable {
         state.pushedSamples += bytes / 2
         state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
         return .merge(
-          start, push(buffer, number: state.audioMessages), restartIdleTimer(),
+          start, push(buffer, number: state.audioMessages),
+          renewIdleTime(&state, samples: bytes / 2),
           timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
           replyIfCaughtUp(&state))
 
@@ -244,7 +249,13 @@ struct VoskSession: Sendable {
         return .none
 
       case .idleTimeoutElapsed:
-        return fail(&state, .idle(limits.idleTimeout))
+        guard state.idleSamples > 0 else { return fail(&state, .idle(limits.idleTimeout)) }
+        let received = Duration.seconds(
+          Double(state.idleSamples) / Double(state.configuration.sampleRate))
+        return fail(
+          &state,
+          .tooLittleAudio(
+            received: received, within: limits.idleTimeout, renewal: limits.idleRenewalAudio))
 
       case .maxDurationElapsed:
         return fail(&state, .sessionTooLong(limits.maxSessionDuration))
@@ -501,7 +512,13 @@ struct VoskSession: Sendable {
     .cancellable(id: id, cancelInFlight: true)
   }
 
-  private func restartIdleTimer() -> Effect<Action> {
-    timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
+  /// Counts `samples` of audio towards the idle time: once ``ServerConfiguration/idleRenewalAudio``
+  /// of it has arrived since the idle timeout started, it starts again.
+  private func renewIdleTime(_ state: inout State, samples: Int) -> Effect<Action> {
+    state.idleSamples += samples
+    let renewal = limits.idleRenewalAudio.timeInterval * Double(state.configuration.sampleRate)
+    guard Double(state.idleSamples) >= renewal else { return .none }
+    state.idleSamples = 0
+    return timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
   }
 }

@@ -30,6 +30,9 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
   case frameTooLarge(bytes: Int, limit: Int)
   /// No message for the idle timeout.
   case idle(Duration)
+  /// Audio arrived during the idle timeout, but less than renews it: a trickle that would
+  /// otherwise hold a session place.
+  case tooLittleAudio(received: Duration, within: Duration, renewal: Duration)
   /// The session ran longer than the maximum.
   case sessionTooLong(Duration)
   /// Recognition failed.
@@ -46,7 +49,7 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .unsupportedMessage: 1003
     case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
       1007
-    case .configurationAfterAudio, .idle, .sessionTooLong: 1008
+    case .configurationAfterAudio, .idle, .tooLittleAudio, .sessionTooLong: 1008
     case .frameTooLarge: 1009
     case .recognitionFailed: 1011
     case .capacity: 1013
@@ -74,6 +77,10 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       "a message of \(bytes) bytes is over the limit of \(limit) bytes; send smaller chunks"
     case .idle(let timeout):
       "no audio for \(timeout.spokenSeconds); the stream was closed"
+    case .tooLittleAudio(let received, let within, let renewal):
+      "too little audio: \(received.spokenSeconds) in the last \(within.spokenSeconds), and "
+        + "a stream must send \(renewal.spokenSeconds) of audio within each "
+        + "\(within.spokenSeconds); send audio as it is recorded"
     case .sessionTooLong(let limit):
       "the session reached its maximum length of \(limit.spokenSeconds); start a new one"
     case .recognitionFailed(let reason):
@@ -109,7 +116,7 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
   /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
   var deliversLastWords: Bool {
     switch self {
-    case .idle, .sessionTooLong, .shuttingDown: true
+    case .idle, .tooLittleAudio, .sessionTooLong, .shuttingDown: true
     default: false
     }
   }
@@ -118,6 +125,7 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
   var outcome: SessionOutcome {
     switch self {
     case .idle: .idleTimeout
+    case .tooLittleAudio: .tooLittleAudio
     case .sessionTooLong: .tooLong
     case .shuttingDown: .shutdown
     case .recognitionFailed, .capacity: .failed(message)
@@ -129,8 +137,10 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
 
   /// Whether the client went quiet (so it is not waiting for an answer).
   var isIdle: Bool {
-    if case .idle = self { return true }
-    return false
+    switch self {
+    case .idle, .tooLittleAudio: true
+    default: false
+    }
   }
 
   /// The close frame's reason: the message, cut to fit a control frame (123 bytes).
