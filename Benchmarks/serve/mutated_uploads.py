@@ -90,6 +90,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument(
+        "--fresh", action="store_true",
+        help="new mutations every round (a new seed each), instead of the same files again")
     args = parser.parse_args()
 
     originals = sources()
@@ -98,7 +101,7 @@ def main():
     print("|---|---|---|---|---|---|")
     total = 0
     for round_number in range(1, args.rounds + 1):
-        rng = random.Random(args.seed)
+        rng = random.Random(args.seed + (round_number if args.fresh else 0))
         statuses = {}
         started = time.monotonic()
         for index in range(args.count):

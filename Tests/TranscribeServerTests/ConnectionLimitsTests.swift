@@ -98,11 +98,9 @@ import Testing
 
   @Test func aConnectionThatSendsNothingIsAClientsFaultLoggedAtInfoAndCounted() async throws {
     let recorder = LogRecorder()
-    var configuration = ServerConfiguration(port: 0)
-    configuration.requestHeaderTimeout = .milliseconds(300)
-    let server = TranscriptionServer(
-      configuration: configuration, logger: recorder.logger(level: .debug)
-    ) { .lorem() }
+    let server = TranscriptionServer.recorded(by: recorder) {
+      $0.requestHeaderTimeout = .milliseconds(300)
+    }
     try await server.makeApplication().test(.live) { client in
       let port = try #require(client.port)
       let silent = try (0..<3).map { _ in try RawConnection(port: port) }
@@ -174,11 +172,9 @@ import Testing
 
   @Test func aClientThatNeverAnswersPingsIsClosedAndLoggedAsSuch() async throws {
     let recorder = LogRecorder()
-    var configuration = ServerConfiguration(port: 0)
-    configuration.pingInterval = .milliseconds(200)
-    let server = TranscriptionServer(
-      configuration: configuration, logger: recorder.logger(level: .info)
-    ) { .lorem() }
+    let server = TranscriptionServer.recorded(by: recorder, level: .info) {
+      $0.pingInterval = .milliseconds(200)
+    }
     try await server.makeApplication().test(.live) { client in
       // A raw socket answers no ping.
       let connection = try RawConnection(port: try #require(client.port))

@@ -56,12 +56,10 @@ import Testing
 
   @Test func connectionsThatSentNoRequestAreClosedAtOnceOnShutdown() async throws {
     let recorder = LogRecorder()
-    var configuration = ServerConfiguration(port: 0)
-    // Far beyond the test: a shutdown that waited for it would never end in time.
-    configuration.requestHeaderTimeout = .seconds(3600)
-    let server = TranscriptionServer(
-      configuration: configuration, logger: recorder.logger(level: .debug)
-    ) { .lorem() }
+    let server = TranscriptionServer.recorded(by: recorder) {
+      // Far beyond the test: a shutdown that waited for it would never end in time.
+      $0.requestHeaderTimeout = .seconds(3600)
+    }
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let service = TranscriptionService(server: server) { port in
       portContinuation.yield(port)

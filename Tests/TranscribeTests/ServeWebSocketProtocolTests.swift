@@ -18,13 +18,6 @@ extension CommandTests {
       ("close-code-5", "a close frame had code 5"),
     ]
 
-    /// What the script printed, one JSON object per line.
-    static func answers(_ stdout: String) -> [[String: Any]] {
-      stdout.split(separator: "\n").compactMap {
-        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-      }
-    }
-
     @Test(
       .enabled(
         if: PythonClient.canImport("websockets"),
@@ -38,7 +31,7 @@ extension CommandTests {
       let server = try await ServeProcess(["--preview"])
       defer { server.kill() }
       let result = try await PythonClient.run("ws_frames.py", [server.webSocketURL, name])
-      let answers = Self.answers(result.stdout)
+      let answers = ServeWebSocketCommandTests.replies(result.stdout)
       let close = try #require(answers.last, "\(result.stdout) \(result.stderr)")
       #expect(close["close"] as? Int == 1002, "\(result.stdout)")
       #expect((close["reason"] as? String)?.contains(violation) == true, "\(result.stdout)")
@@ -64,7 +57,7 @@ extension CommandTests {
       // 48 fragments of 64 KiB: 3 MiB in one message, over the 2 MiB the server reads at all.
       let result = try await PythonClient.run(
         "ws_frames.py", [server.webSocketURL, "fragments-over-limit"])
-      let answers = Self.answers(result.stdout)
+      let answers = ServeWebSocketCommandTests.replies(result.stdout)
       #expect(answers.count == 2, "\(result.stdout) \(result.stderr)")
       let error = try #require(answers.first?["text"] as? String, "\(result.stdout)")
       #expect(error.contains("over the limit of 1048576 bytes"), "\(error)")

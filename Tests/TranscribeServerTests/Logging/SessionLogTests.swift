@@ -141,3 +141,19 @@ final class LogRecorder: Sendable {
     }
   }
 }
+
+extension TranscriptionServer {
+  /// A preview server (the lorem client) on any port whose log lines `recorder` keeps, from
+  /// `level` up, with its configuration changed by `configure`.
+  static func recorded(
+    by recorder: LogRecorder, level: Logger.Level = .debug,
+    _ configure: (inout ServerConfiguration) -> Void
+  ) -> TranscriptionServer {
+    var configuration = ServerConfiguration(port: 0)
+    configure(&configuration)
+    return TranscriptionServer(configuration: configuration, logger: recorder.logger(level: level))
+    {
+      .lorem()
+    }
+  }
+}
