@@ -11,7 +11,8 @@
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
 #           sox espeak-ng (convert and synthesize test speech)
 #           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
-#           and openai (the REST endpoint's official client)
+#           and openai (the REST endpoint's official client), wyoming (Home Assistant's Wyoming
+#           protocol, its client for `transcribe serve --wyoming`)
 #           nginx (two `transcribe serve` instances behind a load balancer)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
@@ -50,7 +51,7 @@ for package in "${packages[@]}"; do
 done
 
 # Python modules the tests' real clients use (`transcribe serve` tests).
-python_modules=(websockets openai selenium)
+python_modules=(websockets openai selenium wyoming)
 
 install_python_modules() {
   command -v python3 >/dev/null 2>&1 || {

@@ -36,6 +36,12 @@ struct Serve: AsyncParsableCommand {
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
 
+      HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
+      serves the Wyoming protocol there, with the same models, session places and limits; add \
+      the Wyoming integration in Home Assistant with this host and port. The server ends a \
+      command at the first pause of --silence seconds (default 0.5). --no-http serves Wyoming \
+      alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
+
       SIGTERM or Ctrl-C stops accepting streams and uploads, lets running streams deliver their \
       last words (close 1001) and running uploads finish decoding, within \
       \(seconds(defaults.shutdownGracePeriod)) (then 503), and exits 0.
@@ -99,6 +105,19 @@ struct Serve: AsyncParsableCommand {
         + "\(defaults.maxSessionDuration.components.seconds)).", valueName: "seconds"))
   var maxSessionSeconds = Double(defaults.maxSessionDuration.components.seconds)
 
+  @Option(
+    name: .customLong("wyoming"),
+    help: ArgumentHelp(
+      "Also serve Home Assistant's Wyoming protocol at ADDRESS: tcp://HOST:PORT (e.g. "
+        + "tcp://0.0.0.0:10300) or unix://PATH; repeat it to listen on several.",
+      valueName: "address"))
+  var wyoming: [String] = []
+
+  @Flag(
+    name: .customLong("no-http"),
+    help: "Serve only the Wyoming listeners (--wyoming): no HTTP or WebSocket port.")
+  var noHTTP = false
+
   /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
   /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
   @OptionGroup var engineOption: EngineOption
@@ -135,8 +154,22 @@ struct Serve: AsyncParsableCommand {
   @OptionGroup(visibility: .private) var decodingOptions: DecodingOptions
 
   func validate() throws {
-    if let option = (inputOptions.given + decodingOptions.given).first {
+    // `--silence` is the pause that ends a Wyoming command (and every stream's utterances).
+    if let option = (inputOptions.given + decodingOptions.given).first(where: {
+      $0 != "--silence"
+    }) {
       throw ValidationError(Self.notServing(option))
+    }
+    if let silence = decodingOptions.silence,
+      let problem = Transcribe.secondsProblem(silence, limit: 3600)
+    {
+      throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
+    }
+    _ = try wyomingAddresses()
+    if noHTTP, wyoming.isEmpty {
+      throw ValidationError(
+        "--no-http leaves nothing to serve: add a Wyoming listener, e.g. "
+          + "--wyoming tcp://0.0.0.0:10300.")
     }
     try voiceActivityOption.check()
     guard (0...65_535).contains(port) else {
@@ -167,6 +200,17 @@ struct Serve: AsyncParsableCommand {
     }
     if let problem = Self.tokenProblem(resolvedToken) {
       throw ValidationError(problem)
+    }
+  }
+
+  /// The `--wyoming` addresses, parsed.
+  func wyomingAddresses() throws -> [WyomingAddress] {
+    try wyoming.map { text in
+      do {
+        return try WyomingAddress(parsing: text)
+      } catch {
+        throw ValidationError("--wyoming: \(error)")
+      }
     }
   }
 
@@ -239,6 +283,8 @@ struct Serve: AsyncParsableCommand {
     configuration.allowedOrigins = allowOrigin
     if let maxConnections { configuration.maxConnections = maxConnections }
     configuration.engines = engines
+    configuration.wyoming.listeners = (try? wyomingAddresses()) ?? []
+    configuration.servesHTTP = !noHTTP
     return configuration
   }
 
@@ -252,6 +298,7 @@ struct Serve: AsyncParsableCommand {
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
     let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
+    if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()
@@ -292,15 +339,21 @@ struct Serve: AsyncParsableCommand {
       }
     }
     let host = self.host
-    let service = TranscriptionService(server: server) { port in
+    var service = TranscriptionService(server: server) { port in
       Terminal.writeError(
         "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
+    }
+    service.onWyomingListening = { address in
+      Terminal.writeError("transcribe: wyoming listening on \(address)\n")
     }
     let group = ServiceGroup(
       configuration: .init(
         services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
       try await group.run()
+    } catch let failure as WyomingListenFailure {
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
+      throw ExitStatus.cannotListen.exitCode
     } catch let failure as SpeechClient.Failure {
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw failure.exitStatus.exitCode

@@ -74,6 +74,8 @@ struct WyomingSession: Sendable {
     var recognition: SpeechRecognition.State?
     /// The words streamed out as `transcript-chunk`s for this utterance.
     var streamedWords: [String] = []
+    /// The words of the utterance's last result.
+    var heardWords: [String] = []
     /// Whether the client has finished sending (its side of the connection is closed).
     var isClientDone = false
     /// The transcripts sent.
@@ -372,18 +374,33 @@ struct WyomingSession: Sendable {
     return transcription.segments.map(\.substring)
   }
 
-  /// The words of the utterance that are unlikely to change: all but the last partial word
-  /// (the one the decoder is still hearing).
-  private static func settledWords(_ recognition: SpeechRecognition.State?) -> [String] {
-    let words = words(recognition)
-    let partial = recognition?.result?.bestTranscription.partialSegments.count ?? 0
-    return Array(words.dropLast(partial > 0 ? 1 : 0))
+  /// The words of the utterance that have settled: the finished ones, and the partial ones
+  /// the decoder heard the same in its last two results (partials are revised as more audio
+  /// arrives, and a chunk cannot be taken back).
+  private static func settledWords(_ state: inout State) -> [String] {
+    let words = words(state.recognition)
+    let finished =
+      words.count
+      - (state.recognition?.result?.bestTranscription.partialSegments
+        .count ?? 0)
+    let agreed = zip(words, state.heardWords).prefix { Self.sameWord($0, $1) }.count
+    state.heardWords = words
+    return Array(words.prefix(max(finished, agreed)))
+  }
+
+  /// Whether two results heard the same word, whatever its case and punctuation (`He,` and
+  /// `he`): a revision of those alone does not stop the words that follow from streaming.
+  private static func sameWord(_ first: String, _ second: String) -> Bool {
+    func letters(_ word: String) -> String {
+      String(word.lowercased().unicodeScalars.filter(CharacterSet.alphanumerics.contains))
+    }
+    return first == second || letters(first) == letters(second)
   }
 
   /// Streams the words heard since the last chunk, when they extend what went out.
   private func streamNewWords(_ words: [String], _ state: inout State) {
     guard words.count > state.streamedWords.count,
-      words.starts(with: state.streamedWords)
+      words.starts(with: state.streamedWords, by: Self.sameWord)
     else { return }
     let new = words[state.streamedWords.count...].joined(separator: " ")
     let text = state.streamedWords.isEmpty ? new : " " + new
@@ -410,7 +427,7 @@ struct WyomingSession: Sendable {
         // The speaker paused: the command is over.
         return sendTranscript(first.map(\.substring), &state, then: .endpointed)
       }
-      streamNewWords(Self.settledWords(recognition), &state)
+      streamNewWords(Self.settledWords(&state), &state)
       return .none
     case .finishing(let closing):
       guard recognition.status == .idle, recognition.outcome != nil else { return .none }
@@ -450,6 +467,7 @@ struct WyomingSession: Sendable {
     state.recognition = nil
     state.format = nil
     state.streamedWords = []
+    state.heardWords = []
     state.model = nil
     state.language = nil
   }

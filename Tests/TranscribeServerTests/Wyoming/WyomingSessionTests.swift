@@ -159,12 +159,18 @@ struct WyomingSessionTests {
       $0.allowedEvents = 4
     }
     #expect(audio.pushedSampleCount == 6_400)
-    // "go forward" is settled once a word follows it.
+    // Partial words stream once two results in a row agree on them.
+    results.continuation.yield(Self.heard("go for", at: 0.2))
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("go for", at: 0.2)
+      $0.heardWords = ["go", "for"]
+    }
     results.continuation.yield(Self.heard("go forward ten", at: 0.3))
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("go forward ten", at: 0.3)
-      $0.streamedWords = ["go", "forward"]
-      $0.outbox.append(Self.chunkEvent("go forward"))
+      $0.heardWords = ["go", "forward", "ten"]
+      $0.streamedWords = ["go"]
+      $0.outbox.append(Self.chunkEvent("go"))
     }
     await store.send(.received(WyomingEvent("audio-stop"))) {
       $0.receivedEvents = 4
@@ -180,13 +186,16 @@ struct WyomingSessionTests {
       $0.recognition?.result = Self.heard("", finished: ["go forward ten meters"], at: 0.4)
     }
     await store.receive(\.recognition.recognitionFinished) {
-      $0.outbox += [Self.chunkEvent(" ten meters")] + Self.transcript("go forward ten meters")
+      $0.outbox +=
+        [Self.chunkEvent(" forward ten meters")]
+        + Self.transcript("go forward ten meters")
       $0.transcripts = 1
       $0.phase = .ready
       $0.audio = nil
       $0.recognition = nil
       $0.format = nil
       $0.streamedWords = []
+      $0.heardWords = []
       $0.language = nil
     }
     await store.send(.written(through: 5)) {
@@ -247,6 +256,7 @@ struct WyomingSessionTests {
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
     await store.receive(\.recognition.speech.success)
     #expect(store.state.phase == .streaming)
+    // The finished utterance's words have settled.
     #expect(store.state.streamedWords == ["turn", "on", "the", "light"])
     await store.send(.clientLeft)
   }
