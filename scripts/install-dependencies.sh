@@ -14,6 +14,7 @@
 #           and openai (the REST endpoint's official client), wyoming (Home Assistant's Wyoming
 #           protocol, its client for `transcribe serve --wyoming`)
 #           nginx (two `transcribe serve` instances behind a load balancer)
+#           systemd (systemd-analyze verifies packaging/transcribe-wyoming.service)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
 #   silero vad (the voice-activity detector), pinned: silero_vad.onnx (MIT, 2.3 MB, checked by
@@ -40,7 +41,7 @@ packages=(
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
-  curl python3-pip nginx
+  curl python3-pip nginx systemd
   chromium chromium-driver
 )
 

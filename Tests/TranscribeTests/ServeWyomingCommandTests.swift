@@ -18,9 +18,14 @@ extension CommandTests {
       /// The TCP listener's address, `tcp://127.0.0.1:PORT`.
       let uri: String
 
-      init(_ arguments: [String] = [], timeout: TimeInterval = 60) async throws {
-        process = TranscribeProcess(
-          ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:0"] + arguments)
+      convenience init(_ arguments: [String] = []) async throws {
+        try await self.init(
+          commandLine: ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:0"] + arguments)
+      }
+
+      /// `transcribe commandLine`, which must serve a Wyoming listener on TCP.
+      init(commandLine: [String], timeout: TimeInterval = 60) async throws {
+        process = TranscribeProcess(commandLine)
         try process.start()
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, process.process.isRunning {
@@ -256,6 +261,48 @@ extension CommandTests {
       #expect(output.status == 64, "\(output.stderr)")
       #expect(output.stderr.contains(message), "\(output.stderr)")
       #expect(output.stderr.split(separator: "\n").count <= 3, "\(output.stderr)")
+    }
+
+    /// The unit file in `packaging/`.
+    static let unit = PythonClient.scripts.deletingLastPathComponent()
+      .appendingPathComponent("packaging/transcribe-wyoming.service")
+
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.isRequired
+          || FileManager.default.fileExists(atPath: "/usr/bin/systemd-analyze"),
+        "needs systemd-analyze (the systemd package)"))
+    func theSystemdUnitVerifiesAndItsCommandLineServes() async throws {
+      let text = try String(contentsOf: Self.unit, encoding: .utf8)
+      let directory = try TemporaryDirectory()
+      // The unit as installed, with the binary where this build put it.
+      let unit = directory.url.appendingPathComponent("transcribe-wyoming.service")
+      try text.replacingOccurrences(
+        of: "/usr/local/bin/transcribe", with: TranscribeProcess.executable.path
+      ).write(to: unit, atomically: true, encoding: .utf8)
+      let verify = Process()
+      verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+      verify.arguments = ["verify", unit.path]
+      let errors = Pipe()
+      verify.standardError = errors
+      try verify.run()
+      let complaints = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      verify.waitUntilExit()
+      #expect(verify.terminationStatus == 0, "\(complaints)")
+      #expect(complaints.isEmpty, "\(complaints)")
+      // Its command line serves (on a free loopback port rather than 10300, with the lorem
+      // client).
+      let execStart = try #require(
+        text.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+      let commandLine = execStart.split(separator: " ").dropFirst().map {
+        $0 == "tcp://0.0.0.0:10300" ? "tcp://127.0.0.1:0" : String($0)
+      }
+      #expect(commandLine.contains("tcp://127.0.0.1:0"), "\(execStart)")
+      let server = try await ServeWyomingCommandTests.WyomingServer(
+        commandLine: commandLine + ["--preview"])
+      let output = await server.terminate()
+      #expect(output.status == 0, "\(output.stderr)")
     }
 
     @Test func aWyomingPortInUseIsReportedAndExits12() async throws {

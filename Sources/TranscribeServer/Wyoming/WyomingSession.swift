@@ -38,7 +38,7 @@ struct WyomingSession: Sendable {
   enum Ending: Equatable, Sendable {
     /// The client finished sending and everything it asked for was answered.
     case clientDone
-    /// The client went away (or could not be written to) with an utterance unanswered.
+    /// The client went away (could not be written to, or its connection failed).
     case clientGone
     /// The connection was closed with this error.
     case problem(WyomingProblem)
@@ -181,8 +181,9 @@ struct WyomingSession: Sendable {
           state.outbox.append(.close)
           return end(&state, .clientDone)
         case .streaming:
-          // It cannot send audio-stop any more: the utterance is abandoned.
-          return end(&state, .clientGone)
+          // The end of its sending is the end of its audio: it gets the transcript, then the
+          // close (a client that is gone altogether fails the write, which ends it).
+          return finishAudio(&state, closing: nil)
         case .finishing, .over:
           return .none
         }

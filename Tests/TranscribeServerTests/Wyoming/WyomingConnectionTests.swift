@@ -32,14 +32,18 @@ import Testing
       logger: recorder.logger(level: .info), recognizers: Recognizers { .lorem() })
   }
 
-  /// Runs a connection over `events`, then the end of the client's sending.
-  static func run(_ core: SessionCore, _ events: [WyomingEvent]) async -> [WyomingEvent] {
+  /// Runs a connection over `events`, then the end of the client's sending: at once, or once
+  /// the connection has written an event of type `finishAfter`.
+  static func run(
+    _ core: SessionCore, _ events: [WyomingEvent], finishAfter: String? = nil
+  ) async -> [WyomingEvent] {
     let (inbound, continuation) = AsyncStream.makeStream(of: WyomingInbound.self)
     for event in events { continuation.yield(.event(event)) }
-    continuation.finish()
+    if finishAfter == nil { continuation.finish() }
     let written = Written()
     await WyomingConnection(core: core, remoteAddress: "127.0.0.1:1").run(inbound: inbound) {
       written.append($0)
+      if written.events.contains(where: { $0.type == finishAfter }) { continuation.finish() }
     }
     return written.events
   }
@@ -81,12 +85,22 @@ import Testing
     let core = Self.core()
     // 3 s of audio: the lorem client ends its first utterance at the eighth word (2.4 s).
     let events = await Self.run(
-      core, [Self.audioStart] + (0..<6).map { _ in Self.chunk(seconds: 0.5) })
+      core, [Self.audioStart] + (0..<6).map { _ in Self.chunk(seconds: 0.5) },
+      finishAfter: "transcript-stop")
     let transcript = events.first { $0.type == "transcript" }
     #expect(
       transcript?.data["text"] == .string("lorem ipsum dolor sit amet consectetur adipiscing elit")
     )
     #expect(events.last?.type == "transcript-stop")
+  }
+
+  @Test func aClientThatStopsSendingMidCommandGetsTheTranscriptOfItsAudio() async {
+    let core = Self.core()
+    // 0.9 s of audio, then the client closes its side without audio-stop.
+    let events = await Self.run(core, [Self.audioStart, Self.chunk(seconds: 0.9)])
+    #expect(events.dropLast().last?.data["text"] == .string("lorem ipsum dolor"))
+    #expect(events.last?.type == "transcript-stop")
+    #expect(core.sessions.activeCount == 0)
   }
 
   @Test func pastTheSessionLimitTheClientGetsABusyError() async throws {
