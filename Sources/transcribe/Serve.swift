@@ -5,6 +5,7 @@ import ServiceLifecycle
 import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
+import Synchronization
 import TranscribeServer
 
 /// `transcribe serve`: the speech pipeline as a streaming service.
@@ -114,6 +115,20 @@ struct Serve: AsyncParsableCommand {
   var wyoming: [String] = []
 
   @Flag(
+    name: .customLong("zeroconf"),
+    help: ArgumentHelp(
+      "Announce the first TCP Wyoming listener over zeroconf (mDNS, through the Avahi daemon), "
+        + "so Home Assistant discovers it."))
+  var zeroconf = false
+
+  @Option(
+    name: .customLong("zeroconf-name"),
+    help: ArgumentHelp(
+      "The name --zeroconf announces (implies --zeroconf; default: transcribe-HOSTNAME).",
+      valueName: "name"))
+  var zeroconfName: String?
+
+  @Flag(
     name: .customLong("no-http"),
     help: "Serve only the Wyoming listeners (--wyoming): no HTTP or WebSocket port.")
   var noHTTP = false
@@ -166,6 +181,18 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
     }
     _ = try wyomingAddresses()
+    if zeroconf || zeroconfName != nil {
+      if let zeroconfName, zeroconfName.isEmpty || zeroconfName.utf8.count > 63 {
+        throw ValidationError(
+          "--zeroconf-name must be a name of 1 to 63 bytes, e.g. --zeroconf-name kitchen.")
+      }
+      guard try wyomingAddresses().contains(where: { if case .tcp = $0 { true } else { false } })
+      else {
+        throw ValidationError(
+          "--zeroconf announces a TCP Wyoming listener: add one, e.g. "
+            + "--wyoming tcp://0.0.0.0:10300.")
+      }
+    }
     if noHTTP, wyoming.isEmpty {
       throw ValidationError(
         "--no-http leaves nothing to serve: add a Wyoming listener, e.g. "
@@ -201,6 +228,11 @@ struct Serve: AsyncParsableCommand {
     if let problem = Self.tokenProblem(resolvedToken) {
       throw ValidationError(problem)
     }
+  }
+
+  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`.
+  static var defaultZeroconfName: String {
+    String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
   }
 
   /// The `--wyoming` addresses, parsed.
@@ -343,8 +375,14 @@ struct Serve: AsyncParsableCommand {
       Terminal.writeError(
         "transcribe: listening on http://\(TranscriptionServer.displayHost(host)):\(port)\n")
     }
+    let zeroconfName =
+      zeroconf || zeroconfName != nil ? zeroconfName ?? Self.defaultZeroconfName : nil
+    let announcements = Announcements()
     service.onWyomingListening = { address in
       Terminal.writeError("transcribe: wyoming listening on \(address)\n")
+      if let zeroconfName, case .tcp(_, let port) = address {
+        announcements.announceOnce(name: zeroconfName, port: port)
+      }
     }
     let group = ServiceGroup(
       configuration: .init(
@@ -363,6 +401,29 @@ struct Serve: AsyncParsableCommand {
       else { throw error }
       Terminal.writeError("transcribe: error: \(message)\n")
       throw ExitStatus.cannotListen.exitCode
+    }
+  }
+}
+
+/// The zeroconf announcement of a server (of its first TCP Wyoming listener), kept for as long
+/// as the process runs; a warning line when nothing can be announced.
+private final class Announcements: Sendable {
+  private let announcement = Mutex<ZeroconfAnnouncement??>(nil)
+
+  func announceOnce(name: String, port: Int) {
+    let isFirst = announcement.withLock { current in
+      guard current == nil else { return false }
+      current = .some(nil)
+      return true
+    }
+    guard isFirst else { return }
+    switch ZeroconfAnnouncement.announce(name: name, port: port) {
+    case .success(let made):
+      announcement.withLock { $0 = made }
+      Terminal.writeError(
+        "transcribe: announced '\(name)' as \(ZeroconfAnnouncement.serviceType) on port \(port)\n")
+    case .failure(let problem):
+      Terminal.writeError("transcribe: warning: \(problem.message)\n")
     }
   }
 }

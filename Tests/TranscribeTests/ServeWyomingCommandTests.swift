@@ -18,14 +18,19 @@ extension CommandTests {
       /// The TCP listener's address, `tcp://127.0.0.1:PORT`.
       let uri: String
 
-      convenience init(_ arguments: [String] = []) async throws {
+      convenience init(
+        _ arguments: [String] = [], environment: [String: String] = [:]
+      ) async throws {
         try await self.init(
-          commandLine: ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:0"] + arguments)
+          commandLine: ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:0"] + arguments,
+          environment: environment)
       }
 
       /// `transcribe commandLine`, which must serve a Wyoming listener on TCP.
-      init(commandLine: [String], timeout: TimeInterval = 60) async throws {
-        process = TranscribeProcess(commandLine)
+      init(
+        commandLine: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+      ) async throws {
+        process = TranscribeProcess(commandLine, environment: environment)
         try process.start()
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, process.process.isRunning {
@@ -49,6 +54,19 @@ extension CommandTests {
       }
 
       var pid: Int32 { process.process.processIdentifier }
+
+      /// The port of ``uri``.
+      var port: Int { Int(uri.split(separator: ":").last ?? "") ?? 0 }
+
+      /// Waits until a line of standard error contains `text`; returns whether one did.
+      func waitForStderr(_ text: String, timeout: TimeInterval = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, process.process.isRunning {
+          if process.stderrSoFar.contains(text) { return true }
+          try? await Task.sleep(for: .milliseconds(20))
+        }
+        return process.stderrSoFar.contains(text)
+      }
 
       /// Stops the server with SIGTERM and waits for it.
       func terminate() async -> TranscribeProcess.Output {
@@ -245,12 +263,36 @@ extension CommandTests {
     }
   }
 
+  /// `--zeroconf` when no Avahi daemon answers: one clear warning, and the server serves.
+  /// (Announcing to a real daemon is checked by hand with scripts/private-avahi.sh.)
+  @Suite(
+    .enabled(
+      if: PythonClient.canImport("wyoming"),
+      "needs python3 with wyoming (scripts/install-dependencies.sh)"))
+  struct ServeZeroconfCommandTests {
+    @Test func withoutAnAvahiDaemonItWarnsInOneLineAndStillServes() async throws {
+      let server = try await ServeWyomingCommandTests.WyomingServer(
+        ["--preview", "--zeroconf"],
+        environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+      #expect(await server.waitForStderr("zeroconf"))
+      let client = try await PythonClient.run("wyoming_client.py", [server.uri, "describe"])
+      let output = await server.terminate()
+      let warnings = output.stderr.split(separator: "\n").filter { $0.contains("zeroconf") }
+      #expect(warnings.count == 1, "\(output.stderr)")
+      #expect(warnings.first?.hasPrefix("transcribe: warning: zeroconf: ") == true)
+      #expect(warnings.first?.contains("add it by host and port") == true, "\(output.stderr)")
+      #expect(client.stdout.contains("\"info\""), "\(client.stdout)")
+      #expect(output.status == 0, "\(output.stderr)")
+    }
+  }
+
   @Suite struct ServeWyomingOptionTests {
     @Test(arguments: [
       (["--no-http"], "--no-http leaves nothing to serve"),
       (["--wyoming", "http://0.0.0.0:10300"], "is not a Wyoming address"),
       (["--wyoming", "tcp://0.0.0.0"], "names no port"),
       (["--wyoming", "tcp://0.0.0.0:99999"], "has no port from 0 to 65535"),
+      (["--zeroconf"], "--zeroconf announces a TCP Wyoming listener"),
     ])
     func badWyomingOptionsAreUsageErrorsNamingTheFix(
       _ arguments: [String], _ message: String
