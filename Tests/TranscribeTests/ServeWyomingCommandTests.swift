@@ -293,6 +293,7 @@ extension CommandTests {
       (["--wyoming", "tcp://0.0.0.0"], "names no port"),
       (["--wyoming", "tcp://0.0.0.0:99999"], "has no port from 0 to 65535"),
       (["--zeroconf"], "--zeroconf announces a TCP Wyoming listener"),
+      (["--silence", "-1"], "--silence must be a number of seconds"),
     ])
     func badWyomingOptionsAreUsageErrorsNamingTheFix(
       _ arguments: [String], _ message: String
