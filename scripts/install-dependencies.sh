@@ -11,8 +11,12 @@
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
 #           sox espeak-ng (convert and synthesize test speech)
 #           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
-#           and openai (the REST endpoint's official client)
+#           and openai (the REST endpoint's official client), wyoming (Home Assistant's Wyoming
+#           protocol, its client for `transcribe serve --wyoming`)
 #           nginx (two `transcribe serve` instances behind a load balancer)
+#           systemd (systemd-analyze verifies packaging/transcribe-wyoming.service)
+#           libavahi-client3 (`serve --zeroconf` announces through the Avahi daemon; to check
+#           it by hand, also dbus avahi-daemon avahi-utils and scripts/private-avahi.sh)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
 #   silero vad (the voice-activity detector), pinned: silero_vad.onnx (MIT, 2.3 MB, checked by
@@ -39,7 +43,8 @@ packages=(
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
-  curl python3-pip nginx
+  curl python3-pip nginx systemd
+  libavahi-client3
   chromium chromium-driver
 )
 
@@ -50,7 +55,7 @@ for package in "${packages[@]}"; do
 done
 
 # Python modules the tests' real clients use (`transcribe serve` tests).
-python_modules=(websockets openai selenium)
+python_modules=(websockets openai selenium wyoming)
 
 install_python_modules() {
   command -v python3 >/dev/null 2>&1 || {

@@ -88,6 +88,12 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// The most bytes an upload's text fields may hold together (default 64 KiB).
   public var maxUploadFieldBytes = 64 << 10
 
+  /// Home Assistant's Wyoming protocol: its listeners (none by default), endpointing and
+  /// limits.
+  public var wyoming = WyomingSettings()
+  /// Whether the HTTP and WebSocket server runs (`--no-http` serves Wyoming alone).
+  public var servesHTTP = true
+
   /// How many uploads may be receiving their body at once: ``maxUploadsReading``, else four
   /// per session place.
   public var uploadsReadingLimit: Int { maxUploadsReading ?? 4 * maxSessions }

@@ -124,6 +124,36 @@ public final class ServerMetrics: Sendable {
       latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
   }
 
+  // MARK: - Per protocol
+
+  /// A session of `protocolName` (`wyoming`) began: `transcribe_protocol_sessions_total`
+  /// with its `protocol` label.
+  public func protocolSessionStarted(_ protocolName: String) {
+    Metrics.Counter(
+      label: "transcribe_protocol_sessions_total", dimensions: [("protocol", protocolName)],
+      factory: factory
+    ).increment()
+  }
+
+  /// An error event of `protocolName` ended a session: `transcribe_protocol_errors_total` with
+  /// its `protocol` and `code` labels.
+  public func protocolError(_ protocolName: String, code: String) {
+    Metrics.Counter(
+      label: "transcribe_protocol_errors_total",
+      dimensions: [("protocol", protocolName), ("code", code)], factory: factory
+    ).increment()
+  }
+
+  /// A final transcript of `protocolName` went out `latency` after the event that ended its
+  /// audio: `transcribe_protocol_final_latency_seconds` with its `protocol` label.
+  public func protocolFinalDelivered(_ protocolName: String, latency: Duration) {
+    Metrics.Timer(
+      label: "transcribe_protocol_final_latency_seconds", dimensions: [("protocol", protocolName)],
+      factory: factory
+    ).recordNanoseconds(
+      latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
+  }
+
   /// The Prometheus text exposition of every metric.
   public func exposition() -> String {
     registry.emitToString()

@@ -22,6 +22,8 @@ public struct TranscriptionService: Service {
   public let server: TranscriptionServer
   /// Called with the port once the server listens.
   public let onListening: @Sendable (Int) async -> Void
+  /// Called with each Wyoming listener's address once it listens.
+  public var onWyomingListening: @Sendable (WyomingAddress) async -> Void = { _ in }
 
   /// Creates the service.
   public init(
@@ -40,9 +42,15 @@ public struct TranscriptionService: Service {
   public func run() async throws {
     let core = server.core
     try await core.prepare()
-    let application = server.makeApplication(onServerRunning: onListening)
+    var services: [any Service] = []
+    if core.configuration.servesHTTP {
+      services.append(server.makeApplication(onServerRunning: onListening))
+    }
+    // Wyoming's listeners stop after the drain too, so their sessions deliver their last words.
+    services += WyomingController(core: core).listeners(onListening: onWyomingListening)
+    services.append(SessionDrain(core: core))
     let group = ServiceGroup(
-      configuration: .init(services: [application, SessionDrain(core: core)], logger: core.logger))
+      configuration: .init(services: services, logger: core.logger))
     try await group.run()
   }
 }

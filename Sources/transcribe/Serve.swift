@@ -5,6 +5,7 @@ import ServiceLifecycle
 import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
+import Synchronization
 import TranscribeServer
 import UnixSignals
 
@@ -36,6 +37,12 @@ struct Serve: AsyncParsableCommand {
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
       lists them, and a stream's phrase_list runs on pocketsphinx.
+
+      HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
+      serves the Wyoming protocol there, with the same models, session places and limits; add \
+      the Wyoming integration in Home Assistant with this host and port. The server ends a \
+      command at the first pause of --silence seconds (default 0.5). --no-http serves Wyoming \
+      alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
 
       SIGTERM, SIGHUP (a closed terminal or ssh session) or Ctrl-C stops accepting streams and \
       uploads, lets running streams deliver their \
@@ -103,6 +110,33 @@ struct Serve: AsyncParsableCommand {
         + "\(defaults.maxSessionDuration.components.seconds)).", valueName: "seconds"))
   var maxSessionSeconds = Double(defaults.maxSessionDuration.components.seconds)
 
+  @Option(
+    name: .customLong("wyoming"),
+    help: ArgumentHelp(
+      "Also serve Home Assistant's Wyoming protocol at ADDRESS: tcp://HOST:PORT (e.g. "
+        + "tcp://0.0.0.0:10300) or unix://PATH; repeat it to listen on several.",
+      valueName: "address"))
+  var wyoming: [String] = []
+
+  @Flag(
+    name: .customLong("zeroconf"),
+    help: ArgumentHelp(
+      "Announce the first TCP Wyoming listener over zeroconf (mDNS, through the Avahi daemon), "
+        + "so Home Assistant discovers it."))
+  var zeroconf = false
+
+  @Option(
+    name: .customLong("zeroconf-name"),
+    help: ArgumentHelp(
+      "The name --zeroconf announces (implies --zeroconf; default: transcribe-HOSTNAME).",
+      valueName: "name"))
+  var zeroconfName: String?
+
+  @Flag(
+    name: .customLong("no-http"),
+    help: "Serve only the Wyoming listeners (--wyoming): no HTTP or WebSocket port.")
+  var noHTTP = false
+
   /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
   /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
   @OptionGroup var engineOption: EngineOption
@@ -139,8 +173,34 @@ struct Serve: AsyncParsableCommand {
   @OptionGroup(visibility: .private) var decodingOptions: DecodingOptions
 
   func validate() throws {
-    if let option = (inputOptions.given + decodingOptions.given).first {
+    // `--silence` is the pause that ends a Wyoming command (and every stream's utterances).
+    if let option = (inputOptions.given + decodingOptions.given).first(where: {
+      $0 != "--silence"
+    }) {
       throw ValidationError(Self.notServing(option))
+    }
+    if let silence = decodingOptions.silence,
+      let problem = Transcribe.secondsProblem(silence, limit: 3600)
+    {
+      throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
+    }
+    _ = try wyomingAddresses()
+    if zeroconf || zeroconfName != nil {
+      if let zeroconfName, zeroconfName.isEmpty || zeroconfName.utf8.count > 63 {
+        throw ValidationError(
+          "--zeroconf-name must be a name of 1 to 63 bytes, e.g. --zeroconf-name kitchen.")
+      }
+      guard try wyomingAddresses().contains(where: { if case .tcp = $0 { true } else { false } })
+      else {
+        throw ValidationError(
+          "--zeroconf announces a TCP Wyoming listener: add one, e.g. "
+            + "--wyoming tcp://0.0.0.0:10300.")
+      }
+    }
+    if noHTTP, wyoming.isEmpty {
+      throw ValidationError(
+        "--no-http leaves nothing to serve: add a Wyoming listener, e.g. "
+          + "--wyoming tcp://0.0.0.0:10300.")
     }
     try voiceActivityOption.check()
     guard (0...65_535).contains(port) else {
@@ -171,6 +231,22 @@ struct Serve: AsyncParsableCommand {
     }
     if let problem = Self.tokenProblem(resolvedToken) {
       throw ValidationError(problem)
+    }
+  }
+
+  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`.
+  static var defaultZeroconfName: String {
+    String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
+  }
+
+  /// The `--wyoming` addresses, parsed.
+  func wyomingAddresses() throws -> [WyomingAddress] {
+    try wyoming.map { text in
+      do {
+        return try WyomingAddress(parsing: text)
+      } catch {
+        throw ValidationError("--wyoming: \(error)")
+      }
     }
   }
 
@@ -243,6 +319,8 @@ struct Serve: AsyncParsableCommand {
     configuration.allowedOrigins = allowOrigin
     if let maxConnections { configuration.maxConnections = maxConnections }
     configuration.engines = engines
+    configuration.wyoming.listeners = (try? wyomingAddresses()) ?? []
+    configuration.servesHTTP = !noHTTP
     return configuration
   }
 
@@ -256,6 +334,7 @@ struct Serve: AsyncParsableCommand {
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
     let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
+    if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()
@@ -296,9 +375,18 @@ struct Serve: AsyncParsableCommand {
       }
     }
     let host = self.host
-    let service = TranscriptionService(server: server) { port in
+    var service = TranscriptionService(server: server) { port in
       Terminal.writeError(
         "transcribe: listening on http://\(ServerConfiguration.urlHost(host)):\(port)\n")
+    }
+    let zeroconfName =
+      zeroconf || zeroconfName != nil ? zeroconfName ?? Self.defaultZeroconfName : nil
+    let announcements = Announcements()
+    service.onWyomingListening = { address in
+      Terminal.writeError("transcribe: wyoming listening on \(address)\n")
+      if let zeroconfName, case .tcp(_, let port) = address {
+        announcements.announceOnce(name: zeroconfName, port: port)
+      }
     }
     // A closed terminal or ssh session sends SIGHUP: it stops the server as gracefully as
     // SIGTERM and Ctrl-C do, and the log says which one came.
@@ -315,6 +403,9 @@ struct Serve: AsyncParsableCommand {
     defer { signalLog.cancel() }
     do {
       try await group.run()
+    } catch let failure as WyomingListenFailure {
+      Terminal.writeError("transcribe: error: \(failure.message)\n")
+      throw ExitStatus.cannotListen.exitCode
     } catch let failure as SpeechClient.Failure {
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw failure.exitStatus.exitCode
@@ -322,6 +413,29 @@ struct Serve: AsyncParsableCommand {
       guard let failure = ListenFailure(error, host: self.host, port: port) else { throw error }
       Terminal.writeError("transcribe: error: \(failure.message)\n")
       throw ExitStatus.cannotListen.exitCode
+    }
+  }
+}
+
+/// The zeroconf announcement of a server (of its first TCP Wyoming listener), kept for as long
+/// as the process runs; a warning line when nothing can be announced.
+private final class Announcements: Sendable {
+  private let announcement = Mutex<ZeroconfAnnouncement??>(nil)
+
+  func announceOnce(name: String, port: Int) {
+    let isFirst = announcement.withLock { current in
+      guard current == nil else { return false }
+      current = .some(nil)
+      return true
+    }
+    guard isFirst else { return }
+    switch ZeroconfAnnouncement.announce(name: name, port: port) {
+    case .success(let made):
+      announcement.withLock { $0 = made }
+      Terminal.writeError(
+        "transcribe: announced '\(name)' as \(ZeroconfAnnouncement.serviceType) on port \(port)\n")
+    case .failure(let problem):
+      Terminal.writeError("transcribe: warning: \(problem.message)\n")
     }
   }
 }

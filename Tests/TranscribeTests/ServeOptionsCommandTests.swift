@@ -11,7 +11,8 @@ extension CommandTests {
       (["--keyphrase", "hello"], "--keyphrase"), (["--jobs", "2"], "--jobs"),
       (["-i", "talk.wav"], "--input"), (["--format", "json"], "--format"),
       (["--duration", "2"], "--duration"), (["--raw"], "--raw"), (["--verbose"], "--verbose"),
-      (["--model", "/models"], "--model"), (["--silence", "1"], "--silence"),
+      // `--silence` does apply: the pause that ends a Wyoming command (ServeWyomingOptionTests).
+      (["--model", "/models"], "--model"),
       (["--max-utterance", "3"], "--max-utterance"), (["--device", "mic"], "--device"),
       (["--list-devices"], "--list-devices"),
     ])

@@ -1,0 +1,144 @@
+import Architecture
+import Foundation
+import Logging
+import NIOCore
+import SpeechClient
+import Synchronization
+
+/// The socket side of one Wyoming connection: admits it through the session core, runs a
+/// ``WyomingSession`` store and does what its state says.
+///
+/// It reads an event only when the session allows one, sends each as an action, and writes the
+/// session's outbox in order; everything the connection decides is the session's. It knows
+/// nothing of sockets: it reads ``WyomingInbound`` from any sequence and writes through a
+/// closure, so tests drive it without a network.
+struct WyomingConnection: Sendable {
+  let core: SessionCore
+  let remoteAddress: String?
+
+  /// The endpoint in logs and the `protocol` label in metrics.
+  static let protocolName = "wyoming"
+
+  /// Serves one connection; returns once it is over (the caller closes it).
+  func run<Inbound: AsyncSequence & Sendable>(
+    inbound: Inbound, write: @escaping @Sendable (ByteBuffer) async throws -> Void
+  ) async where Inbound.Element == WyomingInbound {
+    let core = self.core
+    let shutdownNotice = ClientConnection()
+    let session: AdmittedSession
+    do throws(AdmissionRefusal) {
+      session = try core.admit(
+        .stream, endpoint: Self.protocolName, remoteAddress: remoteAddress
+      ) {
+        shutdownNotice.markGone()
+      }
+    } catch {
+      let problem = WyomingProblem(error)
+      core.metrics.protocolError(Self.protocolName, code: problem.code)
+      try? await write(problem.event.bytes)
+      return
+    }
+    core.metrics.protocolSessionStarted(Self.protocolName)
+    let limits = core.configuration
+    let store = await MainActor.run {
+      Store(initialState: WyomingSession.State()) {
+        WyomingSession(limits: limits)
+      } withDependencies: {
+        $0.speechClient = core.makeSpeechClient()
+        $0.continuousClock = core.clock
+      }
+    }
+    let (allowances, allowance) = AsyncStream.makeStream(
+      of: Int.self, bufferingPolicy: .bufferingNewest(1))
+    let states = await store.states(bufferingPolicy: .bufferingNewest(1))
+    let lastEvent = LastEvent()
+    _ = await store.send(.start)
+
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        var events = inbound.makeAsyncIterator()
+        var read = 0
+        for await allowed in allowances {
+          while read < allowed {
+            read += 1
+            do {
+              switch try await events.next() {
+              case .event(let event)?:
+                lastEvent.mark()
+                _ = await store.send(.received(event))
+              case .malformed(let problem)?:
+                _ = await store.send(.malformed(problem))
+                return
+              case nil:
+                _ = await store.send(.clientFinishedSending)
+                return
+              }
+            } catch {
+              guard !Task.isCancelled else { return }
+              _ = await store.send(.clientLeft)
+              return
+            }
+          }
+        }
+      }
+      group.addTask {
+        await shutdownNotice.waitUntilGone()
+        guard !Task.isCancelled else { return }
+        _ = await store.send(.shutdown)
+      }
+      var written = 0
+      writing: for await state in states {
+        allowance.yield(state.allowedEvents)
+        // The place is free before the client learns that the session is over.
+        if state.ending != nil { session.freePlace() }
+        let outputs = state.outbox.dropFirst(max(0, written - state.written))
+        guard !outputs.isEmpty else {
+          if state.ending != nil { break }
+          continue
+        }
+        for output in outputs {
+          guard case .event(let event) = output else { break writing }
+          do {
+            try await write(event.bytes)
+          } catch {
+            _ = await store.send(.clientLeft)
+            break writing
+          }
+          written += 1
+          switch event.type {
+          case "transcript":
+            if let latency = lastEvent.elapsed {
+              core.metrics.protocolFinalDelivered(Self.protocolName, latency: latency)
+            }
+          case "error":
+            core.metrics.protocolError(
+              Self.protocolName, code: event.data["code"]?.stringValue ?? "unknown")
+          default:
+            break
+          }
+        }
+        _ = await store.send(.written(through: written))
+      }
+      allowance.finish()
+      group.cancelAll()
+    }
+
+    let final = await MainActor.run { store.state }
+    let outcome: SessionOutcome =
+      switch final.ending {
+      case .clientDone?: .finished
+      case .problem(let problem)?: problem.outcome
+      case .clientGone?, nil: .clientClosed
+      }
+    session.end(outcome, audioSeconds: final.decodedSeconds)
+  }
+}
+
+/// When the connection's last event arrived: a final transcript's latency counts from it.
+private final class LastEvent: Sendable {
+  private let instant = Mutex<ContinuousClock.Instant?>(nil)
+
+  func mark() { instant.withLock { $0 = .now } }
+
+  var elapsed: Duration? { instant.withLock { $0.map { .now - $0 } } }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import TranscribeServer
+
+/// The Wyoming host without a socket: events in from a stream, bytes out through a closure,
+/// over a session core with the lorem client (one word per 0.3 s of audio, eight to an
+/// utterance).
+@Suite struct WyomingConnectionTests {
+  /// What the connection wrote, as events.
+  final class Written: Sendable {
+    private let bytes = Mutex(ByteBuffer())
+
+    func append(_ buffer: ByteBuffer) {
+      bytes.withLock { _ = $0.writeImmutableBuffer(buffer) }
+    }
+
+    var events: [WyomingEvent] {
+      var buffer = bytes.withLock { $0 }
+      var parser = WyomingFrameParser(limits: WyomingSettings())
+      var events: [WyomingEvent] = []
+      while let event = try? parser.next(from: &buffer) { events.append(event) }
+      return events
+    }
+  }
+
+  static func core(maxSessions: Int = 2, recorder: LogRecorder = LogRecorder()) -> SessionCore {
+    SessionCore(
+      configuration: ServerConfiguration(maxSessions: maxSessions),
+      logger: recorder.logger(level: .info), recognizers: Recognizers { .lorem() })
+  }
+
+  /// Runs a connection over `events`, then the end of the client's sending: at once, or once
+  /// the connection has written an event of type `finishAfter`.
+  static func run(
+    _ core: SessionCore, _ events: [WyomingEvent], finishAfter: String? = nil
+  ) async -> [WyomingEvent] {
+    let (inbound, continuation) = AsyncStream.makeStream(of: WyomingInbound.self)
+    for event in events { continuation.yield(.event(event)) }
+    if finishAfter == nil { continuation.finish() }
+    let written = Written()
+    await WyomingConnection(core: core, remoteAddress: "127.0.0.1:1").run(inbound: inbound) {
+      written.append($0)
+      if written.events.contains(where: { $0.type == finishAfter }) { continuation.finish() }
+    }
+    return written.events
+  }
+
+  static func chunk(seconds: Double) -> WyomingEvent {
+    WyomingEvent(
+      "audio-chunk",
+      data: ["rate": .number(16000), "width": .number(2), "channels": .number(1)],
+      payload: ByteBuffer(bytes: [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2)))
+  }
+
+  static let audioStart = WyomingEvent(
+    "audio-start", data: ["rate": .number(16000), "width": .number(2), "channels": .number(1)])
+
+  @Test func homeAssistantsSequenceIsAnsweredAndItsPlaceGivenBack() async {
+    let recorder = LogRecorder()
+    let core = Self.core(recorder: recorder)
+    let events = await Self.run(
+      core,
+      [
+        WyomingEvent("transcribe", data: ["language": .string("en")]), Self.audioStart,
+        Self.chunk(seconds: 0.5), Self.chunk(seconds: 0.5), WyomingEvent("audio-stop"),
+      ])
+    #expect(events.first?.type == "transcript-start")
+    #expect(events.suffix(2).map(\.type) == ["transcript", "transcript-stop"])
+    #expect(events.dropLast().last?.data["text"] == .string("lorem ipsum dolor"))
+    #expect(core.sessions.activeCount == 0)
+    #expect(core.streams.count == 0)
+    let metrics = core.metrics.exposition()
+    #expect(metrics.contains(#"transcribe_protocol_sessions_total{protocol="wyoming"} 1"#))
+    #expect(
+      metrics.contains(#"transcribe_protocol_final_latency_seconds_count{protocol="wyoming"} 1"#))
+    let ended = recorder.lines.last { $0.message == "session ended" }
+    #expect(ended?.metadata["outcome"] == "finished")
+    #expect(ended?.metadata["endpoint"] == "wyoming")
+  }
+
+  @Test func theEndOfAnUtteranceEndsTheCommandWithoutAudioStop() async {
+    let core = Self.core()
+    // 3 s of audio: the lorem client ends its first utterance at the eighth word (2.4 s).
+    let events = await Self.run(
+      core, [Self.audioStart] + (0..<6).map { _ in Self.chunk(seconds: 0.5) },
+      finishAfter: "transcript-stop")
+    let transcript = events.first { $0.type == "transcript" }
+    #expect(
+      transcript?.data["text"] == .string("lorem ipsum dolor sit amet consectetur adipiscing elit")
+    )
+    #expect(events.last?.type == "transcript-stop")
+  }
+
+  @Test func aClientThatStopsSendingMidCommandGetsTheTranscriptOfItsAudio() async {
+    let core = Self.core()
+    // 0.9 s of audio, then the client closes its side without audio-stop.
+    let events = await Self.run(core, [Self.audioStart, Self.chunk(seconds: 0.9)])
+    #expect(events.dropLast().last?.data["text"] == .string("lorem ipsum dolor"))
+    #expect(events.last?.type == "transcript-stop")
+    #expect(core.sessions.activeCount == 0)
+  }
+
+  @Test func pastTheSessionLimitTheClientGetsABusyError() async throws {
+    let core = Self.core(maxSessions: 1)
+    let place = try #require(core.sessions.acquire())
+    let events = await Self.run(core, [WyomingEvent("describe")])
+    place.release()
+    #expect(events == [WyomingProblem.busy.event])
+    #expect(
+      core.metrics.exposition().contains(
+        #"transcribe_protocol_errors_total{protocol="wyoming",code="busy"} 1"#))
+    #expect(
+      core.metrics.exposition().contains(
+        #"transcribe_rejected_sessions_total{reason="capacity"} 1"#))
+  }
+
+  @Test func aShutdownDeliversTheTranscriptSoFarThenTheError() async {
+    let core = Self.core()
+    let (inbound, continuation) = AsyncStream.makeStream(of: WyomingInbound.self)
+    for event in [Self.audioStart, Self.chunk(seconds: 0.7)] { continuation.yield(.event(event)) }
+    let written = Written()
+    async let connection: Void = WyomingConnection(core: core, remoteAddress: nil).run(
+      inbound: inbound
+    ) { written.append($0) }
+    // The drain waits for the session, which delivers its last words first.
+    while core.streams.count == 0 { await Task.yield() }
+    await core.drain()
+    await connection
+    continuation.finish()
+    let events = written.events
+    #expect(events.suffix(3).map(\.type) == ["transcript", "transcript-stop", "error"])
+    #expect(events.last?.data["code"] == .string("shutting-down"))
+    #expect(core.sessions.activeCount == 0)
+  }
+}

@@ -1,0 +1,385 @@
+import Architecture
+import Clocks
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+import Testing
+
+@testable import TranscribeServer
+
+/// A Wyoming connection's session as a reducer, told with `TestStore` and `TestClock`:
+/// describe, Home Assistant's sequence, streaming chunks, endpointing, limits, shutdown and
+/// the error rows.
+@MainActor
+struct WyomingSessionTests {
+  /// The decoder's side of a recognition task the test drives.
+  let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+  let audio = PushedAudio(sampleRate: 16_000)
+  let clock = TestClock()
+
+  static let limits: ServerConfiguration = {
+    var limits = ServerConfiguration()
+    limits.engines = [.moonshine, .pocketsphinx]
+    return limits
+  }()
+
+  func makeStore(
+    limits: ServerConfiguration = limits, finishTask: (@Sendable () async -> Void)? = nil
+  ) -> TestStoreOf<WyomingSession> {
+    let (stream, _) = results
+    let audio = self.audio
+    return TestStore(initialState: WyomingSession.State()) {
+      WyomingSession(limits: limits, makeAudio: { _ in audio })
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in stream }
+      if let finishTask { $0.speechClient.finishTask = finishTask }
+    }
+  }
+
+  nonisolated static let audioStart = WyomingEvent(
+    "audio-start", data: ["rate": .number(16000), "width": .number(2), "channels": .number(1)])
+
+  /// `seconds` of 16 kHz mono silence as an audio chunk.
+  nonisolated static func chunk(seconds: Double) -> WyomingEvent {
+    WyomingEvent(
+      "audio-chunk",
+      data: ["rate": .number(16000), "width": .number(2), "channels": .number(1)],
+      payload: ByteBuffer(bytes: [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2)))
+  }
+
+  /// A result: `partial` words after `finished` utterances.
+  nonisolated static func heard(
+    _ partial: String, finished: [String] = [], at position: TimeInterval
+  ) -> SpeechRecognitionResult {
+    var segments: [TranscriptionSegment] = []
+    var time = 0.0
+    for (utterance, isFinished) in finished.map({ ($0, true) }) + [(partial, false)] {
+      let tokens = utterance.split(separator: " ").map(String.init)
+      for (index, token) in tokens.enumerated() {
+        segments.append(
+          TranscriptionSegment(
+            substring: token, timestamp: time, duration: 0.2, confidence: 1,
+            endsUtterance: isFinished && index == tokens.count - 1))
+        time += 0.2
+      }
+    }
+    return SpeechRecognitionResult(
+      bestTranscription: Transcription(segments: segments), isFinal: false,
+      progress: RecognitionProgress(audioDuration: position))
+  }
+
+  static func chunkEvent(_ text: String) -> WyomingSession.Output {
+    .event(WyomingEvent("transcript-chunk", data: ["text": .string(text)]))
+  }
+
+  static func transcript(_ text: String) -> [WyomingSession.Output] {
+    [
+      .event(WyomingEvent("transcript", data: ["text": .string(text), "language": .string("en")])),
+      .event(WyomingEvent("transcript-stop")),
+    ]
+  }
+
+  static let transcriptStart = WyomingSession.Output.event(
+    WyomingEvent("transcript-start", data: ["language": .string("en")]))
+
+  /// Sends `audio-start` (the connection's `number`th event) and lets recognition start.
+  func startAudio(_ store: TestStoreOf<WyomingSession>, number: Int) async {
+    await store.send(.received(Self.audioStart)) {
+      $0.receivedEvents = number
+      $0.allowedEvents = number + 1
+      $0.phase = .streaming
+      $0.format = WyomingAudioFormat(rate: 16000, width: 2, channels: 1)
+      $0.audio = audio
+      $0.recognition = SpeechRecognition.State(
+        request: SpeechRecognitionRequest(source: .pushed(audio)))
+      $0.outbox = [Self.transcriptStart]
+    }
+    await store.receive(\.recognition.start) {
+      $0.recognition?.isRecording = true
+      $0.recognition?.status = .authorizing
+    }
+    await store.receive(\.recognition.authorizationResponse) {
+      $0.recognition?.status = .starting
+    }
+    await store.receive(\.recognition.recognitionStarted) {
+      $0.recognition?.status = .recording
+    }
+  }
+
+  @Test func describeIsAnsweredWithInfoListingTheInstalledModels() async throws {
+    let store = makeStore()
+    await store.send(.start)
+    let info = WyomingModel.info(
+      models: [.init(engine: .moonshine), .init(engine: .pocketsphinx)], endpointing: true,
+      version: "0.1.0")
+    await store.send(.received(WyomingEvent("describe"))) {
+      $0.receivedEvents = 1
+      $0.allowedEvents = 2
+      $0.outbox = [.event(info)]
+    }
+    await store.send(.clientFinishedSending) {
+      $0.isClientDone = true
+      $0.outbox.append(.close)
+      $0.phase = .over
+      $0.ending = .clientDone
+    }
+    guard case .array(let programs)? = info.data["asr"], case .object(let asr)? = programs.first,
+      case .array(let models)? = asr["models"]
+    else {
+      Issue.record("no asr program in \(info)")
+      return
+    }
+    let names = models.compactMap { model -> String? in
+      guard case .object(let fields) = model else { return nil }
+      return fields["name"]?.stringValue
+    }
+    #expect(names == ["moonshine-base-en", "pocketsphinx-en-us"])
+    #expect(asr["supports_transcript_streaming"] == .bool(true))
+    #expect(asr["requires_external_vad"] == .bool(false))
+  }
+
+  @Test func homeAssistantsSequenceGetsTheTranscriptAfterAudioStop() async {
+    let results = self.results
+    let store = makeStore(finishTask: {
+      results.continuation.yield(Self.heard("", finished: ["go forward ten meters"], at: 0.4))
+      results.continuation.finish()
+    })
+    await store.send(.start)
+    await store.send(.received(WyomingEvent("transcribe", data: ["language": .string("en")]))) {
+      $0.receivedEvents = 1
+      $0.allowedEvents = 2
+      $0.language = "en"
+    }
+    await startAudio(store, number: 2)
+    await store.send(.received(Self.chunk(seconds: 0.4))) {
+      $0.receivedEvents = 3
+      $0.allowedEvents = 4
+    }
+    #expect(audio.pushedSampleCount == 6_400)
+    // Partial words stream once two results in a row agree on them.
+    results.continuation.yield(Self.heard("go for", at: 0.2))
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("go for", at: 0.2)
+      $0.heardWords = ["go", "for"]
+    }
+    results.continuation.yield(Self.heard("go forward ten", at: 0.3))
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("go forward ten", at: 0.3)
+      $0.heardWords = ["go", "forward", "ten"]
+      $0.streamedWords = ["go"]
+      $0.outbox.append(Self.chunkEvent("go"))
+    }
+    await store.send(.received(WyomingEvent("audio-stop"))) {
+      $0.receivedEvents = 4
+      $0.allowedEvents = 5
+      $0.phase = .finishing(closing: nil)
+    }
+    #expect(audio.isFinished)
+    await store.receive(\.recognition.finish) {
+      $0.recognition?.isRecording = false
+      $0.recognition?.status = .finishing
+    }
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("", finished: ["go forward ten meters"], at: 0.4)
+    }
+    await store.receive(\.recognition.recognitionFinished) {
+      $0.outbox +=
+        [Self.chunkEvent(" forward ten meters")]
+        + Self.transcript("go forward ten meters")
+      $0.transcripts = 1
+      $0.phase = .ready
+      $0.audio = nil
+      $0.recognition = nil
+      $0.format = nil
+      $0.streamedWords = []
+      $0.heardWords = []
+      $0.language = nil
+    }
+    await store.send(.written(through: 5)) {
+      $0.outbox = []
+      $0.written = 5
+    }
+    // Home Assistant closes once it has the transcript.
+    await store.send(.clientFinishedSending) {
+      $0.isClientDone = true
+      $0.outbox = [.close]
+      $0.phase = .over
+      $0.ending = .clientDone
+    }
+  }
+
+  @Test func theEndOfSpeechSendsTheTranscriptWithoutWaitingForAudioStop() async {
+    let store = makeStore()
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    await store.send(.received(Self.chunk(seconds: 1))) {
+      $0.receivedEvents = 2
+      $0.allowedEvents = 3
+    }
+    // The detector heard a pause after "turn on the light": that is the command.
+    results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
+    await store.receive(\.recognition.speech.success) {
+      $0.outbox += [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
+      $0.transcripts = 1
+      $0.phase = .endpointed
+      $0.audio = nil
+      $0.recognition = nil
+      $0.format = nil
+    }
+    #expect(audio.isFinished)
+    // The client goes on sending until it sees the transcript: ignored, then its audio-stop.
+    await store.send(.received(Self.chunk(seconds: 0.2))) {
+      $0.receivedEvents = 3
+      $0.allowedEvents = 4
+    }
+    await store.send(.received(WyomingEvent("audio-stop"))) {
+      $0.receivedEvents = 4
+      $0.allowedEvents = 5
+      $0.phase = .ready
+    }
+    await store.send(.clientLeft) {
+      $0.phase = .over
+      $0.ending = .clientGone
+    }
+  }
+
+  @Test func withoutEndpointingAPauseDoesNotEndTheCommand() async {
+    var limits = Self.limits
+    limits.wyoming.endpointing = false
+    let store = makeStore(limits: limits)
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
+    await store.receive(\.recognition.speech.success)
+    #expect(store.state.phase == .streaming)
+    // The finished utterance's words have settled.
+    #expect(store.state.streamedWords == ["turn", "on", "the", "light"])
+    await store.send(.clientLeft)
+  }
+
+  @Test func aShutdownDeliversTheTranscriptSoFarThenTheError() async {
+    let results = self.results
+    let store = makeStore(finishTask: {
+      results.continuation.yield(Self.heard("", finished: ["good morning"], at: 0.4))
+      results.continuation.finish()
+    })
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    await store.send(.shutdown) {
+      $0.phase = .finishing(closing: .shuttingDown)
+    }
+    await store.receive(\.recognition.finish)
+    await store.receive(\.recognition.recognitionFinished)
+    #expect(
+      store.state.outbox
+        == [Self.transcriptStart, Self.chunkEvent("good morning")]
+        + Self.transcript("good morning") + [.event(WyomingProblem.shuttingDown.event), .close])
+    #expect(store.state.ending == .problem(.shuttingDown))
+  }
+
+  @Test func anIdleConnectionGetsItsErrorThenTheClose() async {
+    let store = makeStore()
+    await store.send(.start)
+    await clock.advance(by: Self.limits.idleTimeout)
+    await store.receive(\.idleTimeoutElapsed) {
+      $0.outbox = [.event(WyomingProblem.idle(Self.limits.idleTimeout).event), .close]
+      $0.phase = .over
+      $0.ending = .problem(.idle(Self.limits.idleTimeout))
+    }
+  }
+
+  @Test func lastWordsThatNeverComeEndInAnErrorNotAnEmptyTranscript() async {
+    let store = makeStore(finishTask: {})
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    await store.send(.received(WyomingEvent("audio-stop")))
+    await clock.advance(by: .seconds(10))
+    await store.receive(\.recognition.stopDeadlineElapsed)
+    #expect(store.state.outbox.last == .close)
+    #expect(
+      store.state.outbox.dropLast().last.map { output -> String? in
+        guard case .event(let event) = output else { return nil }
+        return event.data["code"]?.stringValue
+      } == "recognition-failed")
+  }
+
+  nonisolated static let errorRows: [([WyomingEvent], WyomingProblem)] = [
+    ([chunk(seconds: 0.1)], .audioBeforeStart(event: "audio-chunk")),
+    ([WyomingEvent("audio-stop")], .audioBeforeStart(event: "audio-stop")),
+    (
+      [WyomingEvent("transcribe", data: ["name": .string("whisper")])],
+      .unknownModel(name: "whisper", available: ["moonshine-base-en", "pocketsphinx-en-us"])
+    ),
+    ([WyomingEvent("transcribe", data: ["language": .string("de")])], .unsupportedLanguage("de")),
+    (
+      [audioStart, WyomingEvent("transcribe")],
+      .unexpectedEvent(event: "transcribe", expected: "audio-chunk or audio-stop")
+    ),
+    (
+      [audioStart, audioStart],
+      .unexpectedEvent(event: "audio-start", expected: "audio-chunk or audio-stop")
+    ),
+    (
+      [
+        WyomingEvent(
+          "audio-start",
+          data: ["rate": .number(16000), "width": .number(5), "channels": .number(1)])
+      ],
+      .unsupportedAudio(
+        "audio-start \"width\" 5 is not a sample width in bytes this server reads (1 to 4); "
+          + "send 16-bit (width 2) PCM, e.g. 16000 Hz mono")
+    ),
+    (
+      [audioStart, WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [1, 2, 3]))],
+      .unsupportedAudio(
+        "an audio-chunk of 3 bytes does not hold whole frames of 2 bytes (width 2 × 1 "
+          + "channel(s))")
+    ),
+  ]
+
+  @Test(arguments: errorRows)
+  func badInputGetsItsErrorEventThenTheClose(
+    _ events: [WyomingEvent], _ problem: WyomingProblem
+  )
+    async
+  {
+    let store = makeStore()
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    for event in events { await store.send(.received(event)) }
+    await store.skipReceivedActions(strict: false)
+    #expect(Array(store.state.outbox.suffix(2)) == [.event(problem.event), .close])
+    #expect(store.state.ending == .problem(problem))
+    #expect(store.state.recognition == nil)
+  }
+
+  @Test func aMalformedEventClosesAtOnce() async {
+    let store = makeStore()
+    await store.send(.start)
+    await store.send(.malformed(.notJSON(part: "header line"))) {
+      $0.outbox = [.event(WyomingProblem.notJSON(part: "header line").event), .close]
+      $0.phase = .over
+      $0.ending = .problem(.notJSON(part: "header line"))
+    }
+  }
+}
+
+/// Audio in any PCM format, as 16-bit mono samples.
+struct WyomingAudioFormatTests {
+  @Test func stereoIsAveragedAndWidthsAreScaledTo16Bits() throws {
+    let stereo = WyomingAudioFormat(rate: 44_100, width: 2, channels: 2)
+    // Frames (1000, 3000) and (-2000, 0).
+    let payload = ByteBuffer(bytes: [0xE8, 0x03, 0xB8, 0x0B, 0x30, 0xF8, 0x00, 0x00])
+    #expect(try stereo.monoSamples(payload) == [2000, -1000])
+    let wide = WyomingAudioFormat(rate: 16_000, width: 4, channels: 1)
+    #expect(try wide.monoSamples(ByteBuffer(bytes: [0xFF, 0xFF, 0x34, 0x12])) == [0x1234])
+    let narrow = WyomingAudioFormat(rate: 8_000, width: 1, channels: 1)
+    #expect(try narrow.monoSamples(ByteBuffer(bytes: [0x80, 0x7F])) == [-32768, 0x7F00])
+  }
+}
