@@ -39,7 +39,7 @@ public enum WyomingAddress: Sendable, Equatable, CustomStringConvertible {
   /// The address as it is written: `tcp://HOST:PORT` or `unix://PATH`.
   public var description: String {
     switch self {
-    case .tcp(let host, let port): "tcp://\(TranscriptionServer.displayHost(host)):\(port)"
+    case .tcp(let host, let port): "tcp://\(ServerConfiguration.urlHost(host)):\(port)"
     case .unix(let path): "unix://\(path)"
     }
   }

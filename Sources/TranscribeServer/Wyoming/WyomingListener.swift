@@ -91,6 +91,6 @@ struct WyomingListener: Service {
   /// A peer's address as logs show it: `127.0.0.1:50412`, or `unix` for a socket file.
   private static func describe(_ address: SocketAddress) -> String {
     guard let ip = address.ipAddress, let port = address.port else { return "unix" }
-    return "\(TranscriptionServer.displayHost(ip)):\(port)"
+    return "\(ServerConfiguration.urlHost(ip)):\(port)"
   }
 }
