@@ -169,6 +169,91 @@ extension CommandTests {
       #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
     }
 
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func theOpenAISDKStreamsTheTranscriptUtteranceByUtteranceBeforeItIsDone() async throws {
+      let directory = try TemporaryDirectory()
+      // Every librivox clip followed by a second of silence: about 30 s, five utterances.
+      let long = directory.url.appendingPathComponent("librivox.wav")
+      let clips = try FileManager.default.contentsOfDirectory(
+        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
+      ).filter { $0.hasSuffix(".wav") }.sorted()
+      var padded: [String] = []
+      for clip in clips {
+        let path = directory.url.appendingPathComponent("padded-\(clip)").path
+        try runCommand(
+          "/usr/bin/sox",
+          [
+            SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
+            "pad", "0", "1",
+          ])
+        padded.append(path)
+      }
+      try runCommand("/usr/bin/sox", padded + [long.path])
+      let server = try await ServeProcess(["--token", Self.token])
+      defer { server.kill() }
+      let output = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, long.path, "--token", Self.token], timeout: 300)
+      #expect(output.status == 0, "\(output.stderr)")
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+      let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+      let deltas = events.filter { $0["type"] as? String == "transcript.text.delta" }
+      let done = try #require(events.last)
+      #expect(done["type"] as? String == "transcript.text.done")
+      #expect(events.count == deltas.count + 1)
+      // One delta per utterance, which together are the text of the done event: the words of
+      // the same upload answered at once.
+      #expect(deltas.count >= 3, "\(deltas.count) deltas")
+      let text = try #require(done["text"] as? String)
+      #expect(deltas.compactMap { $0["delta"] as? String }.joined() == text)
+      let whole = try curl(
+        server.baseURL + "/v1/audio/transcriptions",
+        [
+          "-H", "Authorization: Bearer \(Self.token)", "-F", "file=@\(long.path)", "-F",
+          "response_format=text",
+        ])
+      #expect(whole.body == text + "\n")
+      let usage = try #require(done["usage"] as? [String: Any])
+      #expect(usage["type"] as? String == "tokens")
+      #expect(usage["output_tokens"] as? Int == text.split(separator: " ").count)
+      // The first utterance arrives well before the last is decoded.
+      let first = try #require(deltas.first?["at"] as? Double)
+      let end = try #require(done["at"] as? Double)
+      #expect(first < end - 0.5, "first delta at \(first) s, done at \(end) s")
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func curlSeesServerSentEventsAndStreamingRefusesSubtitleFormats() async throws {
+      let server = try await ServeProcess([])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+      let streamed = try runCommand(
+        "/usr/bin/curl",
+        ["-sS", "-N", "-D", "-", "-F", "file=@\(Self.clip.path)", "-F", "stream=true", url])
+      let (head, body) = try #require(
+        streamed.range(of: "\r\n\r\n").map {
+          (streamed[..<$0.lowerBound].lowercased(), String(streamed[$0.upperBound...]))
+        })
+      #expect(head.hasPrefix("http/1.1 200"))
+      #expect(head.contains("content-type: text/event-stream"))
+      let events = body.components(separatedBy: "\n\n")
+      #expect(events.last == "")
+      let lines = events.dropLast()
+      #expect(lines.count >= 2)
+      #expect(lines.allSatisfy { $0.hasPrefix("data: {") && !$0.contains("\n") }, "\(body)")
+      #expect(lines.dropLast().allSatisfy { $0.contains(#""type":"transcript.text.delta""#) })
+      #expect(lines.last?.contains(#""type":"transcript.text.done""#) == true)
+
+      let subtitles = try curl(
+        url, ["-F", "file=@\(Self.clip.path)", "-F", "stream=true", "-F", "response_format=srt"])
+      #expect(subtitles.status == 400)
+      #expect(subtitles.body.contains(#""param":"stream""#))
+    }
+
     @Test(arguments: ["0", "-1", "65537", "lots"])
     func anUploadLimitOutsideOneMiBTo64GiBIsAUsageError(megabytes: String) async throws {
       let output = try await TranscribeProcess.run(

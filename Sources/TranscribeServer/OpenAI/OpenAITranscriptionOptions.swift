@@ -10,7 +10,9 @@ import SpeechClient
 /// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
 /// - `prompt`: accepted and ignored (pocketsphinx takes no prompt).
 /// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
-/// - `stream`: only `false`; results are not streamed.
+/// - `stream`: `true` answers with server-sent events (`transcript.text.delta` for each
+///   utterance as it is decoded, then `transcript.text.done`), with `json` or `text` only (as
+///   OpenAI requires); `false` (the default) answers once the whole upload is decoded.
 public struct OpenAITranscriptionOptions: Equatable, Sendable {
   /// How the transcript is returned.
   public var responseFormat: OpenAIResponseFormat = .json
@@ -28,6 +30,8 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var prompt: String?
   /// The `temperature` the client asked for, if any.
   public var temperature: Double?
+  /// Whether the transcript is streamed as server-sent events.
+  public var stream = false
 
   /// The defaults: JSON, segment timestamps.
   public init() {}
@@ -78,9 +82,17 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       }
       self.temperature = temperature
     }
-    if let stream = value("stream"), stream.lowercased() != "false" {
-      throw .invalidField(
-        "stream", value: stream, expected: "false (this server does not stream results)")
+    if let text = value("stream"), !text.isEmpty {
+      switch text.lowercased() {
+      case "true": stream = true
+      case "false": stream = false
+      default: throw .invalidField("stream", value: text, expected: "true or false")
+      }
+      guard !stream || responseFormat == .json || responseFormat == .text else {
+        throw .invalidField(
+          "stream", value: text,
+          expected: "false unless response_format is json or text (the formats that stream)")
+      }
     }
   }
 }

@@ -34,4 +34,24 @@ import Testing
       try OpenAITranscriptionOptions(fields: ["language": ["fr"]])
     }
   }
+
+  @Test func streamTrueStreamsJSONOrTextAndFalseOrNothingDoesNot() throws {
+    #expect(try OpenAITranscriptionOptions(fields: [:]).stream == false)
+    #expect(try OpenAITranscriptionOptions(fields: ["stream": ["false"]]).stream == false)
+    #expect(try OpenAITranscriptionOptions(fields: ["stream": ["True"]]).stream == true)
+    #expect(
+      try OpenAITranscriptionOptions(fields: ["stream": ["true"], "response_format": ["text"]])
+        .stream == true)
+  }
+
+  @Test(arguments: ["srt", "vtt", "verbose_json"])
+  func formatsThatDoNotStreamRefuseStreamTrue(format: String) {
+    #expect(
+      throws: OpenAIError.invalidField(
+        "stream", value: "true",
+        expected: "false unless response_format is json or text (the formats that stream)")
+    ) {
+      try OpenAITranscriptionOptions(fields: ["stream": ["true"], "response_format": [format]])
+    }
+  }
 }

@@ -146,7 +146,8 @@ import Testing
     ),
     ([("language", "de")], "language", "English"),
     ([("temperature", "hot")], "temperature", "from 0 to 1"),
-    ([("stream", "true")], "stream", "does not stream"),
+    ([("stream", "yes")], "stream", "true or false"),
+    ([("response_format", "srt"), ("stream", "true")], "stream", "json or text"),
   ])
   func badFieldsAreAnswered400NamingTheField(
     fields: [(String, String)], param: String, message: String
