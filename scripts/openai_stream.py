@@ -7,6 +7,10 @@ its `delta` or `text` (and `usage`), and `at`, the seconds from the call to the 
 `error` with the status and message of the SDK's exception.
 
     openai_stream.py http://127.0.0.1:2700 talk.wav [--token T] [--format json|text]
+        [--model M] [--logprobs] [--whole]
+
+`--logprobs` asks for `include=["logprobs"]`; `--whole` asks without streaming and prints
+`{"whole": the answer}` instead.
 """
 
 import argparse
@@ -37,16 +41,27 @@ def main():
     parser.add_argument("audio")
     parser.add_argument("--token", default="unused")
     parser.add_argument("--format", default="json")
+    parser.add_argument("--model", default="whisper-1")
+    parser.add_argument("--logprobs", action="store_true")
+    parser.add_argument("--whole", action="store_true")
     arguments = parser.parse_args()
+    extra = {"include": ["logprobs"]} if arguments.logprobs else {}
     wait_for(arguments.base)
     client = OpenAI(
         base_url=arguments.base + "/v1", api_key=arguments.token, max_retries=0, timeout=300)
     events = []
     started = time.monotonic()
     try:
+        if arguments.whole:
+            with open(arguments.audio, "rb") as file:
+                answer = client.audio.transcriptions.create(
+                    model=arguments.model, file=file, response_format=arguments.format, **extra)
+            print(json.dumps({"whole": answer.model_dump(exclude_none=True)}))
+            return
         with open(arguments.audio, "rb") as file:
             stream = client.audio.transcriptions.create(
-                model="whisper-1", file=file, response_format=arguments.format, stream=True)
+                model=arguments.model, file=file, response_format=arguments.format,
+                stream=True, **extra)
             for event in stream:
                 shown = event.model_dump(exclude_none=True)
                 shown["at"] = round(time.monotonic() - started, 3)

@@ -226,6 +226,48 @@ extension CommandTests {
       #expect(first < end - 0.5, "first delta at \(first) s, done at \(end) s")
     }
 
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: MoonshineTestData.isInstalled, "needs Moonshine"))
+    func theOpenAISDKGetsMoonshinesTokenLogprobsStreamedAndWhole() async throws {
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      let streamed = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, Self.clip.path, "--model", "moonshine", "--logprobs"])
+      #expect(streamed.status == 0, "\(streamed.stderr)")
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: Data(streamed.stdout.utf8)) as? [String: Any])
+      let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+      let done = try #require(events.last)
+      #expect(done["type"] as? String == "transcript.text.done")
+      let text = try #require(done["text"] as? String)
+      let all = try #require(done["logprobs"] as? [[String: Any]])
+      let perDelta = events.dropLast().map { ($0["logprobs"] as? [[String: Any]]) ?? [] }
+      #expect(perDelta.allSatisfy { !$0.isEmpty })
+      #expect(
+        perDelta.joined().map { $0["token"] as? String } == all.map { $0["token"] as? String })
+      // Every token: its text, its bytes, a log probability; together they spell the text.
+      #expect(all.count >= text.split(separator: " ").count)
+      #expect(all.allSatisfy { (($0["logprob"] as? Double) ?? 1) <= 0 })
+      let bytes = all.flatMap { ($0["bytes"] as? [Int]) ?? [] }.map(UInt8.init)
+      #expect(
+        String(decoding: bytes, as: UTF8.self).filter { $0 != " " } == text.filter { $0 != " " })
+
+      let whole = try await PythonClient.run(
+        "openai_stream.py",
+        [server.baseURL, Self.clip.path, "--model", "moonshine", "--logprobs", "--whole"])
+      #expect(whole.status == 0, "\(whole.stderr)")
+      let wholeAnswer = try #require(
+        try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+      let json = try #require(wholeAnswer["whole"] as? [String: Any], "\(wholeAnswer)")
+      #expect(json["text"] as? String == text)
+      let wholeLogprobs = try #require(json["logprobs"] as? [[String: Any]])
+      #expect(wholeLogprobs.map { $0["token"] as? String } == all.map { $0["token"] as? String })
+    }
+
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func curlSeesServerSentEventsAndStreamingRefusesSubtitleFormats() async throws {
       let server = try await ServeProcess([])

@@ -17,6 +17,8 @@ import Synchronization
 /// for event in stream.finish(with: OpenAITranscription(final)) { write(event.serverSentEvent) }
 /// ```
 struct OpenAITranscriptStream: Equatable, Sendable {
+  /// Whether deltas and the done event carry the tokens' log probabilities.
+  var includesLogprobs = false
   /// How many of the finished utterances have been looked at (empty ones included).
   private(set) var finishedSeen = 0
   /// How many utterances with words have been sent.
@@ -43,22 +45,29 @@ struct OpenAITranscriptStream: Equatable, Sendable {
       events.append(delta(words[...]))
     }
     let words = transcription.utterances.reduce(0) { $0 + $1.count }
-    events.append(.done(text: transcription.text, words: words))
+    events.append(
+      .done(
+        text: transcription.text, words: words,
+        logprobs: includesLogprobs
+          ? OpenAITranscription.logprobs(of: transcription.utterances) : nil))
     return events
   }
 
   private mutating func delta(_ words: ArraySlice<TranscriptionSegment>) -> Event {
     let text = OpenAITranscription.text(of: words)
     defer { sentUtterances += 1 }
-    return .delta(sentUtterances == 0 ? text : " " + text)
+    return .delta(
+      sentUtterances == 0 ? text : " " + text,
+      logprobs: includesLogprobs ? OpenAITranscription.logprobs(of: [words]) : nil)
   }
 
   /// One event of the stream.
   enum Event: Equatable, Sendable {
-    /// More text: an utterance, after a space unless it is the first.
-    case delta(String)
+    /// More text: an utterance, after a space unless it is the first; its tokens' log
+    /// probabilities when asked for.
+    case delta(String, logprobs: [OpenAITranscription.Logprob]? = nil)
     /// The whole text; `words` is reported as the usage's output tokens.
-    case done(text: String, words: Int)
+    case done(text: String, words: Int, logprobs: [OpenAITranscription.Logprob]? = nil)
     /// Recognition failed after the stream began: the error, in OpenAI's shape.
     case error(OpenAIError)
 
@@ -68,12 +77,12 @@ struct OpenAITranscriptStream: Equatable, Sendable {
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       let json: Data?
       switch self {
-      case .delta(let text):
-        json = try? encoder.encode(Delta(delta: text))
-      case .done(let text, let words):
+      case .delta(let text, let logprobs):
+        json = try? encoder.encode(Delta(delta: text, logprobs: logprobs))
+      case .done(let text, let words, let logprobs):
         json = try? encoder.encode(
           Done(
-            text: text,
+            text: text, logprobs: logprobs,
             usage: Usage(inputTokens: 0, outputTokens: words, totalTokens: words)))
       case .error(let error):
         return ByteBuffer(string: "data: " + String(buffer: error.jsonBody) + "\n\n")
@@ -87,12 +96,14 @@ struct OpenAITranscriptStream: Equatable, Sendable {
   struct Delta: Codable, Equatable {
     var type = "transcript.text.delta"
     var delta: String
+    var logprobs: [OpenAITranscription.Logprob]?
   }
 
   /// `transcript.text.done`.
   struct Done: Codable, Equatable {
     var type = "transcript.text.done"
     var text: String
+    var logprobs: [OpenAITranscription.Logprob]?
     var usage: Usage
   }
 
@@ -123,9 +134,12 @@ final class StreamedTranscript: Sendable {
   /// Whether the answer is a stream.
   var hasBegun: Bool { state.withLock { $0.hasBegun } }
 
-  /// The answer is a stream from now on.
-  func begin() {
-    state.withLock { $0.hasBegun = true }
+  /// The answer is a stream from now on, with log probabilities when `includesLogprobs`.
+  func begin(includesLogprobs: Bool) {
+    state.withLock {
+      $0.hasBegun = true
+      $0.stream.includesLogprobs = includesLogprobs
+    }
   }
 
   /// The deltas for the utterances `result` finished since the last call, once begun.

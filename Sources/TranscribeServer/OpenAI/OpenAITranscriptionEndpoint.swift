@@ -167,7 +167,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
         throw OpenAIError(error, retryAfter: configuration.retryAfterSeconds)
       }
       if options.stream {
-        streamed.begin()
+        streamed.begin(includesLogprobs: options.includesLogprobs)
         updates.yield(.began)
       }
       // Past the limit the client reads no further, whatever the header said.
@@ -191,7 +191,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
       }
       return transcription.response(
         format: received.options.responseFormat,
-        granularities: received.options.timestampGranularities)
+        granularities: received.options.timestampGranularities,
+        includesLogprobs: received.options.includesLogprobs)
     } catch {
       switch error {
       case .clientGone: outcome = .clientClosed

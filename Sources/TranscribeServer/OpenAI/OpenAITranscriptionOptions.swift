@@ -10,6 +10,9 @@ import SpeechClient
 /// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
 /// - `prompt`: accepted and ignored (pocketsphinx takes no prompt).
 /// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
+/// - `include[]`: `logprobs` adds each token's log probability (`logprobs`) to `json` and to
+///   the events of a stream: Moonshine's decoder tokens; pocketsphinx has no tokens, so each of
+///   its words is one, with the log of its confidence.
 /// - `stream`: `true` answers with server-sent events (`transcript.text.delta` for each
 ///   utterance as it is decoded, then `transcript.text.done`), with `json` or `text` only (as
 ///   OpenAI requires); `false` (the default) answers once the whole upload is decoded.
@@ -32,6 +35,8 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var temperature: Double?
   /// Whether the transcript is streamed as server-sent events.
   public var stream = false
+  /// Whether `include[]` asks for the tokens' log probabilities.
+  public var includesLogprobs = false
 
   /// The defaults: JSON, segment timestamps.
   public init() {}
@@ -93,6 +98,17 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
           "stream", value: text,
           expected: "false unless response_format is json or text (the formats that stream)")
       }
+    }
+    for text in (fields["include[]"] ?? []) + (fields["include"] ?? []) {
+      guard text == "logprobs" else {
+        throw .invalidField("include[]", value: text, expected: "logprobs")
+      }
+      guard responseFormat == .json || stream else {
+        throw .invalidField(
+          "include[]", value: text,
+          expected: "no logprobs unless response_format is json or the answer is streamed")
+      }
+      includesLogprobs = true
     }
   }
 }

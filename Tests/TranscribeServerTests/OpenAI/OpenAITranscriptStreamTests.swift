@@ -69,6 +69,31 @@ import Testing
     #expect(error.hasSuffix("}}\n\n"))
   }
 
+  @Test func withLogprobsEachDeltaHasItsTokensAndTheDoneEventAll() {
+    var tokenized = Self.word("Go", at: 0, ends: true)
+    tokenized.tokens = [
+      .init(bytes: Array(" G".utf8), logprob: -0.5), .init(bytes: [111], logprob: 0),
+    ]
+    var sure = Self.word("on", at: 1, ends: true)
+    sure.confidence = 0.5
+    var stream = OpenAITranscriptStream(includesLogprobs: true)
+    let first = OpenAITranscription.Logprob(token: " G", bytes: Array(" G".utf8), logprob: -0.5)
+    let second = OpenAITranscription.Logprob(token: "o", bytes: [111], logprob: 0)
+    // A word without tokens (pocketsphinx) is its own token, with the log of its confidence.
+    let third = OpenAITranscription.Logprob(token: "on", bytes: Array("on".utf8), logprob: log(0.5))
+    #expect(
+      stream.events(for: Self.result([tokenized])) == [.delta("Go", logprobs: [first, second])])
+    #expect(
+      stream.events(for: Self.result([tokenized, sure])) == [.delta(" on", logprobs: [third])])
+    #expect(
+      stream.finish(with: OpenAITranscription(Self.result([tokenized, sure], isFinal: true)))
+        == [.done(text: "Go on", words: 2, logprobs: [first, second, third])])
+    #expect(
+      String(buffer: OpenAITranscriptStream.Event.delta(" on", logprobs: [third]).serverSentEvent)
+        .hasPrefix(
+          "data: {\"delta\":\" on\",\"logprobs\":[{\"bytes\":[111,110],\"logprob\":-0.69"))
+  }
+
   @Test(arguments: ["json", "text"])
   func anUploadWithStreamTrueIsAnsweredWithEvents(format: String) async throws {
     let scripted = ScriptedSpeechClient()

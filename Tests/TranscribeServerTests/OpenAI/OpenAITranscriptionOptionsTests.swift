@@ -54,4 +54,26 @@ import Testing
       try OpenAITranscriptionOptions(fields: ["stream": ["true"], "response_format": [format]])
     }
   }
+
+  @Test func includeLogprobsAsksForTheTokensLogProbabilitiesInJSONOrAStream() throws {
+    #expect(try OpenAITranscriptionOptions(fields: [:]).includesLogprobs == false)
+    #expect(
+      try OpenAITranscriptionOptions(fields: ["include[]": ["logprobs"]]).includesLogprobs)
+    #expect(
+      try OpenAITranscriptionOptions(fields: [
+        "include[]": ["logprobs"], "response_format": ["text"], "stream": ["true"],
+      ]).includesLogprobs)
+    #expect(throws: OpenAIError.invalidField("include[]", value: "tokens", expected: "logprobs")) {
+      try OpenAITranscriptionOptions(fields: ["include[]": ["tokens"]])
+    }
+    #expect(
+      throws: OpenAIError.invalidField(
+        "include[]", value: "logprobs",
+        expected: "no logprobs unless response_format is json or the answer is streamed")
+    ) {
+      try OpenAITranscriptionOptions(fields: [
+        "include[]": ["logprobs"], "response_format": ["verbose_json"],
+      ])
+    }
+  }
 }

@@ -137,6 +137,35 @@ import Testing
     }
   }
 
+  @Test func jsonWithIncludeLogprobsHasEachWordsLogProbability() async throws {
+    var quiet = ScriptedSpeechClient()
+    quiet.confidence = 0.25
+    let scripted = quiet
+    let server = server { scripted.client }
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart,
+        body: MultipartBody.upload("AUDIO go | on", [("include[]", "logprobs")])
+      ) { response in
+        #expect(response.status == .ok)
+        let answer = try JSONDecoder().decode(
+          OpenAITranscription.Simple.self, from: Data(response.body.readableBytesView))
+        #expect(answer.text == "go on")
+        #expect(
+          answer.logprobs == [
+            .init(token: "go", bytes: Array("go".utf8), logprob: log(0.25)),
+            .init(token: "on", bytes: Array("on".utf8), logprob: log(0.25)),
+          ])
+      }
+      // Without it, the answer is the text alone, as before.
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart, body: MultipartBody.upload("AUDIO go")
+      ) { response in
+        #expect(String(buffer: response.body) == #"{"text":"go"}"#)
+      }
+    }
+  }
+
   @Test(arguments: [
     ([("response_format", "docx")], "response_format", "`docx` is not a valid `response_format`"),
     ([("timestamp_granularities[]", "word")], "timestamp_granularities[]", "verbose_json"),
