@@ -7,9 +7,10 @@ its `delta` or `text` (and `usage`), and `at`, the seconds from the call to the 
 `error` with the status and message of the SDK's exception.
 
     openai_stream.py http://127.0.0.1:2700 talk.wav [--token T] [--format json|text]
-        [--model M] [--logprobs] [--whole]
+        [--model M] [--logprobs] [--whole] [--chunking auto|JSON]
 
-`--logprobs` asks for `include=["logprobs"]`; `--whole` asks without streaming and prints
+`--logprobs` asks for `include=["logprobs"]`; `--chunking` passes `chunking_strategy` (`auto`, or
+a JSON object the SDK sends as its fields); `--whole` asks without streaming and prints
 `{"whole": the answer}` instead.
 """
 
@@ -44,8 +45,12 @@ def main():
     parser.add_argument("--model", default="whisper-1")
     parser.add_argument("--logprobs", action="store_true")
     parser.add_argument("--whole", action="store_true")
+    parser.add_argument("--chunking")
     arguments = parser.parse_args()
     extra = {"include": ["logprobs"]} if arguments.logprobs else {}
+    if arguments.chunking:
+        extra["chunking_strategy"] = (
+            "auto" if arguments.chunking == "auto" else json.loads(arguments.chunking))
     wait_for(arguments.base)
     client = OpenAI(
         base_url=arguments.base + "/v1", api_key=arguments.token, max_retries=0, timeout=300)

@@ -176,23 +176,7 @@ extension CommandTests {
       .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
     func theOpenAISDKStreamsTheTranscriptUtteranceByUtteranceBeforeItIsDone() async throws {
       let directory = try TemporaryDirectory()
-      // Every librivox clip followed by a second of silence: about 30 s, five utterances.
-      let long = directory.url.appendingPathComponent("librivox.wav")
-      let clips = try FileManager.default.contentsOfDirectory(
-        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
-      ).filter { $0.hasSuffix(".wav") }.sorted()
-      var padded: [String] = []
-      for clip in clips {
-        let path = directory.url.appendingPathComponent("padded-\(clip)").path
-        try runCommand(
-          "/usr/bin/sox",
-          [
-            SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
-            "pad", "0", "1",
-          ])
-        padded.append(path)
-      }
-      try runCommand("/usr/bin/sox", padded + [long.path])
+      let long = try Self.pausedLibrivox(in: directory)
       let server = try await ServeProcess(["--token", Self.token])
       defer { server.kill() }
       let output = try await PythonClient.run(
@@ -266,6 +250,63 @@ extension CommandTests {
       #expect(json["text"] as? String == text)
       let wholeLogprobs = try #require(json["logprobs"] as? [[String: Any]])
       #expect(wholeLogprobs.map { $0["token"] as? String } == all.map { $0["token"] as? String })
+    }
+
+    /// Every librivox clip followed by a second of silence: about 30 s, five utterances.
+    static func pausedLibrivox(in directory: TemporaryDirectory) throws -> URL {
+      let long = directory.url.appendingPathComponent("librivox.wav")
+      let clips = try FileManager.default.contentsOfDirectory(
+        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
+      ).filter { $0.hasSuffix(".wav") }.sorted()
+      var padded: [String] = []
+      for clip in clips {
+        let path = directory.url.appendingPathComponent("padded-\(clip)").path
+        try runCommand(
+          "/usr/bin/sox",
+          [
+            SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
+            "pad", "0", "1",
+          ])
+        padded.append(path)
+      }
+      try runCommand("/usr/bin/sox", padded + [long.path])
+      return long
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: MoonshineTestData.isInstalled, "needs Moonshine"))
+    func aChunkingStrategyFromTheSDKSetsThePauseThatEndsAnUtterance() async throws {
+      let directory = try TemporaryDirectory()
+      let long = try Self.pausedLibrivox(in: directory)
+      // Moonshine decodes each piece the detector cuts as one utterance.
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      func deltas(_ chunking: String) async throws -> Int {
+        let output = try await PythonClient.run(
+          "openai_stream.py", [server.baseURL, long.path, "--chunking", chunking])
+        #expect(output.status == 0, "\(output.stderr)")
+        let answer = try #require(
+          try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+        return events.filter { $0["type"] as? String == "transcript.text.delta" }.count
+      }
+      // The clips are a second apart: pauses of half a second cut them apart, pauses of two
+      // seconds cannot.
+      let short = try await deltas(#"{"type": "server_vad", "silence_duration_ms": 500}"#)
+      let long2 = try await deltas(
+        #"{"type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300, "silence_duration_ms": 2000}"#
+      )
+      let auto = try await deltas("auto")
+      #expect(short >= 5)
+      #expect(long2 < short, "\(long2) utterances with 2 s pauses, \(short) with 0.5 s")
+      #expect(auto >= 5)
+      let bad = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, long.path, "--chunking", #"{"type": "semantic_vad"}"#])
+      #expect(bad.stdout.contains(#""status": 400"#), "\(bad.stdout)")
     }
 
     @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))

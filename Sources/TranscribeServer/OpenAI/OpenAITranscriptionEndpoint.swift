@@ -171,9 +171,10 @@ struct OpenAITranscriptionEndpoint: Sendable {
         updates.yield(.began)
       }
       // Past the limit the client reads no further, whatever the header said.
-      let recognition = SpeechRecognitionRequest(
+      var recognition = SpeechRecognitionRequest(
         source: .file(file), engine: options.engine.map(\.defaultEngine) ?? .automatic,
         shouldReportPartialResults: false, maximumAudioDuration: audioLimit)
+      recognition.voiceActivity = options.chunkingStrategy?.voiceActivity
       return (recognition, Received(options: options, decodingStarted: .now))
     }
     do throws(OpenAIError) {

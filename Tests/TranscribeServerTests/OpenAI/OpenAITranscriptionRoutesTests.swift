@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SpeechClient
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -135,6 +136,32 @@ import Testing
       #expect(onlyWords?["segments"] == nil)
       #expect((onlyWords?["words"] as? [Any])?.count == 1)
     }
+  }
+
+  @Test func aChunkingStrategyReachesTheRecognizersRequest() async throws {
+    let seen = Mutex<[SpeechRecognitionRequest]>([])
+    let scripted = ScriptedSpeechClient()
+    let recording = SpeechClient(
+      requestAuthorization: { .authorized },
+      startTask: { request in
+        seen.withLock { $0.append(request) }
+        return await scripted.client.startTask(request)
+      },
+      finishTask: {}, captureDevices: { [] })
+    let server = server { recording }
+    try await server.makeApplication().test(.router) { client in
+      for strategy in [
+        #"{"type":"server_vad","threshold":0.6,"silence_duration_ms":900}"#, "auto",
+      ] {
+        let response = try await client.execute(
+          uri: uri, method: .post, headers: multipart,
+          body: MultipartBody.upload("AUDIO go", [("chunking_strategy", strategy)]))
+        #expect(response.status == .ok)
+      }
+    }
+    #expect(
+      seen.withLock { $0.map(\.voiceActivity) }
+        == [VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.9), nil])
   }
 
   @Test func jsonWithIncludeLogprobsHasEachWordsLogProbability() async throws {
