@@ -59,6 +59,21 @@ extension CommandTests {
       #expect(times.allSatisfy { $0.0 <= $0.1 && $0.1 <= duration })
       #expect(zip(times, times.dropFirst()).allSatisfy { $0.0.1 <= $0.1.0 })
 
+      // The other engine's verbose_json parses as well, with its own words and times.
+      let other = try #require(answers["verbose_pocketsphinx"] as? [String: Any])
+      let otherWords = try #require(other["words"] as? [[String: Any]])
+      let otherSegments = try #require(other["segments"] as? [[String: Any]])
+      #expect(otherWords.count > 10)
+      #expect(
+        otherWords.compactMap { $0["word"] as? String }.joined(separator: " ")
+          == other["text"] as? String)
+      #expect(
+        otherSegments.compactMap { $0["text"] as? String }.joined(separator: " ")
+          == other["text"] as? String)
+      let otherStarts = otherWords.compactMap { $0["start"] as? Double }
+      #expect(otherStarts.count == otherWords.count)
+      #expect(zip(otherStarts, otherStarts.dropFirst()).allSatisfy { $0 <= $1 })
+
       // The SDK raises its AuthenticationError for a wrong key.
       #expect(answers["wrong_key"] as? Int == 401)
       let log = await server.stop()
@@ -404,6 +419,11 @@ extension CommandTests {
               model="whisper-1", file=file, response_format="verbose_json",
               timestamp_granularities=["word", "segment"], language="en")
       answers["verbose_json"] = answer.model_dump()
+      with open(audio, "rb") as file:
+          answer = client.audio.transcriptions.create(
+              model="pocketsphinx", file=file, response_format="verbose_json",
+              timestamp_granularities=["word", "segment"])
+      answers["verbose_pocketsphinx"] = answer.model_dump()
       try:
           with open(audio, "rb") as file:
               OpenAI(base_url=base + "/v1", api_key="wrong", max_retries=0) \\
