@@ -466,6 +466,7 @@ public final class MoonshineModel: Sendable {
       }
       return MoonshineTranscript(
         tokens: tokens, probabilities: probabilities,
+        tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
         text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
         keptPrefixCount: keptPrefix, decoderSteps: steps)
     }

@@ -46,6 +46,8 @@ public struct MoonshineTranscript: Equatable, Sendable {
   public var tokens: [Int32]
   /// Each token's probability, 0…1.
   public var probabilities: [Float]
+  /// Each token's bytes in the vocabulary (a space where the vocabulary marks a word's start).
+  public var tokenBytes: [[UInt8]]
   /// The text, words separated by single spaces.
   public var text: String
   /// The words, in order.
@@ -63,12 +65,14 @@ public struct MoonshineTranscript: Equatable, Sendable {
 
   /// Creates a transcript.
   public init(
-    tokens: [Int32] = [], probabilities: [Float] = [], text: String = "", words: [Word] = [],
-    ending: Ending = .endOfText, keptPrefixCount: Int = 0, decoderSteps: Int = 0,
+    tokens: [Int32] = [], probabilities: [Float] = [], tokenBytes: [[UInt8]] = [],
+    text: String = "", words: [Word] = [], ending: Ending = .endOfText, keptPrefixCount: Int = 0,
+    decoderSteps: Int = 0,
     encoderSeconds: TimeInterval = 0, decoderSeconds: TimeInterval = 0
   ) {
     self.tokens = tokens
     self.probabilities = probabilities
+    self.tokenBytes = tokenBytes
     self.text = text
     self.words = words
     self.ending = ending
@@ -91,8 +95,8 @@ public struct MoonshineTranscript: Equatable, Sendable {
   /// (where speech was heard) is shared among the words in proportion to their lengths in
   /// characters.
   ///
-  /// - Parameter includesConfidence: whether to report the words' confidences, or 0 (as in a
-  ///   partial result).
+  /// - Parameter includesConfidence: whether to report the words' confidences and their tokens'
+  ///   log probabilities, or 0 and none (as in a partial result).
   public func recognizedWords(
     from start: TimeInterval, to end: TimeInterval, includesConfidence: Bool = true
   ) -> [RecognizedWord] {
@@ -103,9 +107,16 @@ public struct MoonshineTranscript: Equatable, Sendable {
     return words.map { word in
       let duration = Double(max(1, word.text.count)) * perCharacter
       defer { time += duration }
+      let tokens =
+        includesConfidence
+        ? word.tokens.filter { $0 < probabilities.count }.map { index in
+          RecognizedToken(
+            bytes: index < tokenBytes.count ? tokenBytes[index] : [],
+            logprob: log(Double(max(probabilities[index], .leastNormalMagnitude))))
+        } : []
       return RecognizedWord(
         text: word.text, timestamp: time, duration: duration,
-        confidence: includesConfidence ? word.confidence : 0)
+        confidence: includesConfidence ? word.confidence : 0, tokens: tokens)
     }
   }
 }

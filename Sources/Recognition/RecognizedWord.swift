@@ -15,17 +15,22 @@ public struct RecognizedWord: Equatable, Sendable {
   /// Other words the engine considered at the same place (none when the engine has no such
   /// search).
   public var alternatives: [String] = []
+  /// The tokens the engine wrote the word with, each with its log probability, when the engine
+  /// decodes tokens (Moonshine); none for an engine that decodes whole words (pocketsphinx),
+  /// and none in a partial result.
+  public var tokens: [RecognizedToken] = []
 
   /// Creates a word.
   public init(
     text: String, timestamp: TimeInterval, duration: TimeInterval, confidence: Float,
-    alternatives: [String] = []
+    alternatives: [String] = [], tokens: [RecognizedToken] = []
   ) {
     self.text = text
     self.timestamp = timestamp
     self.duration = duration
     self.confidence = confidence
     self.alternatives = alternatives
+    self.tokens = tokens
   }
 
   /// The same word moved `offset` seconds later.
@@ -33,5 +38,20 @@ public struct RecognizedWord: Equatable, Sendable {
     var word = self
     word.timestamp += offset
     return word
+  }
+}
+
+/// A token an engine chose while writing a word, and how likely it was.
+public struct RecognizedToken: Equatable, Sendable {
+  /// The token's bytes as the engine's vocabulary writes them (UTF-8; a token may hold part of
+  /// a character, and a space before a word is part of the word's first token).
+  public var bytes: [UInt8]
+  /// The natural log of the token's probability when it was chosen (0 is certain).
+  public var logprob: Double
+
+  /// Creates a token.
+  public init(bytes: [UInt8], logprob: Double) {
+    self.bytes = bytes
+    self.logprob = logprob
   }
 }

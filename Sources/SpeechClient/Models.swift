@@ -88,6 +88,29 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
   /// Apple's segments have no such flag; it lets a host print finished utterances as lines and
   /// build subtitles from them, while the words after the last such segment are still partial.
   public var endsUtterance: Bool
+  /// The tokens the recognizer wrote the word with, each with its log probability: filled by
+  /// engines that decode tokens (Moonshine) in finished utterances, empty otherwise. Not part
+  /// of the coded form.
+  public var tokens: [Token] = []
+
+  /// A token of a word and how likely the recognizer found it.
+  public struct Token: Equatable, Sendable {
+    /// The token's bytes (UTF-8; a token may hold part of a character).
+    public var bytes: [UInt8]
+    /// The natural log of the token's probability when it was chosen.
+    public var logprob: Double
+
+    /// Creates a token.
+    public init(bytes: [UInt8], logprob: Double) {
+      self.bytes = bytes
+      self.logprob = logprob
+    }
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case substring, substringRange, timestamp, duration, confidence, alternativeSubstrings
+    case endsUtterance
+  }
 
   /// A range of UTF-16 code units.
   public struct SubstringRange: Equatable, Sendable, Codable {
@@ -110,8 +133,10 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
     duration: TimeInterval,
     confidence: Float,
     alternativeSubstrings: [String] = [],
-    endsUtterance: Bool = false
+    endsUtterance: Bool = false,
+    tokens: [Token] = []
   ) {
+    self.tokens = tokens
     self.substring = substring
     self.substringRange = substringRange
     self.timestamp = timestamp

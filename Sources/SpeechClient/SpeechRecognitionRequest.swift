@@ -20,6 +20,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// with the words of that audio, as at the end of the input. Capture sources ignore it: what
   /// limits a recording is clock time, which its host keeps.
   public var maximumAudioDuration: Duration?
+  /// How the voice-activity detector cuts this request's file into utterances, where it should
+  /// differ from the client's settings; `nil` for the client's.
+  public var voiceActivity: VoiceActivityTuning?
 
   /// Creates a request; by default the default microphone, the client's default engine, partial
   /// results.
@@ -147,5 +150,19 @@ extension SpeechRecognitionRequest.EngineName {
     case .pocketsphinx: .pocketsphinx()
     case .moonshine: .moonshine()
     }
+  }
+}
+
+/// Settings of the voice-activity detector for one request, each `nil` to keep the client's.
+public struct VoiceActivityTuning: Equatable, Sendable {
+  /// The speech probability from which audio is speech, between 0 and 1 (exclusive).
+  public var threshold: Double?
+  /// How long a pause ends an utterance, in seconds.
+  public var minimumSilence: TimeInterval?
+
+  /// Creates settings; by default the client's.
+  public init(threshold: Double? = nil, minimumSilence: TimeInterval? = nil) {
+    self.threshold = threshold
+    self.minimumSilence = minimumSilence
   }
 }

@@ -142,10 +142,14 @@ public final class FileRecognitionBatch: Sendable {
       var read = 0
       do {
         try engine.validate()
+        // A request may tune the detector for its file.
+        let tuning = recognition.request.voiceActivity
+        var detection = engine.voiceActivity
+        if let threshold = tuning?.threshold { detection.threshold = threshold }
         segmenter = UtteranceSegmenter(
-          minimumPause: configuration.endOfUtteranceSilence,
+          minimumPause: tuning?.minimumSilence ?? configuration.endOfUtteranceSilence,
           maximumDuration: configuration.maximumUtteranceDuration,
-          voiceActivity: try engine.voiceActivity.makeStream())
+          voiceActivity: try detection.makeStream())
         let input = try recognition.request.source.open(
           configuration: configuration, stopSignal: StopSignal())
         recognition.opened(

@@ -33,7 +33,8 @@ struct Transcript: Sendable {
       timestamp: word.timestamp,
       duration: word.duration,
       confidence: word.confidence,
-      alternativeSubstrings: word.alternatives
+      alternativeSubstrings: word.alternatives,
+      tokens: word.tokens.map { .init(bytes: $0.bytes, logprob: $0.logprob) }
     )
   }
 }

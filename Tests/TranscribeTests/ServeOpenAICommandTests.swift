@@ -59,6 +59,21 @@ extension CommandTests {
       #expect(times.allSatisfy { $0.0 <= $0.1 && $0.1 <= duration })
       #expect(zip(times, times.dropFirst()).allSatisfy { $0.0.1 <= $0.1.0 })
 
+      // The other engine's verbose_json parses as well, with its own words and times.
+      let other = try #require(answers["verbose_pocketsphinx"] as? [String: Any])
+      let otherWords = try #require(other["words"] as? [[String: Any]])
+      let otherSegments = try #require(other["segments"] as? [[String: Any]])
+      #expect(otherWords.count > 10)
+      #expect(
+        otherWords.compactMap { $0["word"] as? String }.joined(separator: " ")
+          == other["text"] as? String)
+      #expect(
+        otherSegments.compactMap { $0["text"] as? String }.joined(separator: " ")
+          == other["text"] as? String)
+      let otherStarts = otherWords.compactMap { $0["start"] as? Double }
+      #expect(otherStarts.count == otherWords.count)
+      #expect(zip(otherStarts, otherStarts.dropFirst()).allSatisfy { $0 <= $1 })
+
       // The SDK raises its AuthenticationError for a wrong key.
       #expect(answers["wrong_key"] as? Int == 401)
       let log = await server.stop()
@@ -169,6 +184,174 @@ extension CommandTests {
       #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
     }
 
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func theOpenAISDKStreamsTheTranscriptUtteranceByUtteranceBeforeItIsDone() async throws {
+      let directory = try TemporaryDirectory()
+      let long = try Self.pausedLibrivox(in: directory)
+      let server = try await ServeProcess(["--token", Self.token])
+      defer { server.kill() }
+      let output = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, long.path, "--token", Self.token], timeout: 300)
+      #expect(output.status == 0, "\(output.stderr)")
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+      let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+      let deltas = events.filter { $0["type"] as? String == "transcript.text.delta" }
+      let done = try #require(events.last)
+      #expect(done["type"] as? String == "transcript.text.done")
+      #expect(events.count == deltas.count + 1)
+      // One delta per utterance, which together are the text of the done event: the words of
+      // the same upload answered at once.
+      #expect(deltas.count >= 3, "\(deltas.count) deltas")
+      let text = try #require(done["text"] as? String)
+      #expect(deltas.compactMap { $0["delta"] as? String }.joined() == text)
+      let whole = try curl(
+        server.baseURL + "/v1/audio/transcriptions",
+        [
+          "-H", "Authorization: Bearer \(Self.token)", "-F", "file=@\(long.path)", "-F",
+          "response_format=text",
+        ])
+      #expect(whole.body == text + "\n")
+      let usage = try #require(done["usage"] as? [String: Any])
+      #expect(usage["type"] as? String == "tokens")
+      #expect(usage["output_tokens"] as? Int == text.split(separator: " ").count)
+      // The first utterance arrives well before the last is decoded.
+      let first = try #require(deltas.first?["at"] as? Double)
+      let end = try #require(done["at"] as? Double)
+      #expect(first < end - 0.5, "first delta at \(first) s, done at \(end) s")
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: MoonshineTestData.isInstalled, "needs Moonshine"))
+    func theOpenAISDKGetsMoonshinesTokenLogprobsStreamedAndWhole() async throws {
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      let streamed = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, Self.clip.path, "--model", "moonshine", "--logprobs"])
+      #expect(streamed.status == 0, "\(streamed.stderr)")
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: Data(streamed.stdout.utf8)) as? [String: Any])
+      let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+      let done = try #require(events.last)
+      #expect(done["type"] as? String == "transcript.text.done")
+      let text = try #require(done["text"] as? String)
+      let all = try #require(done["logprobs"] as? [[String: Any]])
+      let perDelta = events.dropLast().map { ($0["logprobs"] as? [[String: Any]]) ?? [] }
+      #expect(perDelta.allSatisfy { !$0.isEmpty })
+      #expect(
+        perDelta.joined().map { $0["token"] as? String } == all.map { $0["token"] as? String })
+      // Every token: its text, its bytes, a log probability; together they spell the text.
+      #expect(all.count >= text.split(separator: " ").count)
+      #expect(all.allSatisfy { (($0["logprob"] as? Double) ?? 1) <= 0 })
+      let bytes = all.flatMap { ($0["bytes"] as? [Int]) ?? [] }.map(UInt8.init)
+      #expect(
+        String(decoding: bytes, as: UTF8.self).filter { $0 != " " } == text.filter { $0 != " " })
+
+      let whole = try await PythonClient.run(
+        "openai_stream.py",
+        [server.baseURL, Self.clip.path, "--model", "moonshine", "--logprobs", "--whole"])
+      #expect(whole.status == 0, "\(whole.stderr)")
+      let wholeAnswer = try #require(
+        try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+      let json = try #require(wholeAnswer["whole"] as? [String: Any], "\(wholeAnswer)")
+      #expect(json["text"] as? String == text)
+      let wholeLogprobs = try #require(json["logprobs"] as? [[String: Any]])
+      #expect(wholeLogprobs.map { $0["token"] as? String } == all.map { $0["token"] as? String })
+    }
+
+    /// Every librivox clip followed by a second of silence: about 30 s, five utterances.
+    static func pausedLibrivox(in directory: TemporaryDirectory) throws -> URL {
+      let long = directory.url.appendingPathComponent("librivox.wav")
+      let clips = try FileManager.default.contentsOfDirectory(
+        atPath: SpeechTestData.directory.appendingPathComponent("librivox").path
+      ).filter { $0.hasSuffix(".wav") }.sorted()
+      var padded: [String] = []
+      for clip in clips {
+        let path = directory.url.appendingPathComponent("padded-\(clip)").path
+        try runCommand(
+          "/usr/bin/sox",
+          [
+            SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
+            "pad", "0", "1",
+          ])
+        padded.append(path)
+      }
+      try runCommand("/usr/bin/sox", padded + [long.path])
+      return long
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("openai"),
+        "needs python3 with openai (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: MoonshineTestData.isInstalled, "needs Moonshine"))
+    func aChunkingStrategyFromTheSDKSetsThePauseThatEndsAnUtterance() async throws {
+      let directory = try TemporaryDirectory()
+      let long = try Self.pausedLibrivox(in: directory)
+      // Moonshine decodes each piece the detector cuts as one utterance.
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      func deltas(_ chunking: String) async throws -> Int {
+        let output = try await PythonClient.run(
+          "openai_stream.py", [server.baseURL, long.path, "--chunking", chunking])
+        #expect(output.status == 0, "\(output.stderr)")
+        let answer = try #require(
+          try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let events = try #require(answer["events"] as? [[String: Any]], "\(answer)")
+        return events.filter { $0["type"] as? String == "transcript.text.delta" }.count
+      }
+      // The clips are a second apart: pauses of half a second cut them apart, pauses of two
+      // seconds cannot.
+      let short = try await deltas(#"{"type": "server_vad", "silence_duration_ms": 500}"#)
+      let long2 = try await deltas(
+        #"{"type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300, "silence_duration_ms": 2000}"#
+      )
+      let auto = try await deltas("auto")
+      #expect(short >= 5)
+      #expect(long2 < short, "\(long2) utterances with 2 s pauses, \(short) with 0.5 s")
+      #expect(auto >= 5)
+      let bad = try await PythonClient.run(
+        "openai_stream.py", [server.baseURL, long.path, "--chunking", #"{"type": "semantic_vad"}"#])
+      #expect(bad.stdout.contains(#""status": 400"#), "\(bad.stdout)")
+    }
+
+    @Test(.enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func curlSeesServerSentEventsAndStreamingRefusesSubtitleFormats() async throws {
+      let server = try await ServeProcess([])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+      let streamed = try runCommand(
+        "/usr/bin/curl",
+        ["-sS", "-N", "-D", "-", "-F", "file=@\(Self.clip.path)", "-F", "stream=true", url])
+      let (head, body) = try #require(
+        streamed.range(of: "\r\n\r\n").map {
+          (streamed[..<$0.lowerBound].lowercased(), String(streamed[$0.upperBound...]))
+        })
+      #expect(head.hasPrefix("http/1.1 200"))
+      #expect(head.contains("content-type: text/event-stream"))
+      let events = body.components(separatedBy: "\n\n")
+      #expect(events.last == "")
+      let lines = events.dropLast()
+      #expect(lines.count >= 2)
+      #expect(lines.allSatisfy { $0.hasPrefix("data: {") && !$0.contains("\n") }, "\(body)")
+      #expect(lines.dropLast().allSatisfy { $0.contains(#""type":"transcript.text.delta""#) })
+      #expect(lines.last?.contains(#""type":"transcript.text.done""#) == true)
+
+      let subtitles = try curl(
+        url, ["-F", "file=@\(Self.clip.path)", "-F", "stream=true", "-F", "response_format=srt"])
+      #expect(subtitles.status == 400)
+      #expect(subtitles.body.contains(#""param":"stream""#))
+    }
+
     @Test(arguments: ["0", "-1", "65537", "lots"])
     func anUploadLimitOutsideOneMiBTo64GiBIsAUsageError(megabytes: String) async throws {
       let output = try await TranscribeProcess.run(
@@ -236,6 +419,11 @@ extension CommandTests {
               model="whisper-1", file=file, response_format="verbose_json",
               timestamp_granularities=["word", "segment"], language="en")
       answers["verbose_json"] = answer.model_dump()
+      with open(audio, "rb") as file:
+          answer = client.audio.transcriptions.create(
+              model="pocketsphinx", file=file, response_format="verbose_json",
+              timestamp_granularities=["word", "segment"])
+      answers["verbose_pocketsphinx"] = answer.model_dump()
       try:
           with open(audio, "rb") as file:
               OpenAI(base_url=base + "/v1", api_key="wrong", max_retries=0) \\

@@ -39,13 +39,16 @@ public struct OpenAITranscription: Equatable, Sendable {
     utterances.map(Self.text(of:)).joined(separator: " ")
   }
 
-  /// The response for `format`; `granularities` choose what `verbose_json` includes.
+  /// The response for `format`; `granularities` choose what `verbose_json` includes, and
+  /// `includesLogprobs` whether `json` has the tokens' log probabilities.
   public func response(
-    format: OpenAIResponseFormat, granularities: Set<OpenAITimestampGranularity> = [.segment]
+    format: OpenAIResponseFormat, granularities: Set<OpenAITimestampGranularity> = [.segment],
+    includesLogprobs: Bool = false
   ) -> Response {
     switch format {
     case .json:
-      return Self.json(Simple(text: text))
+      return Self.json(
+        Simple(text: text, logprobs: includesLogprobs ? Self.logprobs(of: utterances) : nil))
     case .text:
       return Self.plain(text + "\n", contentType: "text/plain; charset=utf-8")
     case .srt:
@@ -71,9 +74,40 @@ public struct OpenAITranscription: Equatable, Sendable {
 
   // MARK: - Shapes
 
-  /// `json`: the text alone.
+  /// `json`: the text, and the tokens' log probabilities when asked for.
   struct Simple: Codable, Equatable {
     var text: String
+    var logprobs: [Logprob]?
+  }
+
+  /// One token's log probability, as `include[]=logprobs` gives it.
+  struct Logprob: Codable, Equatable, Sendable {
+    var token: String
+    var bytes: [UInt8]
+    var logprob: Double
+  }
+
+  /// The log probabilities of the tokens of `utterances`' words: the engine's tokens, or, for
+  /// a word without (pocketsphinx), the word itself with the log of its confidence.
+  static func logprobs(
+    of utterances: some Sequence<some Sequence<TranscriptionSegment>>
+  )
+    -> [Logprob]
+  {
+    utterances.joined().flatMap { word -> [Logprob] in
+      guard !word.tokens.isEmpty else {
+        return [
+          Logprob(
+            token: word.substring, bytes: Array(word.substring.utf8),
+            logprob: log(max(Double(word.confidence), 1e-6)))
+        ]
+      }
+      return word.tokens.map {
+        Logprob(
+          token: String(decoding: $0.bytes, as: UTF8.self), bytes: $0.bytes,
+          logprob: $0.logprob)
+      }
+    }
   }
 
   /// `verbose_json`.

@@ -50,6 +50,72 @@ struct OpenAITranscriptionEndpoint: Sendable {
     } catch {
       throw OpenAIError(error, retryAfter: core.configuration.retryAfterSeconds)
     }
+    // The rest runs in a task of its own, so that a streamed answer (`stream=true`) can be
+    // written while decoding goes on. This handler waits for the answer, or for the stream to
+    // begin; the body of a streamed answer then waits for the task, and cancels it when the
+    // client cannot be written to.
+    let (updates, continuation) = AsyncStream.makeStream(of: StreamUpdate.self)
+    let work = Task { () async -> Result<Response, OpenAIError> in
+      defer { continuation.finish() }
+      do throws(OpenAIError) {
+        return .success(
+          try await answer(
+            request, from: client, session: session, boundary: boundary,
+            shutdownNotice: shutdownNotice, updates: continuation))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let reply = await withTaskCancellationHandler {
+      () async -> Result<Response, OpenAIError> in
+      for await update in updates where update == .began {
+        return .success(Self.streamedResponse(updates, work: work))
+      }
+      return await work.value
+    } onCancel: {
+      work.cancel()
+    }
+    return try reply.get()
+  }
+
+  /// What the task that answers an upload tells the handler: the answer is streamed from now
+  /// on, and the events to stream.
+  enum StreamUpdate: Equatable, Sendable {
+    case began
+    case event(OpenAITranscriptStream.Event)
+  }
+
+  /// A `200` whose body is the events of `updates`, written as they come, while `work` decodes.
+  static func streamedResponse(
+    _ updates: AsyncStream<StreamUpdate>, work: Task<Result<Response, OpenAIError>, Never>
+  ) -> Response {
+    Response(
+      status: .ok,
+      headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+      body: ResponseBody { writer in
+        do {
+          for await update in updates {
+            guard case .event(let event) = update else { continue }
+            try await writer.write(event.serverSentEvent)
+          }
+          try await writer.finish(nil)
+        } catch {
+          work.cancel()
+          _ = await work.value
+          throw error
+        }
+        _ = await work.value
+      })
+  }
+
+  /// Reads the upload, decodes it and answers it: with the whole transcript, or (`stream=true`)
+  /// by saying ``StreamUpdate/began`` once the body is in and then sending each event of
+  /// the transcript to `updates` as it is decoded (the answer returned is then not used).
+  private func answer(
+    _ request: Request, from client: RequestClient, session: AdmittedSession, boundary: String,
+    shutdownNotice: ClientConnection, updates: AsyncStream<StreamUpdate>.Continuation
+  ) async throws(OpenAIError) -> Response {
+    let limit = core.configuration.maxUploadBytes
     var outcome = SessionOutcome.clientClosed
     var audioSeconds = 0.0
     defer { session.end(outcome, audioSeconds: audioSeconds) }
@@ -73,12 +139,18 @@ struct OpenAITranscriptionEndpoint: Sendable {
     let configuration = core.configuration
     let pace = UploadPace(
       minimumRate: configuration.minimumUploadRate, grace: configuration.uploadRateGrace)
+    let streamed = StreamedTranscript()
     let (final, received) = await Self.run(
       UploadSession(
         timeLimit: configuration.maxSessionDuration,
         shutdownGracePeriod: configuration.shutdownGracePeriod),
       client: core.makeSpeechClient(), clock: core.clock, connection: client.connection,
-      shutdownNotice: shutdownNotice, pace: pace
+      shutdownNotice: shutdownNotice, pace: pace,
+      observe: { state in
+        for event in streamed.events(for: state.recognition?.result) {
+          updates.yield(.event(event))
+        }
+      }
     ) { () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received) in
       let options = try await readUpload(
         request, boundary: boundary, limit: limit, into: file, pace: pace)
@@ -94,10 +166,15 @@ struct OpenAITranscriptionEndpoint: Sendable {
       } catch {
         throw OpenAIError(error, retryAfter: configuration.retryAfterSeconds)
       }
+      if options.stream {
+        streamed.begin(includesLogprobs: options.includesLogprobs)
+        updates.yield(.began)
+      }
       // Past the limit the client reads no further, whatever the header said.
-      let recognition = SpeechRecognitionRequest(
+      var recognition = SpeechRecognitionRequest(
         source: .file(file), engine: options.engine.map(\.defaultEngine) ?? .automatic,
         shouldReportPartialResults: false, maximumAudioDuration: audioLimit)
+      recognition.voiceActivity = options.chunkingStrategy?.voiceActivity
       return (recognition, Received(options: options, decodingStarted: .now))
     }
     do throws(OpenAIError) {
@@ -110,9 +187,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
         engine: (received.options.engine ?? configuration.engines.first)?.rawValue ?? "default")
       outcome = .finished
       audioSeconds = transcription.duration
+      if received.options.stream {
+        for event in streamed.finish(with: transcription) { updates.yield(.event(event)) }
+      }
       return transcription.response(
         format: received.options.responseFormat,
-        granularities: received.options.timestampGranularities)
+        granularities: received.options.timestampGranularities,
+        includesLogprobs: received.options.includesLogprobs)
     } catch {
       switch error {
       case .clientGone: outcome = .clientClosed
@@ -120,6 +201,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
       case .shuttingDown: outcome = .shutdown
       default:
         outcome = error.status.code < 500 ? .badInput(error.message) : .failed(error.message)
+      }
+      if streamed.hasBegun, error != .clientGone {
+        // The status was `200` already: the error is the stream's last event.
+        core.logger.info(
+          "transcription refused",
+          metadata: ["status": "\(error.status.code)", "reason": "\(error.message)"])
+        updates.yield(.event(.error(error)))
       }
       throw error
     }
@@ -157,11 +245,13 @@ struct OpenAITranscriptionEndpoint: Sendable {
   /// ends the session), watchers for the client leaving, the server shutting down and the
   /// body falling behind `pace`; the group is cancelled once the session has ended (or the
   /// handler was cancelled: letting the store go cancels its effects). What to do about each
-  /// is the session's decision.
+  /// is the session's decision. `observe` sees each state the session goes through (the newest
+  /// when several come at once), up to the one that ends it.
   @MainActor
   static func run<Received: Sendable>(
     _ session: UploadSession, client: SpeechClient, clock: any Clock<Duration>,
     connection: ClientConnection, shutdownNotice: ClientConnection, pace: UploadPace? = nil,
+    observe: @escaping @MainActor (UploadSession.State) -> Void = { _ in },
     receive:
       @escaping @Sendable () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received)
   ) async -> (state: UploadSession.State, received: Received?) {
@@ -201,7 +291,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
         }
       }
       var final = store.state
-      for await state in states where state.ending != nil {
+      for await state in states {
+        observe(state)
+        guard state.ending != nil else { continue }
         final = state
         break
       }

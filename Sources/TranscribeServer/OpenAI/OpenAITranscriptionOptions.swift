@@ -1,3 +1,4 @@
+import Foundation
 import SpeechClient
 
 /// The form fields of `POST /v1/audio/transcriptions` besides `file`, checked.
@@ -10,7 +11,17 @@ import SpeechClient
 /// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
 /// - `prompt`: accepted and ignored (pocketsphinx takes no prompt).
 /// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
-/// - `stream`: only `false`; results are not streamed.
+/// - `include[]`: `logprobs` adds each token's log probability (`logprobs`) to `json` and to
+///   the events of a stream: Moonshine's decoder tokens; pocketsphinx has no tokens, so each of
+///   its words is one, with the log of its confidence.
+/// - `chunking_strategy`: `auto` (the server's voice-activity settings), or
+///   `{"type": "server_vad", "threshold", "prefix_padding_ms", "silence_duration_ms"}` (as JSON,
+///   or as the SDKs send it, `chunking_strategy[type]` and so on): the detector's threshold and
+///   the pause that ends an utterance, for this upload. `prefix_padding_ms` is checked and has
+///   no effect: each utterance keeps half of the pause before it as padding.
+/// - `stream`: `true` answers with server-sent events (`transcript.text.delta` for each
+///   utterance as it is decoded, then `transcript.text.done`), with `json` or `text` only (as
+///   OpenAI requires); `false` (the default) answers once the whole upload is decoded.
 public struct OpenAITranscriptionOptions: Equatable, Sendable {
   /// How the transcript is returned.
   public var responseFormat: OpenAIResponseFormat = .json
@@ -28,6 +39,12 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var prompt: String?
   /// The `temperature` the client asked for, if any.
   public var temperature: Double?
+  /// Whether the transcript is streamed as server-sent events.
+  public var stream = false
+  /// Whether `include[]` asks for the tokens' log probabilities.
+  public var includesLogprobs = false
+  /// How the upload is cut into utterances, when `chunking_strategy` says.
+  public var chunkingStrategy: OpenAIChunkingStrategy?
 
   /// The defaults: JSON, segment timestamps.
   public init() {}
@@ -78,10 +95,30 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       }
       self.temperature = temperature
     }
-    if let stream = value("stream"), stream.lowercased() != "false" {
-      throw .invalidField(
-        "stream", value: stream, expected: "false (this server does not stream results)")
+    if let text = value("stream"), !text.isEmpty {
+      switch text.lowercased() {
+      case "true": stream = true
+      case "false": stream = false
+      default: throw .invalidField("stream", value: text, expected: "true or false")
+      }
+      guard !stream || responseFormat == .json || responseFormat == .text else {
+        throw .invalidField(
+          "stream", value: text,
+          expected: "false unless response_format is json or text (the formats that stream)")
+      }
     }
+    for text in (fields["include[]"] ?? []) + (fields["include"] ?? []) {
+      guard text == "logprobs" else {
+        throw .invalidField("include[]", value: text, expected: "logprobs")
+      }
+      guard responseFormat == .json || stream else {
+        throw .invalidField(
+          "include[]", value: text,
+          expected: "no logprobs unless response_format is json or the answer is streamed")
+      }
+      includesLogprobs = true
+    }
+    chunkingStrategy = try OpenAIChunkingStrategy(fields: fields)
   }
 }
 
@@ -105,4 +142,81 @@ public enum OpenAITimestampGranularity: String, Equatable, Hashable, Sendable {
   case segment
   /// Each word's start and end (`words`).
   case word
+}
+
+/// `chunking_strategy`: how an upload is cut into utterances.
+public enum OpenAIChunkingStrategy: Equatable, Sendable {
+  /// The server's own settings.
+  case auto
+  /// The voice-activity detector with these settings (each `nil` for the server's).
+  case serverVAD(threshold: Double?, prefixPaddingMilliseconds: Int?, silenceMilliseconds: Int?)
+
+  /// The detector settings for the recognizer; `nil` for the server's.
+  public var voiceActivity: VoiceActivityTuning? {
+    switch self {
+    case .auto: nil
+    case .serverVAD(let threshold, _, let silence):
+      VoiceActivityTuning(threshold: threshold, minimumSilence: silence.map { Double($0) / 1000 })
+    }
+  }
+
+  /// Reads `chunking_strategy` (`auto` or a JSON object) or its bracketed fields
+  /// (`chunking_strategy[type]`, …); `nil` when there is neither.
+  init?(fields: [String: [String]]) throws(OpenAIError) {
+    let prefix = "chunking_strategy["
+    var object: [String: String] = [:]
+    for (name, values) in fields where name.hasPrefix(prefix) && name.hasSuffix("]") {
+      object[String(name.dropFirst(prefix.count).dropLast())] = values.last
+    }
+    if let text = fields["chunking_strategy"]?.last, !text.isEmpty {
+      if text == "auto" {
+        self = .auto
+        return
+      }
+      guard
+        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+      else {
+        throw .invalidField(
+          "chunking_strategy", value: text,
+          expected: "auto or a JSON object with type server_vad")
+      }
+      for (key, value) in parsed {
+        object[key] = (value as? String) ?? (value as? NSNumber)?.stringValue ?? "\(value)"
+      }
+    }
+    guard !object.isEmpty else { return nil }
+    guard object["type"] == "server_vad" else {
+      throw .invalidField(
+        "chunking_strategy", value: object["type"] ?? "", expected: "auto or type server_vad")
+    }
+    for key in object.keys
+    where !["type", "threshold", "prefix_padding_ms", "silence_duration_ms"].contains(key) {
+      throw .invalidField(
+        "chunking_strategy", value: key,
+        expected: "type, threshold, prefix_padding_ms and silence_duration_ms")
+    }
+    var threshold: Double?
+    if let text = object["threshold"] {
+      guard let value = Double(text), value > 0, value < 1 else {
+        throw .invalidField(
+          "chunking_strategy", value: text, expected: "a threshold between 0 and 1 (exclusive)")
+      }
+      threshold = value
+    }
+    func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(OpenAIError) -> Int? {
+      guard let text = object[key] else { return nil }
+      guard let value = Int(text) ?? Double(text).flatMap({ Int(exactly: $0) }),
+        range.contains(value)
+      else {
+        throw .invalidField(
+          "chunking_strategy", value: text,
+          expected: "\(key) as whole milliseconds from \(range.lowerBound) to \(range.upperBound)")
+      }
+      return value
+    }
+    self = .serverVAD(
+      threshold: threshold,
+      prefixPaddingMilliseconds: try milliseconds("prefix_padding_ms", 0...10_000),
+      silenceMilliseconds: try milliseconds("silence_duration_ms", 100...10_000))
+  }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SpeechClient
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -137,6 +138,61 @@ import Testing
     }
   }
 
+  @Test func aChunkingStrategyReachesTheRecognizersRequest() async throws {
+    let seen = Mutex<[SpeechRecognitionRequest]>([])
+    let scripted = ScriptedSpeechClient()
+    let recording = SpeechClient(
+      requestAuthorization: { .authorized },
+      startTask: { request in
+        seen.withLock { $0.append(request) }
+        return await scripted.client.startTask(request)
+      },
+      finishTask: {}, captureDevices: { [] })
+    let server = server { recording }
+    try await server.makeApplication().test(.router) { client in
+      for strategy in [
+        #"{"type":"server_vad","threshold":0.6,"silence_duration_ms":900}"#, "auto",
+      ] {
+        let response = try await client.execute(
+          uri: uri, method: .post, headers: multipart,
+          body: MultipartBody.upload("AUDIO go", [("chunking_strategy", strategy)]))
+        #expect(response.status == .ok)
+      }
+    }
+    #expect(
+      seen.withLock { $0.map(\.voiceActivity) }
+        == [VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.9), nil])
+  }
+
+  @Test func jsonWithIncludeLogprobsHasEachWordsLogProbability() async throws {
+    var quiet = ScriptedSpeechClient()
+    quiet.confidence = 0.25
+    let scripted = quiet
+    let server = server { scripted.client }
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart,
+        body: MultipartBody.upload("AUDIO go | on", [("include[]", "logprobs")])
+      ) { response in
+        #expect(response.status == .ok)
+        let answer = try JSONDecoder().decode(
+          OpenAITranscription.Simple.self, from: Data(response.body.readableBytesView))
+        #expect(answer.text == "go on")
+        #expect(
+          answer.logprobs == [
+            .init(token: "go", bytes: Array("go".utf8), logprob: log(0.25)),
+            .init(token: "on", bytes: Array("on".utf8), logprob: log(0.25)),
+          ])
+      }
+      // Without it, the answer is the text alone, as before.
+      try await client.execute(
+        uri: uri, method: .post, headers: multipart, body: MultipartBody.upload("AUDIO go")
+      ) { response in
+        #expect(String(buffer: response.body) == #"{"text":"go"}"#)
+      }
+    }
+  }
+
   @Test(arguments: [
     ([("response_format", "docx")], "response_format", "`docx` is not a valid `response_format`"),
     ([("timestamp_granularities[]", "word")], "timestamp_granularities[]", "verbose_json"),
@@ -146,7 +202,8 @@ import Testing
     ),
     ([("language", "de")], "language", "English"),
     ([("temperature", "hot")], "temperature", "from 0 to 1"),
-    ([("stream", "true")], "stream", "does not stream"),
+    ([("stream", "yes")], "stream", "true or false"),
+    ([("response_format", "srt"), ("stream", "true")], "stream", "json or text"),
   ])
   func badFieldsAreAnswered400NamingTheField(
     fields: [(String, String)], param: String, message: String
