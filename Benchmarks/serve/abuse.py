@@ -317,6 +317,7 @@ def main():
                         await asyncio.wait_for(socket_.recv(), 1)
                     except asyncio.TimeoutError:
                         pass
+                    await asyncio.sleep(1)
                 return f"{socket_.close_code} after {time.monotonic() - started:.0f} s"
         except websockets.ConnectionClosed as closed:
             return f"{closed.rcvd.code if closed.rcvd else 'no close'}"
