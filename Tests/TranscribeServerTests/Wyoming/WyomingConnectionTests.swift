@@ -122,11 +122,15 @@ import Testing
     let (inbound, continuation) = AsyncStream.makeStream(of: WyomingInbound.self)
     for event in [Self.audioStart, Self.chunk(seconds: 0.7)] { continuation.yield(.event(event)) }
     let written = Written()
+    // The host asks for a third event once it has handled the first two.
+    let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
+    let watched = WatchedEvents(base: inbound, after: 2) { askedContinuation.yield() }
     async let connection: Void = WyomingConnection(core: core, remoteAddress: nil).run(
-      inbound: inbound
+      inbound: watched
     ) { written.append($0) }
     // The drain waits for the session, which delivers its last words first.
-    while core.streams.count == 0 { await Task.yield() }
+    var askedIterator = asked.makeAsyncIterator()
+    await askedIterator.next()
     await core.drain()
     await connection
     continuation.finish()
@@ -134,5 +138,32 @@ import Testing
     #expect(events.suffix(3).map(\.type) == ["transcript", "transcript-stop", "error"])
     #expect(events.last?.data["code"] == .string("shutting-down"))
     #expect(core.sessions.activeCount == 0)
+  }
+}
+
+/// A sequence of events that calls `onAsked` when the element after the first `after` is asked
+/// for: the host has handled those by then.
+struct WatchedEvents<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
+where Base.Element == WyomingInbound {
+  typealias Element = WyomingInbound
+  let base: Base
+  let after: Int
+  let onAsked: @Sendable () -> Void
+
+  struct AsyncIterator: AsyncIteratorProtocol {
+    var base: Base.AsyncIterator
+    let after: Int
+    let onAsked: @Sendable () -> Void
+    var count = 0
+
+    mutating func next() async -> WyomingInbound? {
+      if count == after { onAsked() }
+      count += 1
+      return try? await base.next()
+    }
+  }
+
+  func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(base: base.makeAsyncIterator(), after: after, onAsked: onAsked)
   }
 }
