@@ -35,7 +35,9 @@ import Testing
   )
     async throws
   {
-    try await server().makeApplication().test(.live) { client in
+    let recorder = LogRecorder()
+    let server = TranscriptionServer.recorded(by: recorder) { _ in }
+    try await server.makeApplication().test(.live) { client in
       let connection = try RawConnection(port: try #require(client.port))
       defer { connection.close() }
       connection.send(Array(request.utf8))
@@ -44,6 +46,8 @@ import Testing
       #expect(answer.text.hasPrefix("HTTP/1.1 \(status) "), "\(answer.text)")
       #expect(answer.text.contains("Connection: close"))
     }
+    // The client's mistake, answered and closed on purpose: nothing at error level.
+    #expect(!recorder.lines.contains { $0.level >= .error }, "\(recorder.lines)")
   }
 
   @Test func headersPastTheLimitGet431AndALongURL414() async throws {

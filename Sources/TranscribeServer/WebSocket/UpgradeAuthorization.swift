@@ -327,9 +327,11 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     refuse(MalformedRequest.answer(to: error), context: context)
   }
 
-  /// Answers with `refusal` and closes the connection.
+  /// Answers with `refusal` and closes the connection (on purpose: the upgrade's own error
+  /// about it is not logged as one).
   private func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
     isRefusing = true
+    closing.markClosed()
     context.write(wrapOutboundOut(.head(refusal.head)), promise: nil)
     context.write(wrapOutboundOut(.body(.byteBuffer(refusal.body))), promise: nil)
     let channel = context.channel
