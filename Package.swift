@@ -160,6 +160,8 @@ let package = Package(
       pkgConfig: "samplerate",
       providers: [.apt(["libsamplerate0-dev"])]
     ),
+    // glibc's malloc_trim, for the server to give back memory decoding freed.
+    .systemLibrary(name: "CMalloc"),
     // The live pipeline: audio input → an engine's recognizer → the client that wires them.
     // The engine-neutral recognition layer: the recognizer protocol, words and events, the
     // generic pool, the pause segmenter. Pure Swift; the engines conform to it.
@@ -290,6 +292,7 @@ let package = Package(
       name: "TranscribeServer",
       dependencies: [
         "Architecture",
+        "CMalloc",
         "Dependencies",
         "SpeechClient",
         "SpeechRecognitionFeature",

@@ -128,6 +128,11 @@ public final class MoonshineModel: Sendable {
   /// step, for 180 MB more). A plain `.onnx` model as `scripts/convert-moonshine.py` writes it
   /// (8-bit weights read by `MatMulNBits`, or with `--float-weights` weights folded at load)
   /// makes no such churn; without the arena, memory a long utterance needed is not held for good.
+  ///
+  /// Memory patterns are off: ONNX Runtime keeps one per distinct set of input shapes, for the
+  /// life of the session, and every utterance's length (and every decoder step's) is a new
+  /// shape. A server fed thousands of pieces of odd lengths (corrupt or truncated uploads) grew
+  /// by hundreds of MB that way; the allocation plan they save is a small part of a step.
   static func sessionOptions(
     _ api: ONNXRuntimeAPI, threads: Int, usesArena: Bool
   ) throws(RecognitionFailure) -> OpaquePointer {
@@ -145,6 +150,7 @@ public final class MoonshineModel: Sendable {
         api.setSessionGraphOptimizationLevel(options, ONNXRuntimeAPI.optimizationAll))
       try api.check(api.addSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"))
       if !usesArena { try api.check(api.disableCpuMemArena(options)) }
+      try api.check(api.disableMemPattern(options))
     } catch {
       api.releaseSessionOptions(options)
       throw .decoderFailure("ONNX Runtime rejected the session options: \(error.message)")

@@ -82,6 +82,7 @@ final class AdmittedSession: Sendable {
     releaseReading()
     log.ended(outcome, audioSeconds: audioSeconds)
     core.metrics.sessionEnded(outcome)
+    FreedMemory.release()
     if let registration { core.streams.unregister(registration) }
   }
 
