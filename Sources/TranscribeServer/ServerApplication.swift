@@ -11,6 +11,7 @@ func buildApplication(
   let configuration = core.configuration
   let webSocketRouter = Router(context: ServerRequestContext.self)
   VoskController(core: core).addRoutes(to: webSocketRouter)
+  RealtimeController(core: core).addWebSocketRoutes(to: webSocketRouter)
   return Application(
     router: buildRouter(core),
     server: .http1WebSocketUpgrade(
@@ -54,6 +55,7 @@ func buildRouter(_ core: SessionCore) -> Router<ServerRequestContext> {
     .add(middleware: PolicyMiddleware(.unauthorized, core: core) { tokenCheck.refusal(of: $0) })
   MetricsController(metrics: core.metrics).addRoutes(to: protected)
   OpenAIController(core: core).addRoutes(to: protected)
+  RealtimeController(core: core).addRoutes(to: protected)
   // Router middleware added now applies only to what no route takes.
   router.add(middleware: UnroutedRequestMiddleware(routes: router.routes))
   return router
