@@ -69,8 +69,10 @@ struct RealtimeSession: Sendable {
     /// deltas may go out.
     var isAnnounced = false
     var isCommitted = false
-    /// The text sent in deltas so far.
-    var sent = ""
+    /// The words sent in deltas so far.
+    var sentWords = 0
+    /// The words heard at the last look, for the ones two looks agree on.
+    var heard: [String] = []
   }
 
   struct State: Equatable {
@@ -372,7 +374,7 @@ struct RealtimeSession: Sendable {
 
   private func newItem(_ state: inout State) -> Item {
     state.items += 1
-    return Item(id: "item_\(state.id)\(String(format: "%04d", state.items))")
+    return Item(id: "item_\(state.id)_\(state.items)")
   }
 
   /// Opens an item for words heard with server VAD: `speech_started`.
@@ -388,33 +390,42 @@ struct RealtimeSession: Sendable {
       .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
   }
 
-  /// Sends what `words` add to the item's text, if they extend it.
-  private func sendDelta(_ state: inout State, words: [TranscriptionSegment]) {
+  /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words the
+  /// last two looks agree on and that another word follows count: a partial hypothesis revises
+  /// its newest words often (Moonshine's punctuation moves to the newest word). A delta cannot
+  /// be taken back: where the recognizer revises a word already sent, the deltas keep the word
+  /// as first heard and `completed` has the final one.
+  private func sendDelta(
+    _ state: inout State, words allWords: [TranscriptionSegment], isFinal: Bool = false
+  ) {
     guard var item = state.item, item.isAnnounced else { return }
-    let text = OpenAITranscription.text(of: words)
-    guard text.count > item.sent.count, text.hasPrefix(item.sent) else { return }
-    let delta = String(text.dropFirst(item.sent.count))
-    var logprobs: [OpenAITranscription.Logprob]?
-    if state.configuration.includesLogprobs {
-      // The words the delta reaches into: those not wholly sent before.
-      var length = 0
-      var sentWords = 0
-      for word in words {
-        length += (sentWords == 0 ? 0 : 1) + word.substring.count
-        guard length <= item.sent.count else { break }
-        sentWords += 1
-      }
-      logprobs = OpenAITranscription.logprobs(of: [words.dropFirst(sentWords)])
+    var words = allWords
+    if !isFinal {
+      let heard = allWords.map(\.substring)
+      let agreed = zip(heard, item.heard).prefix { $0 == $1 }.count
+      item.heard = heard
+      words = Array(allWords.prefix(max(0, min(agreed, allWords.count - 1))))
     }
-    item.sent = text
+    guard words.count > item.sentWords else {
+      state.item = item
+      return
+    }
+    let new = words[item.sentWords...]
+    let text = (item.sentWords > 0 ? " " : "") + OpenAITranscription.text(of: new)
+    // Partial words have no tokens or confidence yet: only decided words carry log
+    // probabilities.
+    let logprobs =
+      state.configuration.includesLogprobs && isFinal
+      ? OpenAITranscription.logprobs(of: [new]) : nil
+    item.sentWords = words.count
     state.item = item
-    state.outbox.append(.event(.delta(itemID: item.id, text: delta, logprobs: logprobs)))
+    state.outbox.append(.event(.delta(itemID: item.id, text: text, logprobs: logprobs)))
   }
 
   /// Completes the current item with `words`: the rest of its deltas and `completed`.
   private func complete(_ state: inout State, words: [TranscriptionSegment]) {
     guard let item = state.item else { return }
-    sendDelta(&state, words: words)
+    sendDelta(&state, words: words, isFinal: true)
     state.outbox.append(
       .event(
         .completed(
@@ -509,7 +520,6 @@ struct RealtimeSession: Sendable {
       guard let first = words.first else { continue }
       announceSpeech(&state, firstWord: first)
       guard let item = state.item else { continue }
-      sendDelta(&state, words: words)
       let decoded = (recognition.progress?.audioDuration ?? 0) * 1000
       let lastEnd = (words.last.map { $0.timestamp + $0.duration } ?? 0) * 1000
       let end = state.runStart + max(decoded, lastEnd)

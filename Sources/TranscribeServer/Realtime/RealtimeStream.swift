@@ -136,7 +136,7 @@ struct RealtimeStream {
               try await write(
                 .text(
                   event.json(
-                    eventID: "event_\(sessionID)\(events)", sessionID: "sess_\(sessionID)",
+                    eventID: "event_\(sessionID)_\(events)", sessionID: "sess_\(sessionID)",
                     defaultModel: defaultModel)))
               switch event {
               case .committed(let itemID, _):
