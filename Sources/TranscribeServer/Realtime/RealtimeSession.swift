@@ -219,7 +219,11 @@ struct RealtimeSession: Sendable {
       case .shutdown:
         return fail(&state, .shuttingDown)
 
-      case .recognition:
+      case .recognition(let action):
+        // Only a new result is a new look at the words.
+        if case .speech(.success) = action {
+          return recognitionChanged(&state, isNewResult: true)
+        }
         return recognitionChanged(&state)
 
       case .idleTimeoutElapsed:
@@ -445,7 +449,9 @@ struct RealtimeSession: Sendable {
     return words + transcription.partialSegments
   }
 
-  private func recognitionChanged(_ state: inout State) -> Effect<Action> {
+  private func recognitionChanged(
+    _ state: inout State, isNewResult: Bool = false
+  ) -> Effect<Action> {
     guard let recognition = state.recognition else { return .none }
     switch recognition.outcome {
     case .failed, .notAuthorized:
@@ -472,7 +478,7 @@ struct RealtimeSession: Sendable {
     {
       announceSpeech(&state, firstWord: first)
     }
-    sendDelta(&state, words: words)
+    if isNewResult { sendDelta(&state, words: words) }
     guard state.isRunOver else {
       allowNextMessageIfBuffered(&state)
       return .none
