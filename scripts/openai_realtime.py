@@ -24,7 +24,8 @@ audio) or `--timeout` passes.
 sends one bad event of each kind (invalid JSON, an unknown type, base64 that is not, odd-length
 PCM, an empty commit, a wrong format, an oversized append, a binary frame) over the raw client
 and prints the answer to each (`errors`: name → the server event), then checks the session still
-transcribes (`after`).
+transcribes (`after`), and what a WebSocket without `intent=transcription` gets (`no_intent`: its
+event and close code).
 """
 
 import argparse
@@ -248,7 +249,19 @@ async def run_errors(arguments):
             "conversation.item.input_audio_transcription.completed", "error"):
         after.append(json.loads(await asyncio.wait_for(websocket.recv(), 20)))
     await websocket.close()
-    return {"created": created, "errors": answers, "updated": updated, "after": after}
+    # Without intent=transcription: an error event naming the fix, then the close.
+    import websockets
+    refused = await websockets.connect(
+        raw_url(arguments).replace("?intent=transcription", ""),
+        additional_headers={"Authorization": "Bearer " + arguments.token})
+    await refused.send(json.dumps({"type": "input_audio_buffer.clear"}))
+    no_intent = {"event": json.loads(await asyncio.wait_for(refused.recv(), 10))}
+    try:
+        await asyncio.wait_for(refused.recv(), 10)
+    except websockets.ConnectionClosed as closed:
+        no_intent["close_code"] = closed.rcvd.code if closed.rcvd else None
+    return {"created": created, "errors": answers, "updated": updated, "after": after,
+            "no_intent": no_intent}
 
 
 def main():

@@ -149,6 +149,8 @@ struct RealtimeError: Error, Equatable, Sendable {
     case .capacity: self.init(type: "server_error", code: "server_busy", message: error.message)
     case .recognitionFailed:
       self.init(type: "server_error", code: "transcription_failed", message: error.message)
+    case .unsupportedIntent:
+      self.init(code: "invalid_intent", message: error.message, param: "intent")
     default: self.init(code: "invalid_request", message: error.message)
     }
   }

@@ -190,6 +190,28 @@ struct RealtimeStream {
     if case .readFailed = final.ending, let readFailure { throw readFailure }
   }
 
+  /// Answers a WebSocket that asked for another intent than transcription (or none) with an
+  /// `error` event naming the fix, and closes it (1008).
+  func refuse(
+    inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, intent: String?
+  ) async throws {
+    let error = WebSocketSessionError.unsupportedIntent(intent.map { String($0.prefix(40)) })
+    var logger = core.logger
+    if let address = client.address { logger[metadataKey: "remote"] = .string(address) }
+    logger.info(
+      "realtime session refused", metadata: ["reason": .string("intent is not transcription")])
+    try await turnAway(
+      inbound.messages(maxSize: core.configuration.frameReadLimit), with: error
+    ) { frame in
+      switch frame {
+      case .text(let text): try await outbound.writeTextMessage(text)
+      case .close(let error):
+        try await outbound.close(
+          .init(codeNumber: Int(error?.closeCode ?? 1000)), reason: error?.closeReason)
+      }
+    }
+  }
+
   /// Answers a session that cannot start with an `error` event and closes it, once the client
   /// has sent its first message or ``VoskStream/firstMessageWait`` has passed (frames right
   /// behind the upgrade can be lost by a client still finishing it).

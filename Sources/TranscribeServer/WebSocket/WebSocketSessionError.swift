@@ -9,7 +9,7 @@ import SpeechClient
 /// | 1001 going away | the server shuts down (after the last words) |
 /// | 1003 unsupported data | a text message that is neither a configuration nor the end |
 /// | 1007 invalid payload | malformed JSON, an unknown or invalid configuration field, an odd-length PCM frame |
-/// | 1008 policy violation | no audio for the idle timeout, a session longer than the maximum, a configuration after audio |
+/// | 1008 policy violation | no audio for the idle timeout, a session longer than the maximum, a configuration after audio, a Realtime session without `intent=transcription` |
 /// | 1009 message too big | a message over the frame limit |
 /// | 1011 internal error | recognition failed (model missing, decoder failure) |
 /// | 1013 try again later | every session place is taken |
@@ -41,6 +41,8 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
   case capacity
   /// The server is shutting down.
   case shuttingDown
+  /// A Realtime session asked for without `intent=transcription` (the intent it named, if any).
+  case unsupportedIntent(String?)
 
   /// The close code the stream ends with.
   public var closeCode: UInt16 {
@@ -49,7 +51,8 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .unsupportedMessage: 1003
     case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
       1007
-    case .configurationAfterAudio, .idle, .tooLittleAudio, .sessionTooLong: 1008
+    case .configurationAfterAudio, .idle, .tooLittleAudio, .sessionTooLong, .unsupportedIntent:
+      1008
     case .frameTooLarge: 1009
     case .recognitionFailed: 1011
     case .capacity: 1013
@@ -89,6 +92,10 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       AdmissionRefusal.capacity.message
     case .shuttingDown:
       AdmissionRefusal.shuttingDown.message
+    case .unsupportedIntent(let intent):
+      "this server runs transcription sessions only"
+        + (intent.map { ", not intent=\($0)" } ?? "")
+        + ": connect to /v1/realtime?intent=transcription"
     }
   }
 
@@ -130,7 +137,8 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .shuttingDown: .shutdown
     case .recognitionFailed, .capacity: .failed(message)
     case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue,
-      .configurationAfterAudio, .unsupportedMessage, .oddLengthFrame, .frameTooLarge:
+      .configurationAfterAudio, .unsupportedMessage, .oddLengthFrame, .frameTooLarge,
+      .unsupportedIntent:
       .badInput(message)
     }
   }
