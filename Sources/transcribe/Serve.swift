@@ -12,7 +12,8 @@ import UnixSignals
 /// `transcribe serve`: the speech pipeline as a streaming service.
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Serve speech recognition over WebSocket (vosk protocol) and HTTP (OpenAI API).",
+    abstract:
+      "Serve speech recognition over WebSocket (vosk protocol, OpenAI Realtime) and HTTP (OpenAI API).",
     discussion: """
       Listens on \(defaults.host):\(defaults.port) unless --host/--port say otherwise. Binding \
       to 0.0.0.0 serves every interface: set --token (or TRANSCRIBE_TOKEN) when you do. Once \
@@ -33,6 +34,11 @@ struct Serve: AsyncParsableCommand {
       \(defaults.minimumUploadRate >> 10) KiB/s or more on average after its first \
       \(seconds(defaults.uploadRateGrace)) (else 408); it takes a session place once its body \
       is in (503 when none is free).
+
+      GET /v1/realtime?intent=transcription (OpenAI's Realtime API, WebSocket): a \
+      transcription session; input_audio_buffer.append with base64 16-bit PCM at 24 kHz (or \
+      G.711 audio/pcmu, audio/pcma), deltas while speaking, an item completed at each pause \
+      (server_vad) or commit. Same token, Origin policy and session limits as the vosk stream.
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
