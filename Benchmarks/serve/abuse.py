@@ -101,6 +101,33 @@ async def stream(url, messages, headers=None, wait=5.0):
         return type(failure).__name__, None
 
 
+async def realtime(url, messages, headers=None, wait=2.0, until=None):
+    """Sends `messages` on a Realtime WebSocket; returns the close code (None while open) and
+    the codes of the `error` events it got, once `wait` passes without an event (or the event
+    type `until` arrives)."""
+    codes = []
+    try:
+        async with websockets.connect(
+            url, max_size=None, additional_headers=headers or {}, open_timeout=10
+        ) as socket_:
+            for message in messages:
+                await socket_.send(message)
+            try:
+                while True:
+                    event = json.loads(await asyncio.wait_for(socket_.recv(), wait))
+                    if event.get("type") == "error":
+                        codes.append(event["error"].get("code"))
+                    if until and event.get("type") == until:
+                        break
+            except (asyncio.TimeoutError, websockets.ConnectionClosed):
+                pass
+            return socket_.close_code, ",".join(sorted(set(codes))) or None
+    except websockets.InvalidStatus as status:
+        return status.response.status_code, None
+    except Exception as failure:  # noqa: BLE001 - reported as the outcome
+        return type(failure).__name__, None
+
+
 def compressed_hours(hours):
     path = tempfile.mktemp(suffix=".flac")
     subprocess.run(
@@ -164,6 +191,55 @@ def main():
     )
     kinds["evil Origin"] = lambda: asyncio.run(
         stream(ws, [], headers={"Origin": "http://evil.example"})
+    )
+    # OpenAI's Realtime transcription WebSocket: every bad event is an error event and the
+    # session goes on; what closes is what must.
+    rt = ws + "v1/realtime?intent=transcription"
+    append = lambda audio: json.dumps(  # noqa: E731
+        {"type": "input_audio_buffer.append", "audio": base64.b64encode(audio).decode()}
+    )
+    commit = json.dumps({"type": "input_audio_buffer.commit"})
+    completed = "conversation.item.input_audio_transcription.completed"
+    kinds["realtime: baseline 1 s + commit"] = lambda: asyncio.run(
+        realtime(rt, [append(b"\0" * 48000), commit], until=completed)
+    )
+    kinds["realtime: no intent"] = lambda: asyncio.run(
+        realtime(ws + "v1/realtime", ['{"type": "input_audio_buffer.clear"}'])
+    )
+    kinds["realtime: evil Origin"] = lambda: asyncio.run(
+        realtime(rt, [], headers={"Origin": "http://evil.example"})
+    )
+    kinds["realtime: 100 invalid JSON, unknown types, bad base64"] = lambda: asyncio.run(
+        realtime(
+            rt,
+            ["{not json", '{"type": "response.create"}',
+             '{"type": "input_audio_buffer.append", "audio": "%%%"}'] * 34,
+            wait=1,
+        )
+    )
+    kinds["realtime: 1.5 MiB append (over the message limit)"] = lambda: asyncio.run(
+        realtime(rt, [json.dumps({"type": "input_audio_buffer.append",
+                                  "audio": "A" * (3 << 19)})], wait=1)
+    )
+    kinds["realtime: 3 MiB append (over the frame limit)"] = lambda: asyncio.run(
+        realtime(rt, [append(b"\0" * (9 << 18))], wait=1)
+    )
+    kinds["realtime: 1 MiB session.update key"] = lambda: asyncio.run(
+        realtime(rt, [json.dumps({"type": "session.update",
+                                  "session": {"a\n" * (1 << 18): 1}})], wait=1)
+    )
+    kinds["realtime: 30 commits of 0.1 s"] = lambda: asyncio.run(
+        realtime(
+            rt,
+            ['{"type": "session.update", "session": {"type": "transcription", "audio": '
+             '{"input": {"turn_detection": null}}}}']
+            + [append(b"\0" * 4800), commit] * 30,
+            wait=3,
+        )
+    )
+    kinds["realtime: appends and clears"] = lambda: asyncio.run(
+        realtime(rt, [append(b"\1\0" * 4800), '{"type": "input_audio_buffer.clear"}'] * 30,
+                 wait=1)
     )
     kinds["3 MiB frame"] = lambda: asyncio.run(stream(ws, [b"\0" * (3 << 20)]))
     kinds["1.5 MiB text"] = lambda: asyncio.run(stream(ws, ["x" * (3 << 19)]))
