@@ -55,6 +55,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// Samples per voice-activity window.
   private let frameLength: Int
   private var detector: VoiceActivity
+  /// The pause that ends an utterance: the configuration's, or a stream's own until the reset.
+  private var endOfUtteranceSilence: TimeInterval
   /// Samples since the last reset, analysed or not.
   private var position = 0
   /// Samples of an incomplete frame, waiting for the rest.
@@ -99,6 +101,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     self.configuration = configuration
     self.model = try MoonshineModel.shared(configuration)
     self.detector = try configuration.voiceActivity.makeStream()
+    self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
     self.frameLength = detector.windowLength
   }
 
@@ -147,10 +150,24 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     return try finalWords(of: utterance)
   }
 
+  /// Sets, until the next reset, the detector's threshold and the pause that ends an
+  /// utterance; `nil` for the configuration's.
+  public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {
+    self.endOfUtteranceSilence =
+      endOfUtteranceSilence.map { max(0.1, $0) } ?? configuration.endOfUtteranceSilence
+    let threshold = threshold ?? configuration.voiceActivity.threshold
+    if Float(threshold) != detector.threshold {
+      detector = VoiceActivity(
+        detector: detector.detector, threshold: threshold,
+        releaseThreshold: max(threshold - 0.15, 0.01))
+    }
+  }
+
   /// Forgets everything: the utterance in progress, the detector's state; word times count from
   /// the next sample.
   public func reset() throws(RecognitionFailure) {
     detector.reset()
+    tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: nil)
     position = 0
     pendingFrame = []
     leading = []
@@ -246,7 +263,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let quiet = Double(current.quietSamples) / rate
     let isTooLong =
       Double(current.samples.count) >= configuration.maximumUtteranceDuration * rate
-    if quiet >= configuration.endOfUtteranceSilence || isTooLong {
+    if quiet >= endOfUtteranceSilence || isTooLong {
       utterance = nil
       // After a pause the next utterance may start with the end of it; an utterance cut for its
       // length hands none of its audio on, so no word is heard twice.
@@ -258,7 +275,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard current.isConfirmed else { return }
     if current.quietSamples >= Self.trailingSamples,
       current.transcribedSamples < current.finalLength,
-      quiet >= configuration.endOfUtteranceSilence - 1.2 * expectedDecodeSeconds(current)
+      quiet >= endOfUtteranceSilence - 1.2 * expectedDecodeSeconds(current)
     {
       // A pause: transcribe what the final result will hear, so it is ready when the pause is
       // long enough (and report it as a partial result meanwhile).

@@ -38,6 +38,9 @@ public final class Decoder: SpeechRecognizer {
   private let initialCepstralMean: [Float]
   /// The stream's voice activity, when the configuration has a detector.
   private var voiceActivity: VoiceActivity?
+  /// The pause that ends an utterance with the detector: the configuration's, or a stream's own
+  /// until the next reset.
+  private var endOfUtteranceSilence: TimeInterval
   /// Samples of an incomplete detector window, waiting for the rest.
   private var pendingWindow: [Int16] = []
   /// The last 0.2 s of audio while no utterance is in progress (detector only).
@@ -103,6 +106,7 @@ public final class Decoder: SpeechRecognizer {
     self.decoder = decoder
     self.configuration = configuration
     self.initialCepstralMean = Self.cepstralMean(of: decoder)
+    self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
     self.framesPerSecond = Double(max(1, cmd_ln_int_r(config, "-frate")))
     // pocketsphinx names a key phrase's unknown word only in its log, and not for every length
     // of phrase: look the words up.
@@ -233,7 +237,7 @@ public final class Decoder: SpeechRecognizer {
       samplesSincePartialReport += length
       quietSamples = isSpeech ? 0 : quietSamples + length
       let isTooLong = Double(samplesInUtterance) >= configuration.maximumUtteranceDuration * rate
-      if Double(quietSamples) >= configuration.endOfUtteranceSilence * rate || isTooLong {
+      if Double(quietSamples) >= endOfUtteranceSilence * rate || isTooLong {
         events.append(.utterance(try endUtterance()))
         guard ps_start_utt(decoder) >= 0 else {
           throw .decoderFailure("pocketsphinx could not start an utterance")
@@ -304,9 +308,27 @@ public final class Decoder: SpeechRecognizer {
     }
   }
 
-  /// The recognizer protocol's reset: ``startNewStream()``.
+  /// The recognizer protocol's reset: ``startNewStream()``, with the configuration's detector
+  /// settings again.
   public func reset() throws(RecognitionFailure) {
+    tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: nil)
     try startNewStream()
+  }
+
+  /// Sets, until the next reset, the detector's threshold and the pause that ends an utterance
+  /// (`nil` for the configuration's). Without a detector (pocketsphinx's own), nothing changes:
+  /// its pause is fixed when the decoder is made.
+  public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {
+    guard let activity = voiceActivity, let detection = configuration.voiceActivity else { return }
+    self.endOfUtteranceSilence =
+      endOfUtteranceSilence.map { max(0.1, $0) }
+      ?? configuration.endOfUtteranceSilence
+    let threshold = threshold ?? detection.threshold
+    if Float(threshold) != activity.threshold {
+      voiceActivity = VoiceActivity(
+        detector: activity.detector, threshold: threshold,
+        releaseThreshold: max(threshold - 0.15, 0.01))
+    }
   }
 
   private static func cepstralMean(of decoder: OpaquePointer) -> [Float] {

@@ -31,6 +31,12 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// loaded: the utterance in progress is dropped and word times count from the next sample.
   func reset() throws(RecognitionFailure)
 
+  /// Sets, until the next ``reset()``, the voice-activity detector's speech threshold and the
+  /// pause that ends an utterance, each `nil` to keep the configuration's: one stream's own
+  /// settings (a Realtime session's server VAD) on a recognizer borrowed from a pool. A
+  /// recognizer that cannot change them ignores them.
+  func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?)
+
   /// Decodes a piece of a longer input on its own (a file cut at pauses), as if the recognizer
   /// had just been loaded, and returns its events with word times counted from the start of the
   /// whole input (`offset` seconds before the piece). Utterances without words are left out.
@@ -41,6 +47,9 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
 }
 
 extension SpeechRecognizer {
+  /// Keeps the configuration's settings.
+  public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {}
+
   /// Feeds the piece in chunks of 2048 samples, as a file reader would, then finishes it.
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval

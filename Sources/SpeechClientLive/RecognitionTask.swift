@@ -142,6 +142,12 @@ final class RecognitionTask: Sendable {
       } else {
         loaded = try engine.makeRecognizer()
       }
+      if let tuning = request.voiceActivity {
+        // The stream's own detector settings (a Realtime session's server VAD), until the
+        // recognizer goes back to the pool.
+        loaded.tuneVoiceActivity(
+          threshold: tuning.threshold, endOfUtteranceSilence: tuning.minimumSilence)
+      }
       decoder = loaded
       while !budget.isSpent, var samples = try input.read() {
         budget.take(&samples)

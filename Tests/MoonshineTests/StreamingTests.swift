@@ -123,6 +123,28 @@ struct StreamingTests {
     #expect((finals.last?.first?.timestamp ?? 0) > secondStart)
   }
 
+  @Test func aStreamsOwnPauseAndThresholdLastUntilTheReset() throws {
+    let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
+    let goForward = try goForwardSamples()
+    let gap = [Int16](repeating: 0, count: 12_800)  // 0.8 s
+    let audio = goForward + gap + goForward + [Int16](repeating: 0, count: 32_000)
+    func utterances() throws -> Int {
+      try stream(audio, to: recognizer).filter {
+        if case .utterance(let words) = $0 { !words.isEmpty } else { false }
+      }.count
+    }
+    // 0.8 s is a pause with the default 0.5 s; not with a stream's own 3 s (goforward ends in
+    // 0.8 s of quiet too).
+    try recognizer.reset()
+    #expect(try utterances() == 2)
+    try recognizer.reset()
+    recognizer.tuneVoiceActivity(threshold: 0.6, endOfUtteranceSilence: 3)
+    #expect(try utterances() == 1)
+    // The reset brings the configuration's settings back (a pool's next stream).
+    try recognizer.reset()
+    #expect(try utterances() == 2)
+  }
+
   @Test func aLongUtteranceIsCutAtTheMaximumDuration() throws {
     var configuration = installedConfiguration
     configuration.maximumUtteranceDuration = 2

@@ -50,6 +50,24 @@ struct VoiceActivityDecoderTests {
     }
   }
 
+  @Test func aStreamsOwnPauseLastsUntilTheReset() throws {
+    let goForward = try samples(ofRaw: SpeechTestData.goForward)
+    let audio = silence(1) + goForward + silence(0.8) + goForward + silence(2)
+    let decoder = try decoder()
+    func utterances(tuned: Bool = false) throws -> Int {
+      try decoder.reset()
+      if tuned { decoder.tuneVoiceActivity(threshold: 0.6, endOfUtteranceSilence: 3) }
+      return try decode(audio, with: decoder).filter {
+        if case .utterance(let words) = $0 { !words.isEmpty } else { false }
+      }.count
+    }
+    // 0.8 s is a pause with the default 0.5 s; not with a stream's own 3 s (goforward ends in
+    // 0.8 s of quiet too), until the reset.
+    #expect(try utterances() == 2)
+    #expect(try utterances(tuned: true) == 1)
+    #expect(try utterances() == 2)
+  }
+
   @Test func steadyNoiseAloneGivesNoWords() throws {
     let directory = try TemporaryDirectory()
     _ = try NoisySpeech.room(in: directory.url, snr: 5)
