@@ -11,7 +11,8 @@ one JSON object: `events`, each server event as received (`at`: seconds since th
 
     openai_realtime.py http://127.0.0.1:2700 talk.wav [--client sdk|raw] [--token T]
         [--turn-detection server_vad|none] [--format pcm|pcmu|pcma] [--pace 1.0]
-        [--chunk-ms 100] [--silence 1.0] [--commit] [--logprobs] [--model M]
+        [--chunk-ms 100] [--silence 1.0] [--silence-duration-ms 500] [--commit] [--logprobs]
+        [--model M]
         [--wait-completed N] [--timeout 30]
 
 `--commit` commits the buffer after the audio (required with `--turn-detection none`);
@@ -78,7 +79,7 @@ def session_update(arguments):
         "transcription": {"model": arguments.model, "language": "en"},
         "turn_detection": (None if arguments.turn_detection == "none" else {
             "type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
-            "silence_duration_ms": 500}),
+            "silence_duration_ms": arguments.silence_duration_ms}),
     }
     session = {"type": "transcription", "audio": {"input": audio_input}}
     if arguments.logprobs:
@@ -275,6 +276,7 @@ def main():
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--chunk-ms", type=int, default=100)
     parser.add_argument("--silence", type=float, default=1.0)
+    parser.add_argument("--silence-duration-ms", type=int, default=500)
     parser.add_argument("--commit", action="store_true")
     parser.add_argument("--logprobs", action="store_true")
     parser.add_argument("--model", default="gpt-4o-transcribe")

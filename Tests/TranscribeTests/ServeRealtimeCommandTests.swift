@@ -176,6 +176,35 @@ extension CommandTests {
     @Test(
       .enabled(
         if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: hasSox, "needs sox"))
+    func serverVADsSilenceDurationDecidesWhereItemsEnd() async throws {
+      let directory = try TemporaryDirectory()
+      // goforward twice: about a second of quiet between the two commands.
+      let twice = try SpeechTestData.goForwardWAV(in: directory.url, effects: ["repeat", "1"])
+      let server = try await ServeProcess([])
+      defer { server.kill() }
+      func items(silenceMilliseconds: Int) async throws -> [String] {
+        let answer = try await Self.client([
+          server.baseURL, twice.path, "--client", "raw", "--pace", "2", "--silence", "3.5",
+          "--silence-duration-ms", String(silenceMilliseconds), "--wait-completed", "2",
+          "--timeout", "8",
+        ])
+        return Self.events(answer, "conversation.item.input_audio_transcription.completed")
+          .compactMap { $0["transcript"] as? String }
+      }
+      let short = try await items(silenceMilliseconds: 500)
+      #expect(
+        short.map(Self.words) == Array(repeating: ["go", "forward", "ten", "meters"], count: 2))
+      let long = try await items(silenceMilliseconds: 3_000)
+      #expect(long.count == 1, "\(long)")
+      #expect(long.first.map(Self.words)?.count == 8, "\(long)")
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
         "needs python3 with websockets (scripts/install-dependencies.sh)"))
     func eachBadEventIsAnErrorEventAndTheSessionGoesOn() async throws {
       let server = try await ServeProcess(["--token", Self.token])
@@ -219,7 +248,7 @@ extension CommandTests {
       #expect(!log.contains("Fatal error"))
     }
 
-    @Test func theTokenIsRequiredAndAPlainGETIsToldToOpenAWebSocket() async throws {
+    @Test func theTokenAndOriginPoliciesApplyAndAPlainGETIsToldToOpenAWebSocket() async throws {
       let server = try await ServeProcess(["--token", Self.token])
       defer { server.kill() }
       let upgrade = [
@@ -241,6 +270,9 @@ extension CommandTests {
       #expect(plain == 400)
       #expect(body.contains("open a WebSocket to /v1/realtime?intent=transcription"))
       #expect(body.contains(#""type":"invalid_request_error""#))
+      // A page the server does not allow: 403 before the upgrade, as on every endpoint.
+      let evil = ["-H", "Origin: http://evil.example"]
+      #expect(try status("/v1/realtime?intent=transcription", upgrade + bearer + evil).0 == 403)
       // Without the token, a plain GET is refused first.
       #expect(try status("/v1/realtime", []).0 == 401)
     }
