@@ -205,6 +205,43 @@ extension CommandTests {
     @Test(
       .enabled(
         if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
+      .enabled(if: hasSox, "needs sox"))
+    func aShutdownDeliversTheWordsSoFarThenAnErrorAnd1001() async throws {
+      let server = try await ServeProcess([])
+      defer { server.kill() }
+      // The clip at real-time pace (7 s); the server is stopped 4 s in, mid-sentence.
+      let client = try PythonProcess(
+        "openai_realtime.py",
+        [server.baseURL, Self.clip.path, "--client", "raw", "--timeout", "20"])
+      try await Task.sleep(for: .seconds(4))
+      let log = await server.stop()
+      let output = await client.wait(timeout: 60)
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
+        "\(output.stdout) \(output.stderr)")
+      #expect(answer["close_code"] as? Int == 1001, "\(answer)")
+      let events = try #require(answer["events"] as? [[String: Any]])
+      let types = events.compactMap { $0["type"] as? String }
+      // The words heard so far are an item, completed, before the error and the close.
+      #expect(
+        types.suffix(2) == ["conversation.item.input_audio_transcription.completed", "error"],
+        "\(types)")
+      #expect(
+        types.last { $0.hasPrefix("input_audio_buffer.") } == "input_audio_buffer.committed",
+        "\(types)")
+      let completed = events.dropLast().last
+      let transcript = (completed?["transcript"] as? String) ?? ""
+      #expect(Self.words(transcript).count >= 3, "\(transcript)")
+      let error = events.last?["error"] as? [String: Any]
+      #expect(error?["code"] as? String == "server_shutting_down")
+      #expect(log.contains("outcome=shutdown"))
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
         "needs python3 with websockets (scripts/install-dependencies.sh)"))
     func eachBadEventIsAnErrorEventAndTheSessionGoesOn() async throws {
       let server = try await ServeProcess(["--token", Self.token])
