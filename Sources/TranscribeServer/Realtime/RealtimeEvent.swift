@@ -185,6 +185,9 @@ enum RealtimeServerEvent: Equatable, Sendable {
   case speechStarted(itemID: String, audioStartMilliseconds: Int)
   /// `input_audio_buffer.speech_stopped`.
   case speechStopped(itemID: String, audioEndMilliseconds: Int)
+  /// `input_audio_buffer.timeout_triggered`: server VAD heard no speech for
+  /// `idle_timeout_ms` of audio; the quiet audio is committed as an item of its own.
+  case timeoutTriggered(itemID: String, audioStartMilliseconds: Int, audioEndMilliseconds: Int)
   /// `input_audio_buffer.committed`.
   case committed(itemID: String, previousItemID: String?)
   /// `input_audio_buffer.cleared`.
@@ -203,6 +206,7 @@ enum RealtimeServerEvent: Equatable, Sendable {
     case .session(_, let isUpdate): isUpdate ? "session.updated" : "session.created"
     case .speechStarted: "input_audio_buffer.speech_started"
     case .speechStopped: "input_audio_buffer.speech_stopped"
+    case .timeoutTriggered: "input_audio_buffer.timeout_triggered"
     case .committed: "input_audio_buffer.committed"
     case .cleared: "input_audio_buffer.cleared"
     case .delta: "conversation.item.input_audio_transcription.delta"
@@ -224,6 +228,10 @@ enum RealtimeServerEvent: Equatable, Sendable {
       fields += [("audio_start_ms", .int(start)), ("item_id", .string(itemID))]
     case .speechStopped(let itemID, let end):
       fields += [("audio_end_ms", .int(end)), ("item_id", .string(itemID))]
+    case .timeoutTriggered(let itemID, let start, let end):
+      fields += [
+        ("audio_start_ms", .int(start)), ("audio_end_ms", .int(end)), ("item_id", .string(itemID)),
+      ]
     case .committed(let itemID, let previous):
       fields += [("previous_item_id", .optional(previous)), ("item_id", .string(itemID))]
     case .cleared:

@@ -99,6 +99,9 @@ struct RealtimeSession: Sendable {
     var uncommittedMilliseconds = 0.0
     /// Where the last item's speech ended, in milliseconds of the session's audio.
     var lastItemEnd = 0.0
+    /// Where the audio without speech began, for server VAD's `idle_timeout_ms`: the end of
+    /// the last item or of the last timeout.
+    var quietStart = 0.0
     var item: Item?
     /// Items made so far.
     var items = 0
@@ -296,6 +299,7 @@ struct RealtimeSession: Sendable {
         realtimeAudio.push(run, number, ByteBuffer(bytes: pcm))
       }
       let renew = renewIdleTime(&state, milliseconds: milliseconds)
+      triggerTimeoutIfQuiet(&state)
       allowNextMessageIfBuffered(&state)
       return .merge(start, push, renew)
 
@@ -312,6 +316,7 @@ struct RealtimeSession: Sendable {
         .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
       state.lastItemID = item.id
       state.uncommittedMilliseconds = 0
+      state.quietStart = state.bufferMilliseconds
       state.phase = .committing
       sendDelta(&state, words: pendingWords(state))
       var effects = [
@@ -323,6 +328,7 @@ struct RealtimeSession: Sendable {
     case .clear:
       state.item = nil
       state.uncommittedMilliseconds = 0
+      state.quietStart = state.bufferMilliseconds
       state.outbox.append(.event(.cleared))
       let end = endAudio(state)
       // Dropping the run cancels its recognition (its effects go with its state).
@@ -512,6 +518,29 @@ struct RealtimeSession: Sendable {
     case .over:
       return .none
     }
+  }
+
+  /// With server VAD's `idle_timeout_ms`: once that much audio has come without speech since
+  /// the last item (or timeout), `input_audio_buffer.timeout_triggered`, and the quiet audio is
+  /// committed as an item with no words.
+  private func triggerTimeoutIfQuiet(_ state: inout State) {
+    guard let timeout = state.configuration.turnDetection?.idleTimeoutMilliseconds,
+      state.item == nil,
+      state.bufferMilliseconds - max(state.quietStart, state.lastItemEnd) >= Double(timeout)
+    else { return }
+    let item = newItem(&state)
+    let start = max(state.quietStart, state.lastItemEnd)
+    state.outbox.append(
+      .event(
+        .timeoutTriggered(
+          itemID: item.id, audioStartMilliseconds: Int(start.rounded()),
+          audioEndMilliseconds: Int(state.bufferMilliseconds.rounded()))))
+    state.outbox.append(.event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+    state.outbox.append(
+      .event(.completed(itemID: item.id, transcript: "", words: 0, logprobs: nil)))
+    state.lastItemID = item.id
+    state.quietStart = state.bufferMilliseconds
+    state.uncommittedMilliseconds = 0
   }
 
   /// Makes an item of each utterance server VAD ended since the last look.

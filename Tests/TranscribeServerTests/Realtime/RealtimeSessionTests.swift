@@ -456,6 +456,37 @@ struct RealtimeSessionTests {
     await leave(store)
   }
 
+  @Test func idleTimeoutMillisecondsOfQuietCommitAnEmptyItem() async {
+    let store = makeStore()
+    await store.send(.start)
+    await store.send(
+      .text(
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "server_vad", "idle_timeout_ms": 5000}}}}}"#
+      ))
+    await startRun(store, seconds: 0.5)
+    for _ in 2...9 { await store.send(.text(Self.append(seconds: 0.5))) }
+    _ = await takeEvents(store)
+    // The tenth half second makes 5 s without speech.
+    await store.send(.text(Self.append(seconds: 0.5)))
+    #expect(
+      await takeEvents(store) == [
+        .timeoutTriggered(
+          itemID: "item_test_1", audioStartMilliseconds: 0, audioEndMilliseconds: 5000),
+        .committed(itemID: "item_test_1", previousItemID: nil),
+        .completed(itemID: "item_test_1", transcript: "", words: 0, logprobs: nil),
+      ])
+    // Speech holds the timeout off; the next counts from the end of the quiet item.
+    await store.send(.text(Self.append(seconds: 0.5)))
+    #expect(await takeEvents(store) == [])
+    #expect(
+      RealtimeServerEvent.timeoutTriggered(
+        itemID: "item_test_1", audioStartMilliseconds: 0, audioEndMilliseconds: 5000
+      ).json(eventID: "event_5", sessionID: "sess_test", defaultModel: "moonshine")
+        == #"{"type":"input_audio_buffer.timeout_triggered","event_id":"event_5","audio_start_ms":0,"audio_end_ms":5000,"item_id":"item_test_1"}"#
+    )
+    await leave(store)
+  }
+
   // MARK: - Commits
 
   @Test func withTurnDetectionOffTheClientCommitsAndGetsTheItemsWordsAfterwards() async {
