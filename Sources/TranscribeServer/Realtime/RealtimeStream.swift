@@ -77,7 +77,8 @@ struct RealtimeStream {
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
     _ = await store.send(.start)
     let defaultModel = limits.engines.first?.rawValue ?? "default"
-    let started = ContinuousClock.now
+    var processing = Duration.zero
+    var behindSince: ContinuousClock.Instant?
 
     let readFailure = await withTaskGroup(of: (any Error)?.self) { group in
       group.addTask {
@@ -122,6 +123,15 @@ struct RealtimeStream {
       var committedAt: [String: ContinuousClock.Instant] = [:]
       streaming: for await state in states {
         allowance.yield(state.allowedMessages)
+        // The decoding time of the real-time factor: while the decoder is behind the audio.
+        let isBehind = state.recognition != nil && state.decodedSamples < state.runSamples
+        switch (behindSince, isBehind) {
+        case (nil, true): behindSince = .now
+        case (let since?, false):
+          processing += .now - since
+          behindSince = nil
+        default: break
+        }
         if state.ending != nil { session.freePlace() }
         let outputs = state.outbox.dropFirst(max(0, written - state.written))
         guard !outputs.isEmpty else {
@@ -173,7 +183,7 @@ struct RealtimeStream {
     let audioSeconds = consumedSeconds()
     if final.run > 0 {
       core.metrics.decoded(
-        audioSeconds: audioSeconds, processingSeconds: (ContinuousClock.now - started).timeInterval,
+        audioSeconds: audioSeconds, processingSeconds: processing.timeInterval,
         engine: final.configuration.engine?.rawValue ?? defaultModel)
     }
     var outcome: SessionOutcome
