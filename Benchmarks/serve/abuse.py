@@ -407,6 +407,34 @@ def main():
         "batch", lambda: asyncio.run(trickle_all())
     )
 
+    async def realtime_trickle_one():
+        """A Realtime session appending 2 bytes every second until the server closes it."""
+        try:
+            async with websockets.connect(rt, open_timeout=10) as socket_:
+                started = time.monotonic()
+                code = None
+                while time.monotonic() - started < 90:
+                    await socket_.send(append(b"\0\0"))
+                    try:
+                        while True:
+                            event = json.loads(await asyncio.wait_for(socket_.recv(), 1))
+                            if event.get("type") == "error":
+                                code = event["error"].get("code")
+                    except asyncio.TimeoutError:
+                        pass
+                return f"{socket_.close_code} {code} after {time.monotonic() - started:.0f} s"
+        except websockets.ConnectionClosed as closed:
+            return f"{closed.rcvd.code if closed.rcvd else 'no close'}"
+        except Exception as failure:  # noqa: BLE001 - reported as the outcome
+            return type(failure).__name__
+
+    async def realtime_trickle_all():
+        return await asyncio.gather(*(realtime_trickle_one() for _ in range(count)))
+
+    kinds["realtime: appends trickling 2 bytes/s (all at once)"] = (
+        "batch", lambda: asyncio.run(realtime_trickle_all())
+    )
+
     selected = arguments.only.split(",") if arguments.only else None
     skipped = arguments.skip.split(",") if arguments.skip else []
     print(f"before: fds {descriptors(pid)}, RSS {rss_mib(pid):.0f} MiB, readyz {ready(base)}")
