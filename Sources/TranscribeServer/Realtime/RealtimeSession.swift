@@ -20,9 +20,12 @@ import SpeechRecognitionFeature
 ///   the recognizer has its last words. With turn detection off, an item's deltas start at its
 ///   commit (the client has no item id before).
 ///
-/// Deltas carry only text appended to what was sent: a partial hypothesis that revises words
-/// already sent sends nothing until it extends them again, and `completed` carries the item's
-/// final transcript.
+/// Deltas carry each word once, as first decided: a word goes out once two results in a row
+/// agree on it and another word follows it, or once the item is final. A word revised after it
+/// went out is not sent again (a delta cannot be taken back); `completed` carries the item's
+/// final transcript. With `idle_timeout_ms`, that much audio without speech is committed as an
+/// empty item after `input_audio_buffer.timeout_triggered`. The server VAD's threshold and
+/// silence go with the run's request to the recognizer's detector.
 ///
 /// Nothing here touches the socket or the audio buffer: the state holds values only (see
 /// ``VoskSession``). The host writes ``State/outbox`` and acknowledges it with
