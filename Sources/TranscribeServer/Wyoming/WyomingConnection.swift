@@ -40,12 +40,14 @@ struct WyomingConnection: Sendable {
     }
     core.metrics.protocolSessionStarted(Self.protocolName)
     let limits = core.configuration
+    let (inbox, _) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: WyomingSession.State()) {
         WyomingSession(limits: limits)
       } withDependencies: {
         $0.speechClient = core.makeSpeechClient()
         $0.continuousClock = core.clock
+        $0.audioInbox = inbox
       }
     }
     let (allowances, allowance) = AsyncStream.makeStream(
