@@ -93,8 +93,9 @@ struct WyomingSession: Sendable {
     var isClientDone = false
     /// The transcripts sent.
     var transcripts = 0
-    /// The audio decoded by the utterances that are over, in seconds, as the decoder reported.
-    var decodedSeconds: Double = 0
+    /// The audio decoded by the utterances that are over, in seconds as the decoder reported
+    /// them, by engine.
+    var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
     /// Events received so far.
     var receivedEvents = 0
     /// How many events the host may have read so far.
@@ -109,6 +110,9 @@ struct WyomingSession: Sendable {
     var ending: Ending?
 
     init() {}
+
+    /// The audio decoded by the utterances that are over, in seconds.
+    var decodedSeconds: Double { decoded.values.reduce(0, +) }
 
     /// The samples of the utterance the decoder has reached, as it last reported.
     var decodedSamples: Int {
@@ -494,8 +498,10 @@ struct WyomingSession: Sendable {
     // Once the utterance is finishing, its audio has ended already.
     let isFinishing = if case .finishing = state.phase { true } else { false }
     let endAudio = isFinishing ? .none : self.endAudio(state)
-    if let progress = state.recognition?.progress {
-      state.decodedSeconds += progress.audioDuration
+    if let progress = state.recognition?.progress,
+      let engine = state.model?.engine ?? models.first?.engine
+    {
+      state.decoded[engine, default: 0] += progress.audioDuration
     }
     state.recognition = nil
     state.format = nil

@@ -225,7 +225,7 @@ struct WyomingSessionTests {
         + Self.transcript("go forward ten meters")
       $0.transcripts = 1
       $0.phase = .ready
-      $0.decodedSeconds = 0.4
+      $0.decoded = [.moonshine: 0.4]
       $0.pushedSamples = 0
       $0.recognition = nil
       $0.format = nil
@@ -265,7 +265,7 @@ struct WyomingSessionTests {
       $0.outbox += [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
       $0.transcripts = 1
       $0.phase = .endpointed
-      $0.decodedSeconds = 1
+      $0.decoded = [.moonshine: 1]
       $0.pushedSamples = 0
       $0.recognition = nil
       $0.format = nil
@@ -367,7 +367,7 @@ struct WyomingSessionTests {
       $0.recognition = nil
       $0.format = nil
       $0.pushedSamples = 0
-      $0.decodedSeconds = 0.2
+      $0.decoded = [.moonshine: 0.2]
     }
     await store.finish()
     #expect(inbox.log == [.push(2, bytes: 166_400), .finish(afterMessage: 2)])
