@@ -4,8 +4,8 @@
 # DBUS_SYSTEM_BUS_ADDRESS this prints, and the daemon speaks mDNS on the loopback interface
 # only, where it publishes the host's address too (without it `avahi-browse -r` waits forever
 # to resolve a service). Stops both on SIGTERM or SIGINT, or with --until-eof once its standard
-# input ends (for a caller that starts it with SIGTERM ignored, which a shell cannot trap, as
-# the Swift tests' processes do); their pids are in DIR/bus.pid and DIR/avahi.pid, for a caller
+# input ends (for a caller whose children start with SIGTERM blocked, as the Swift tests'
+# processes do: they inherit the signal mask of the thread that spawned them); their pids are in DIR/bus.pid and DIR/avahi.pid, for a caller
 # that must make sure (ServeZeroconfAvahiTests). For example:
 #   scripts/private-avahi.sh /tmp/avahi &
 #   DBUS_SYSTEM_BUS_ADDRESS=unix:path=/tmp/avahi/bus transcribe serve --preview --no-http \

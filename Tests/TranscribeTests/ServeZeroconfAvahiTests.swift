@@ -98,8 +98,8 @@ final class Avahi {
     let script = Process()
     script.executableURL = PythonClient.scripts.appendingPathComponent("private-avahi.sh")
     let avahiDirectory = directory.appendingPathComponent("avahi")
-    // It stops once its standard input ends: this process's children ignore SIGTERM, which a
-    // shell cannot trap.
+    // It stops once its standard input ends: this process's children start with SIGTERM
+    // blocked (the spawning thread's signal mask), so a signal would not reach it.
     script.arguments = [avahiDirectory.path, "--until-eof"]
     // Files, not pipes: nothing waits for an end of file a left-over child could hold back.
     let log = directory.appendingPathComponent("private-avahi.out")
