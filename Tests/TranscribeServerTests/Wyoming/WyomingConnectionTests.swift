@@ -106,6 +106,21 @@ import Testing
     #expect(value(#"transcribe_real_time_factor_count{engine="pocketsphinx"}"#) == 2)
   }
 
+  @Test func theProcessingTimeIsHowLongAudioWaitedForTheDecoder() {
+    var busy = DecoderBusyTime()
+    var state = WyomingSession.State()
+    state.format = WyomingAudioFormat(rate: 16_000, width: 2, channels: 1)
+    let start = ContinuousClock.now
+    busy.observe(state, at: start)
+    // A chunk waits for the decoder for 0.3 s, then nothing waits for a second.
+    state.pushedSamples = 1_600
+    busy.observe(state, at: start + .seconds(1))
+    state.pushedSamples = 0
+    busy.observe(state, at: start + .milliseconds(1_300))
+    busy.observe(state, at: start + .milliseconds(2_300))
+    #expect(busy.processing == .milliseconds(300))
+  }
+
   @Test func aTrickleOfTinyChunksEndsWithTooLittleAudioCountedAndLogged() async throws {
     let recorder = LogRecorder()
     let clock = TestClock()
