@@ -15,8 +15,9 @@
 #           protocol, its client for `transcribe serve --wyoming`)
 #           nginx (two `transcribe serve` instances behind a load balancer)
 #           systemd (systemd-analyze verifies packaging/transcribe-wyoming.service)
-#           libavahi-client3 (`serve --zeroconf` announces through the Avahi daemon; to check
-#           it by hand, also dbus avahi-daemon avahi-utils and scripts/private-avahi.sh)
+#           libavahi-client3 (`serve --zeroconf` announces through the Avahi daemon), and
+#           dbus avahi-daemon avahi-utils (ServeZeroconfAvahiTests checks the announcement with
+#           a real daemon: the machine's own, or a private one from scripts/private-avahi.sh)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
 #   silero vad (the voice-activity detector), pinned: silero_vad.onnx (MIT, 2.3 MB, checked by
@@ -44,7 +45,7 @@ packages=(
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
   curl python3-pip nginx systemd
-  libavahi-client3
+  libavahi-client3 dbus avahi-daemon avahi-utils
   chromium chromium-driver
 )
 

@@ -33,9 +33,9 @@ public final class ServerMetrics: Sendable {
     ]
     // Processing time over audio time: below 1 keeps up with real time. (The factory's default
     // value buckets start at 5, which would put every session in the first bucket.)
-    factory.valueHistogramBuckets[Self.realTimeFactorName] = [
-      0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5,
-    ]
+    for name in [Self.realTimeFactorName, Self.protocolRealTimeFactorName] {
+      factory.valueHistogramBuckets[name] = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5]
+    }
     self.registry = registry
     self.factory = factory
     activeSessions = Metrics.Meter(label: "transcribe_active_sessions", factory: factory)
@@ -53,6 +53,7 @@ public final class ServerMetrics: Sendable {
   }
 
   private static let realTimeFactorName = "transcribe_real_time_factor"
+  private static let protocolRealTimeFactorName = "transcribe_protocol_real_time_factor"
 
   /// The registry hands back the same series for the same name and labels.
   private func audioSeconds(engine: String) -> Metrics.FloatingPointCounter {
@@ -152,6 +153,24 @@ public final class ServerMetrics: Sendable {
       factory: factory
     ).recordNanoseconds(
       latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
+  }
+
+  /// A session of `protocolName` (`vosk`, `wyoming`) decoded `audioSeconds` of audio in
+  /// `processingSeconds` of wall time: `transcribe_protocol_audio_seconds_decoded_total` and the
+  /// real-time factor histogram `transcribe_protocol_real_time_factor`, with its `protocol`
+  /// label (the engine's series are ``decoded(audioSeconds:processingSeconds:engine:)``'s).
+  public func protocolDecoded(
+    _ protocolName: String, audioSeconds seconds: Double, processingSeconds: Double
+  ) {
+    guard seconds > 0 else { return }
+    Metrics.FloatingPointCounter(
+      label: "transcribe_protocol_audio_seconds_decoded_total",
+      dimensions: [("protocol", protocolName)], factory: factory
+    ).increment(by: seconds)
+    Metrics.Recorder(
+      label: Self.protocolRealTimeFactorName, dimensions: [("protocol", protocolName)],
+      aggregate: true, factory: factory
+    ).record(processingSeconds / seconds)
   }
 
   /// The Prometheus text exposition of every metric.

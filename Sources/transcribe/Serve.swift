@@ -124,18 +124,21 @@ struct Serve: AsyncParsableCommand {
       valueName: "address"))
   var wyoming: [String] = []
 
-  @Flag(
-    name: .customLong("zeroconf"),
+  // `--zeroconf` alone or `--zeroconf NAME`: ArgumentParser's option with a value when given
+  // and a default when not (`defaultAsFlag`); only the next argument is its value, and only
+  // when it is not an option.
+  @Option(
+    name: .customLong("zeroconf"), defaultAsFlag: Serve.defaultZeroconfName, parsing: .next,
     help: ArgumentHelp(
-      "Announce the first TCP Wyoming listener over zeroconf (mDNS, through the Avahi daemon), "
-        + "so Home Assistant discovers it."))
-  var zeroconf = false
+      "Announce the first TCP Wyoming listener over zeroconf (mDNS, through the Avahi daemon) "
+        + "as NAME, so Home Assistant discovers it; without NAME as transcribe-HOSTNAME.",
+      valueName: "name"))
+  var zeroconf: String? = nil
 
   @Option(
     name: .customLong("zeroconf-name"),
     help: ArgumentHelp(
-      "The name --zeroconf announces (implies --zeroconf; default: transcribe-HOSTNAME).",
-      valueName: "name"))
+      "The same as --zeroconf NAME (it wins over --zeroconf's).", valueName: "name"))
   var zeroconfName: String?
 
   @Flag(
@@ -191,10 +194,10 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
     }
     _ = try wyomingAddresses()
-    if zeroconf || zeroconfName != nil {
-      if let zeroconfName, zeroconfName.isEmpty || zeroconfName.utf8.count > 63 {
+    if let name = announcedName {
+      if name.isEmpty || name.utf8.count > 63 {
         throw ValidationError(
-          "--zeroconf-name must be a name of 1 to 63 bytes, e.g. --zeroconf-name kitchen.")
+          "--zeroconf NAME must be a name of 1 to 63 bytes, e.g. --zeroconf kitchen.")
       }
       guard try wyomingAddresses().contains(where: { if case .tcp = $0 { true } else { false } })
       else {
@@ -239,6 +242,10 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError(problem)
     }
   }
+
+  /// The name the server announces over zeroconf, if it announces itself: `--zeroconf-name`'s,
+  /// else `--zeroconf`'s (``defaultZeroconfName`` when it has none).
+  var announcedName: String? { zeroconfName ?? zeroconf }
 
   /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`.
   static var defaultZeroconfName: String {
@@ -385,8 +392,7 @@ struct Serve: AsyncParsableCommand {
       Terminal.writeError(
         "transcribe: listening on http://\(ServerConfiguration.urlHost(host)):\(port)\n")
     }
-    let zeroconfName =
-      zeroconf || zeroconfName != nil ? zeroconfName ?? Self.defaultZeroconfName : nil
+    let zeroconfName = announcedName
     let announcements = Announcements()
     service.onWyomingListening = { address in
       Terminal.writeError("transcribe: wyoming listening on \(address)\n")

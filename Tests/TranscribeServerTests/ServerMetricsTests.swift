@@ -44,6 +44,29 @@ import Testing
       ])
   }
 
+  @Test func decodedAudioPerProtocolAddsUpAndItsRealTimeFactorIsBucketed() {
+    let metrics = ServerMetrics()
+    metrics.protocolDecoded("wyoming", audioSeconds: 4, processingSeconds: 1)  // 0.25
+    metrics.protocolDecoded("wyoming", audioSeconds: 0, processingSeconds: 1)  // ignored
+    metrics.protocolDecoded("vosk", audioSeconds: 2, processingSeconds: 1.5)  // 0.75
+    let exposition = metrics.exposition()
+    #expect(
+      Set(samples("transcribe_protocol_audio_seconds_decoded_total", in: exposition)) == [
+        #"transcribe_protocol_audio_seconds_decoded_total{protocol="wyoming"} 4.0"#,
+        #"transcribe_protocol_audio_seconds_decoded_total{protocol="vosk"} 2.0"#,
+      ])
+    let wyoming = samples("transcribe_protocol_real_time_factor", in: exposition).filter {
+      $0.contains(#"protocol="wyoming""#)
+    }
+    #expect(
+      wyoming.contains(
+        #"transcribe_protocol_real_time_factor_bucket{protocol="wyoming",le="0.2"} 0"#))
+    #expect(
+      wyoming.contains(
+        #"transcribe_protocol_real_time_factor_bucket{protocol="wyoming",le="0.3"} 1"#))
+    #expect(wyoming.contains(#"transcribe_protocol_real_time_factor_count{protocol="wyoming"} 1"#))
+  }
+
   @Test func decodedAudioAddsUpAndTheRealTimeFactorIsBucketed() {
     let metrics = ServerMetrics()
     metrics.decoded(audioSeconds: 4, processingSeconds: 1, engine: "pocketsphinx")  // 0.25

@@ -43,7 +43,7 @@ extension CommandTests {
     @Test func sigintDuringPreviewExitsZeroWithTheWordsSoFar() async throws {
       let process = TranscribeProcess(["--preview"])
       try process.start()
-      try await Task.sleep(for: .seconds(2))
+      #expect(await process.waitForOutput(timeout: 30) { $0.contains("lorem") })
       #expect(process.process.isRunning)
       kill(process.process.processIdentifier, SIGINT)
       let output = await process.wait(timeout: 15)
@@ -55,7 +55,7 @@ extension CommandTests {
     @Test func sigtermStopsGracefullyToo() async throws {
       let process = TranscribeProcess(["--preview", "--format", "json"])
       try process.start()
-      try await Task.sleep(for: .seconds(1.5))
+      #expect(await process.waitForOutput(timeout: 30) { $0.contains("lorem") })
       process.process.terminate()
       let output = await process.wait(timeout: 15)
       #expect(output.status == 0, "stderr: \(output.stderr)")

@@ -32,6 +32,39 @@ import TranscribeServer
     #expect(configuration == ServerConfiguration())
   }
 
+  @Test(
+    arguments: [
+      ([String](), nil),
+      (["--zeroconf"], Serve.defaultZeroconfName),
+      (["--zeroconf", "kitchen"], "kitchen"),
+      (["--zeroconf=kitchen"], "kitchen"),
+      // Bare, before another option: that option is not its name.
+      (["--zeroconf", "--no-http"], Serve.defaultZeroconfName),
+      (["--zeroconf-name", "kitchen"], "kitchen"),
+      (["--zeroconf", "--zeroconf-name", "kitchen"], "kitchen"),
+    ] as [([String], String?)])
+  func zeroconfTakesAnOptionalName(_ arguments: [String], _ name: String?) throws {
+    let serve = try Serve.parse(["--wyoming", "tcp://0.0.0.0:10300"] + arguments)
+    #expect(serve.announcedName == name)
+  }
+
+  @Test func aZeroconfNameMustFitADNSLabel() {
+    let long = String(repeating: "a", count: 64)
+    let error = #expect(throws: (any Error).self) {
+      try Serve.parse(["--wyoming", "tcp://0.0.0.0:10300", "--zeroconf", long])
+    }
+    #expect(
+      error.map(Serve.message(for:))
+        == "--zeroconf NAME must be a name of 1 to 63 bytes, e.g. --zeroconf kitchen.")
+  }
+
+  @Test func theHelpShowsZeroconfsNameAsOptional() {
+    let help = Serve.helpMessage(columns: 200)
+    #expect(help.contains("--zeroconf [<name>]"), "\(help)")
+    #expect(help.contains("--zeroconf-name <name>"))
+    #expect(help.contains("The same as --zeroconf NAME"))
+  }
+
   @Test func theHelpSaysTheServersLimits() {
     let help = Serve.helpMessage()
     let defaults = ServerConfiguration()

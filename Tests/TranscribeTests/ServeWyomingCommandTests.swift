@@ -264,7 +264,7 @@ extension CommandTests {
   }
 
   /// `--zeroconf` when no Avahi daemon answers: one clear warning, and the server serves.
-  /// (Announcing to a real daemon is checked by hand with scripts/private-avahi.sh.)
+  /// (Announcing to a real daemon: ServeZeroconfAvahiTests.)
   @Suite(
     .enabled(
       if: PythonClient.canImport("wyoming"),

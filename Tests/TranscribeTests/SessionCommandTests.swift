@@ -83,7 +83,8 @@ extension CommandTests {
     @Test func sighupIsFlushedLikeSigterm() async throws {
       let process = TranscribeProcess(["--preview", "--format", "json"])
       try process.start()
-      try await Task.sleep(for: .seconds(1.5))
+      // Signalled once it has written its first words, so the signal handler is surely in place.
+      #expect(await process.waitForOutput(timeout: 30) { $0.contains("lorem") })
       kill(process.process.processIdentifier, SIGHUP)
       let output = await process.wait(timeout: 15)
       #expect(output.reason == .exit)

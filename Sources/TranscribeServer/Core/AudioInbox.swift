@@ -12,6 +12,11 @@ import Synchronization
 /// order, so the inbox takes the numbers as the order: message `n` is handed on after every
 /// message before it, and the end after the message it follows.
 ///
+/// A session that recognizes one utterance after another on one connection (Wyoming) starts
+/// each one's audio with ``start`` instead, under a number of its own in the same count: the
+/// messages after that number go to that audio, and the audio before it ends after the last of
+/// its messages.
+///
 /// The host makes one live inbox per session (``live()``); tests override only the endpoints
 /// their story uses.
 ///
@@ -26,10 +31,18 @@ struct AudioInbox: Sendable {
   var open: @Sendable (_ sampleRate: Int) -> SpeechRecognitionRequest.AudioSource = { _ in
     .pushed(PushedAudio())
   }
+  /// Starts another audio at `sampleRate` Hz under `number` (no bytes are pushed under it): the
+  /// messages numbered after it are its audio, and the audio before it ends after message
+  /// `number - 1`. Returns the source recognition of that audio reads.
+  var start: @Sendable (_ sampleRate: Int, _ number: Int) -> SpeechRecognitionRequest.AudioSource =
+    {
+      _, _ in .pushed(PushedAudio())
+    }
   /// Hands on message `number`'s bytes (16-bit little-endian PCM) after every message before it.
   var push: @Sendable (_ number: Int, _ bytes: ByteBuffer) -> Void
   /// Ends the audio once every message up to `number` has been handed on (0: at once); returns
-  /// when it has ended, so a stop that follows cannot overtake the last messages.
+  /// when it has ended, so a stop that follows cannot overtake the last messages. With
+  /// several audios, the one that message `number` belongs to (or that starts under it) ends.
   var finish: @Sendable (_ afterMessage: Int) async -> Void
 }
 
@@ -47,40 +60,58 @@ extension DependencyValues {
 }
 
 extension AudioInbox {
-  /// A live inbox over ``PushedAudio``, and the audio itself once opened, for the host's own
-  /// figures (how much the decoder has taken).
+  /// A live inbox over ``PushedAudio``, and the audio itself once opened (the latest one
+  /// started), for the host's own figures (how much the decoder has taken).
   static func live() -> (inbox: AudioInbox, audio: @Sendable () -> PushedAudio?) {
     let state = Mutex(LiveState())
-    let ended = Latch()
     return (
       AudioInbox(
         open: { sampleRate in
           .pushed(state.withLock { $0.open(sampleRate: sampleRate) })
         },
+        start: { sampleRate, number in
+          .pushed(state.withLock { $0.start(sampleRate: sampleRate, at: number) })
+        },
         push: { number, bytes in
           state.withLock { $0.push(number, bytes) }
         },
         finish: { number in
-          if state.withLock({ $0.finish(afterMessage: number) }) { ended.raise() }
-          await ended.wait()
+          await state.withLock { $0.finish(afterMessage: number) }?.wait()
         }),
-      { state.withLock { $0.audio } }
+      { state.withLock { $0.parts.last?.audio } }
     )
   }
 
-  /// The audio and the messages that arrived ahead of their turn.
+  /// The audios and the messages that arrived ahead of their turn.
   private struct LiveState {
-    var audio: PushedAudio?
+    /// One audio: the messages after `start` up to `last`.
+    struct Part {
+      /// The number it starts under (0 for the audio ``open`` opens).
+      var start: Int
+      var audio: PushedAudio
+      /// The message after which it ends, once known.
+      var last: Int?
+      /// Raised once it has ended.
+      let ended = Latch()
+    }
+
+    var parts: [Part] = []
     /// The number of the next message to hand on.
     var next = 1
     var early: [Int: ByteBuffer] = [:]
-    /// The message after which the audio ends, once known.
-    var last: Int?
 
     mutating func open(sampleRate: Int) -> PushedAudio {
-      if let audio { return audio }
+      if let first = parts.first { return first.audio }
+      return start(sampleRate: sampleRate, at: 0)
+    }
+
+    mutating func start(sampleRate: Int, at number: Int) -> PushedAudio {
+      if let current = parts.indices.last {
+        parts[current].last = min(parts[current].last ?? number - 1, number - 1)
+      }
       let audio = PushedAudio(sampleRate: sampleRate)
-      self.audio = audio
+      parts.append(Part(start: number, audio: audio))
+      handOn()
       return audio
     }
 
@@ -90,25 +121,37 @@ extension AudioInbox {
       handOn()
     }
 
-    /// Returns whether the audio has ended (or there is none to end).
-    mutating func finish(afterMessage number: Int) -> Bool {
-      last = min(last ?? number, number)
-      return handOn()
+    /// Marks the end of the audio message `number` belongs to; returns what to wait for, `nil`
+    /// when there is no audio to end.
+    mutating func finish(afterMessage number: Int) -> Latch? {
+      guard let index = parts.lastIndex(where: { $0.start <= number }) else { return nil }
+      parts[index].last = min(parts[index].last ?? number, number)
+      handOn()
+      return parts[index].ended
     }
 
-    /// Hands on every message whose turn has come, then the end if it is due; returns whether
-    /// the audio has ended.
-    @discardableResult
-    private mutating func handOn() -> Bool {
-      guard let audio else { return last != nil }
-      while let bytes = early.removeValue(forKey: next) {
-        audio.push(littleEndian: bytes.readableBytesView)
-        next += 1
+    /// Hands on every message whose turn has come, then the ends that are due.
+    private mutating func handOn() {
+      while true {
+        if parts.contains(where: { $0.start == next }) {
+          next += 1
+        } else if let bytes = early.removeValue(forKey: next) {
+          // A message after its audio's end changes nothing.
+          if let part = parts.last(where: { $0.start < next }), !part.ended.isRaised {
+            part.audio.push(littleEndian: bytes.readableBytesView)
+          }
+          next += 1
+        } else {
+          break
+        }
       }
-      guard let last, next > last else { return false }
-      early = [:]
-      audio.finish()
-      return true
+      for part in parts where !part.ended.isRaised {
+        guard let last = part.last, next > last else { continue }
+        part.audio.finish()
+        part.ended.raise()
+      }
+      // Ended audios before the latest are not needed any more.
+      while parts.count > 1, parts[0].ended.isRaised { parts.removeFirst() }
     }
   }
 }

@@ -26,9 +26,10 @@ import SpeechRecognitionFeature
 ///   decoder last reported), so a client sending faster than the decoder waits in TCP;
 /// - ``State/ending``: set once the session is over and everything in the outbox is final.
 ///
-/// Timers (reply deadline, idle, maximum length, the wait for the last words) are cancellable
-/// effects on `@Dependency(\.continuousClock)`: each replaces the one before it, so nothing
-/// accumulates however many messages a stream sends.
+/// Timers are cancellable effects on `@Dependency(\.continuousClock)`: each replaces the one
+/// before it, so nothing accumulates however many messages a stream sends. The idle, maximum
+/// length and last-words timers follow the rule every streaming protocol shares
+/// (``SessionTimers``: only audio renews the idle time); the reply deadline is this protocol's.
 @Reducer
 struct VoskSession: Sendable {
   /// Something for the host to write to the socket.
@@ -98,9 +99,8 @@ struct VoskSession: Sendable {
     var outbox: [Output] = []
     /// How many outputs the host has written in all (the outbox starts after them).
     var written = 0
-    /// Samples received since the idle timeout last started: it starts again once they make
-    /// ``ServerConfiguration/idleRenewalAudio``.
-    var idleSamples = 0
+    /// Audio received since the idle timeout last started (``SessionTimers``).
+    var idleAudio = IdleAudio()
     /// Messages received so far.
     var receivedMessages = 0
     /// How many messages the host may have read so far.
@@ -147,7 +147,7 @@ struct VoskSession: Sendable {
     case messageWaitElapsed
   }
 
-  enum CancelID { case replyDeadline, idle, maxDuration, finalWait, messageWait }
+  enum CancelID { case replyDeadline, messageWait }
 
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
@@ -158,6 +158,13 @@ struct VoskSession: Sendable {
 
   @Dependency(\.continuousClock) var clock
   @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> {
+    SessionTimers(
+      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
+      finalWait: .finalWaitElapsed)
+  }
 
   init(
     limits: ServerConfiguration = ServerConfiguration(),
@@ -171,9 +178,7 @@ struct VoskSession: Sendable {
     Reduce { state, action in
       switch action {
       case .start:
-        return .merge(
-          timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
-          timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+        return timers.start()
 
       case .text(let text):
         state.receivedMessages += 1
@@ -203,7 +208,7 @@ struct VoskSession: Sendable {
           let start = startRecognition(&state)
           return .merge(
             start, finishAudio(&state, closing: nil),
-            .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle))
+            .cancel(id: CancelID.replyDeadline), timers.stop(.idle))
         }
 
       case .audio(let buffer):
@@ -220,7 +225,9 @@ struct VoskSession: Sendable {
         state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
         return .merge(
           start, push(buffer, number: state.audioMessages),
-          renewIdleTime(&state, samples: bytes / 2),
+          timers.audioArrived(
+            &state.idleAudio,
+            IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
           timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
           replyIfCaughtUp(&state))
 
@@ -249,13 +256,7 @@ struct VoskSession: Sendable {
         return .none
 
       case .idleTimeoutElapsed:
-        guard state.idleSamples > 0 else { return fail(&state, .idle(limits.idleTimeout)) }
-        let received = Duration.seconds(
-          Double(state.idleSamples) / Double(state.configuration.sampleRate))
-        return fail(
-          &state,
-          .tooLittleAudio(
-            received: received, within: limits.idleTimeout, renewal: limits.idleRenewalAudio))
+        return fail(&state, WebSocketSessionError(timers.idleVerdict(state.idleAudio)))
 
       case .maxDurationElapsed:
         return fail(&state, .sessionTooLong(limits.maxSessionDuration))
@@ -386,10 +387,7 @@ struct VoskSession: Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    let wait =
-      closing == .shuttingDown
-      ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
-    var effects: [Effect<Action>] = [timer(.finalWaitElapsed, after: wait, id: .finalWait)]
+    var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
     // Stopping while authorizing would cancel recognition: then the end of the audio ends the
     // task by itself. A stop goes out once the audio has ended, so it cannot overtake it.
     if state.recognition?.status == .recording {
@@ -409,7 +407,7 @@ struct VoskSession: Sendable {
   private func lastWordsArrived(
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
-    let cancelWait = Effect<Action>.cancel(id: CancelID.finalWait)
+    let cancelWait = timers.stop(.finalWait)
     // Words cannot be trusted to be complete after a failure or a stop the recognizer did not
     // answer in time: a limit closes with its own error, the end of the stream with the
     // failure (never an empty result that looks like silence).
@@ -454,8 +452,7 @@ struct VoskSession: Sendable {
   private func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
     guard state.phase == .streaming else { return .none }
     let stopTimers = Effect<Action>.merge(
-      .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
-      .cancel(id: CancelID.maxDuration))
+      .cancel(id: CancelID.replyDeadline), timers.stopLimits())
     guard error.deliversLastWords, state.recognition != nil else {
       return .merge(stopTimers, closeWithError(&state, error))
     }
@@ -479,8 +476,7 @@ struct VoskSession: Sendable {
     state.pending = nil
     var effects: [Effect<Action>] = [
       endAudio(state),
-      .cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.idle),
-      .cancel(id: CancelID.maxDuration), .cancel(id: CancelID.finalWait),
+      .cancel(id: CancelID.replyDeadline), timers.stopAll(),
       .cancel(id: CancelID.messageWait),
     ]
     if let recognition = state.recognition, recognition.status != .idle {
@@ -512,13 +508,4 @@ struct VoskSession: Sendable {
     .cancellable(id: id, cancelInFlight: true)
   }
 
-  /// Counts `samples` of audio towards the idle time: once ``ServerConfiguration/idleRenewalAudio``
-  /// of it has arrived since the idle timeout started, it starts again.
-  private func renewIdleTime(_ state: inout State, samples: Int) -> Effect<Action> {
-    state.idleSamples += samples
-    let renewal = limits.idleRenewalAudio.timeInterval * Double(state.configuration.sampleRate)
-    guard Double(state.idleSamples) >= renewal else { return .none }
-    state.idleSamples = 0
-    return timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
-  }
 }

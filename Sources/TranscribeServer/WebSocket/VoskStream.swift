@@ -19,6 +19,9 @@ struct VoskStream {
   let logger: Logger
   let client: RequestClient
 
+  /// The `protocol` label of the stream's metrics.
+  static let protocolName = "vosk"
+
   /// Serves one stream on a WebSocket; returns once it is closed.
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
     // A message just over the limit reaches the session, which answers it clearly; larger
@@ -148,6 +151,9 @@ struct VoskStream {
       core.metrics.decoded(
         audioSeconds: audioSeconds, processingSeconds: measure.processing.timeInterval,
         engine: engineName(final.configuration))
+      core.metrics.protocolDecoded(
+        Self.protocolName, audioSeconds: audioSeconds,
+        processingSeconds: measure.processing.timeInterval)
     }
     let ending = final.ending ?? .clientGone
     var outcome = SessionOutcome(ending)

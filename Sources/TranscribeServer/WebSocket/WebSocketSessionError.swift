@@ -81,9 +81,8 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     case .idle(let timeout):
       "no audio for \(timeout.spokenSeconds); the stream was closed"
     case .tooLittleAudio(let received, let within, let renewal):
-      "too little audio: \(received.spokenSeconds) in the last \(within.spokenSeconds), and "
-        + "a stream must send \(renewal.spokenSeconds) of audio within each "
-        + "\(within.spokenSeconds); send audio as it is recorded"
+      IdleVerdict.tooLittleAudioMessage(
+        received: received, within: within, renewal: renewal)
     case .sessionTooLong(let limit):
       "the session reached its maximum length of \(limit.spokenSeconds); start a new one"
     case .recognitionFailed(let reason):
@@ -96,6 +95,15 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       "this server runs transcription sessions only"
         + (intent.map { ", not intent=\($0)" } ?? "")
         + ": connect to /v1/realtime?intent=transcription"
+    }
+  }
+
+  /// The limit an idle timeout that elapsed was.
+  init(_ verdict: IdleVerdict) {
+    switch verdict {
+    case .idle(let timeout): self = .idle(timeout)
+    case .tooLittleAudio(let received, let within, let renewal):
+      self = .tooLittleAudio(received: received, within: within, renewal: renewal)
     }
   }
 

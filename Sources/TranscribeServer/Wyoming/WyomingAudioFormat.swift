@@ -73,6 +73,22 @@ struct WyomingAudioFormat: Equatable, Sendable {
     return samples
   }
 
+  /// The payload as 16-bit little-endian mono PCM (as it is when it is that already), and its
+  /// number of frames.
+  ///
+  /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
+  ///   frames.
+  func monoPCM(_ payload: ByteBuffer) throws(WyomingProblem) -> (ByteBuffer, frames: Int) {
+    if width == 2, channels == 1, payload.readableBytes % 2 == 0 {
+      return (payload, payload.readableBytes / 2)
+    }
+    let samples = try monoSamples(payload)
+    var bytes = ByteBuffer()
+    bytes.reserveCapacity(samples.count * 2)
+    for sample in samples { bytes.writeInteger(sample, endianness: .little) }
+    return (bytes, samples.count)
+  }
+
   /// One signed little-endian sample at `index`, scaled to 16 bits.
   private func sample(_ bytes: ByteBufferView, at index: Int) -> Int {
     switch width {

@@ -40,18 +40,21 @@ struct WyomingConnection: Sendable {
     }
     core.metrics.protocolSessionStarted(Self.protocolName)
     let limits = core.configuration
+    let (inbox, _) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: WyomingSession.State()) {
         WyomingSession(limits: limits)
       } withDependencies: {
         $0.speechClient = core.makeSpeechClient()
         $0.continuousClock = core.clock
+        $0.audioInbox = inbox
       }
     }
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
     let lastEvent = LastEvent()
+    var busy = DecoderBusyTime()
     _ = await store.send(.start)
 
     await withTaskGroup(of: Void.self) { group in
@@ -89,6 +92,7 @@ struct WyomingConnection: Sendable {
       var written = 0
       writing: for await state in states {
         allowance.yield(state.allowedEvents)
+        busy.observe(state)
         // The place is free before the client learns that the session is over.
         if state.ending != nil { session.freePlace() }
         let outputs = state.outbox.dropFirst(max(0, written - state.written))
@@ -124,6 +128,7 @@ struct WyomingConnection: Sendable {
     }
 
     let final = await MainActor.run { store.state }
+    reportDecoding(final, processing: busy.processing)
     let outcome: SessionOutcome =
       switch final.ending {
       case .clientDone?: .finished
@@ -131,6 +136,38 @@ struct WyomingConnection: Sendable {
       case .clientGone?, nil: .clientClosed
       }
     session.end(outcome, audioSeconds: final.decodedSeconds)
+  }
+}
+
+extension WyomingConnection {
+  /// Counts the connection's decoded audio and real-time factor: by engine, as every protocol
+  /// does, and with `protocol="wyoming"`.
+  private func reportDecoding(_ final: WyomingSession.State, processing: Duration) {
+    let total = final.decodedSeconds
+    guard total > 0 else { return }
+    let processingSeconds = processing.timeInterval
+    for (engine, seconds) in final.decoded where seconds > 0 {
+      // The processing time is shared among the engines in proportion to their audio.
+      core.metrics.decoded(
+        audioSeconds: seconds, processingSeconds: processingSeconds * seconds / total,
+        engine: engine.rawValue)
+    }
+    core.metrics.protocolDecoded(
+      Self.protocolName, audioSeconds: total, processingSeconds: processingSeconds)
+  }
+}
+
+/// How long the decoder had audio of the connection waiting (pushed and not yet reported
+/// decoded), from the session states the host sees: the processing time of the real-time
+/// factor. A decoder keeping up with a real-time client is busy only briefly after each chunk.
+struct DecoderBusyTime {
+  private var busySince: ContinuousClock.Instant?
+  /// The time audio waited for the decoder.
+  private(set) var processing = Duration.zero
+
+  mutating func observe(_ state: WyomingSession.State, at now: ContinuousClock.Instant = .now) {
+    if let busySince { processing += now - busySince }
+    busySince = state.pushedSamples > state.decodedSamples ? now : nil
   }
 }
 

@@ -10,7 +10,7 @@ import Foundation
 /// | `unknown-model`, `unsupported-language` | `transcribe` names what this server does not have |
 /// | `audio-before-start`, `unexpected-event` | events in the wrong order |
 /// | `unsupported-audio` | a rate, width or channel count that is not PCM this server reads |
-/// | `idle-timeout`, `session-too-long` | the server's limits (after the last words) |
+/// | `idle-timeout`, `too-little-audio`, `session-too-long` | the server's limits (after the last words) |
 /// | `busy`, `shutting-down` | no session place now |
 /// | `recognition-failed` | the engine failed |
 enum WyomingProblem: Error, Equatable, Sendable {
@@ -34,8 +34,11 @@ enum WyomingProblem: Error, Equatable, Sendable {
   case unexpectedEvent(event: String, expected: String)
   /// An audio format this server cannot read, or a chunk that does not hold whole frames.
   case unsupportedAudio(String)
-  /// No event for the idle timeout.
+  /// No audio for the idle timeout.
   case idle(Duration)
+  /// Audio arrived during the idle timeout, but less than renews it: a trickle that would
+  /// otherwise hold a session place.
+  case tooLittleAudio(received: Duration, within: Duration, renewal: Duration)
   /// The connection ran longer than the maximum session length.
   case sessionTooLong(Duration)
   /// Every session place is taken.
@@ -61,6 +64,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .unexpectedEvent: "unexpected-event"
     case .unsupportedAudio: "unsupported-audio"
     case .idle: "idle-timeout"
+    case .tooLittleAudio: "too-little-audio"
     case .sessionTooLong: "session-too-long"
     case .busy, .tooManyConnections: "busy"
     case .shuttingDown: "shutting-down"
@@ -96,7 +100,9 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .unsupportedAudio(let reason):
       "unsupported audio: \(reason)"
     case .idle(let timeout):
-      "no event for \(timeout.spokenSeconds); the connection was closed"
+      "no audio for \(timeout.spokenSeconds); the connection was closed"
+    case .tooLittleAudio(let received, let within, let renewal):
+      IdleVerdict.tooLittleAudioMessage(received: received, within: within, renewal: renewal)
     case .sessionTooLong(let limit):
       "the connection reached the longest session of \(limit.spokenSeconds); open a new one"
     case .busy:
@@ -107,6 +113,15 @@ enum WyomingProblem: Error, Equatable, Sendable {
       "the server is shutting down; try again later"
     case .recognitionFailed(let reason):
       "recognition failed: \(reason)"
+    }
+  }
+
+  /// The limit an idle timeout that elapsed was.
+  init(_ verdict: IdleVerdict) {
+    switch verdict {
+    case .idle(let timeout): self = .idle(timeout)
+    case .tooLittleAudio(let received, let within, let renewal):
+      self = .tooLittleAudio(received: received, within: within, renewal: renewal)
     }
   }
 
@@ -122,7 +137,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
   /// so far: the server's limits and a shutdown (the client did nothing wrong).
   var deliversLastWords: Bool {
     switch self {
-    case .idle, .sessionTooLong, .shuttingDown: true
+    case .idle, .tooLittleAudio, .sessionTooLong, .shuttingDown: true
     default: false
     }
   }
@@ -131,6 +146,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
   var outcome: SessionOutcome {
     switch self {
     case .idle: .idleTimeout
+    case .tooLittleAudio: .tooLittleAudio
     case .sessionTooLong: .tooLong
     case .shuttingDown: .shutdown
     case .recognitionFailed, .busy, .tooManyConnections: .failed(text)

@@ -16,14 +16,21 @@ import SpeechRecognitionFeature
 /// waiting for `audio-stop`, and the rest of that audio is ignored.
 ///
 /// Every problem is an `error` event (``WyomingProblem``), then the close; the server's limits
-/// (idle, maximum length) and a shutdown first deliver the transcript of the audio so far.
+/// (idle, too little audio, maximum length) and a shutdown first deliver the transcript of the
+/// audio so far. Time follows the rule every streaming protocol shares (``SessionTimers``):
+/// only audio renews the idle time, so a connection sending `describe` or `ping` over and over,
+/// or a trickle of tiny chunks, is closed after the idle timeout like a silent one.
 ///
-/// Nothing here touches the socket. The state says what the host does next:
+/// Nothing here touches the socket or the audio buffer: the state holds values only. Each
+/// utterance's audio goes to the decoder by effects through ``AudioInbox``, and how far the
+/// decoder has got comes back as recognition's own results (their progress), so pacing is
+/// decided from the state alone. The state says what the host does next:
 /// - ``State/outbox``: events and the close, in order, for the host to write and acknowledge
 ///   with ``Action/written(through:)``;
 /// - ``State/allowedEvents``: how many events the host may have read so far: one more each
-///   time, unless more than ``ServerConfiguration/maxBufferedAudio`` of audio waits to be
-///   decoded, so a client sending faster than the decoder waits in TCP;
+///   time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed waits
+///   to be decoded (as far as the decoder last reported), so a client sending faster than the
+///   decoder waits in TCP;
 /// - ``State/ending``: set once the connection is over and everything in the outbox is final.
 @Reducer
 struct WyomingSession: Sendable {
@@ -68,10 +75,16 @@ struct WyomingSession: Sendable {
     var language: String?
     /// The format of the audio streaming now.
     var format: WyomingAudioFormat?
-    /// The utterance's audio, which the decoder reads.
-    var audio: PushedAudio?
-    /// The utterance's recognition.
+    /// The utterance's recognition; its request reads the audio the session's ``AudioInbox``
+    /// started for the utterance.
     var recognition: SpeechRecognition.State?
+    /// The numbers handed to the audio inbox so far: one for each utterance's start, one for
+    /// each of its chunks.
+    var audioMessages = 0
+    /// The samples of the utterance pushed to the inbox so far (frames at its rate).
+    var pushedSamples = 0
+    /// Audio received since the idle timeout last started (``SessionTimers``).
+    var idleAudio = IdleAudio()
     /// The words streamed out as `transcript-chunk`s for this utterance.
     var streamedWords: [String] = []
     /// The words of the utterance's last result.
@@ -80,8 +93,9 @@ struct WyomingSession: Sendable {
     var isClientDone = false
     /// The transcripts sent.
     var transcripts = 0
-    /// The audio decoded by the utterances that are over, in seconds.
-    var decodedSeconds: Double = 0
+    /// The audio decoded by the utterances that are over, in seconds as the decoder reported
+    /// them, by engine.
+    var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
     /// Events received so far.
     var receivedEvents = 0
     /// How many events the host may have read so far.
@@ -96,6 +110,15 @@ struct WyomingSession: Sendable {
     var ending: Ending?
 
     init() {}
+
+    /// The audio decoded by the utterances that are over, in seconds.
+    var decodedSeconds: Double { decoded.values.reduce(0, +) }
+
+    /// The samples of the utterance the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress, let format else { return 0 }
+      return Int((progress.audioDuration * Double(format.rate)).rounded())
+    }
   }
 
   enum Action: Equatable, Sendable {
@@ -114,7 +137,7 @@ struct WyomingSession: Sendable {
     /// The server is shutting down.
     case shutdown
     case recognition(SpeechRecognition.Action)
-    /// No event arrived for the idle timeout.
+    /// Too little audio arrived for the idle timeout.
     case idleTimeoutElapsed
     /// The connection reached the maximum session length.
     case maxDurationElapsed
@@ -122,48 +145,46 @@ struct WyomingSession: Sendable {
     case finalWaitElapsed
   }
 
-  enum CancelID { case idle, maxDuration, finalWait }
-
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
   /// The installed models, the server's default first.
   let models: [WyomingModel]
   /// The version `info` reports.
   let version: String
-  /// Makes an utterance's audio buffer at a sample rate.
-  let makeAudio: @Sendable (_ sampleRate: Int) -> PushedAudio
 
-  @Dependency(\.continuousClock) var clock
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> {
+    SessionTimers(
+      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
+      finalWait: .finalWaitElapsed)
+  }
 
   init(
     limits: ServerConfiguration = ServerConfiguration(),
     models: [WyomingModel]? = nil,
-    version: String = "0.1.0",
-    makeAudio: @escaping @Sendable (_ sampleRate: Int) -> PushedAudio = {
-      PushedAudio(sampleRate: $0)
-    }
+    version: String = "0.1.0"
   ) {
     self.limits = limits
     self.models = models ?? limits.engines.map(WyomingModel.init)
     self.version = version
-    self.makeAudio = makeAudio
   }
 
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
       case .start:
-        return .merge(
-          timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
-          timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+        return timers.start()
 
       case .received(let event):
         state.receivedEvents += 1
         guard state.phase != .over else { return .none }
+        // Only audio renews the idle time (in `push`): other events hold no place.
         let effect = received(event, &state)
         guard state.phase != .over else { return effect }
         allowNextEventIfBuffered(&state, wanted: true)
-        return .merge(effect, timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+        return effect
 
       case .malformed(let problem):
         return closeWithError(&state, problem)
@@ -209,7 +230,7 @@ struct WyomingSession: Sendable {
 
       case .idleTimeoutElapsed:
         if case .finishing = state.phase { return .none }
-        return fail(&state, .idle(limits.idleTimeout))
+        return fail(&state, WyomingProblem(timers.idleVerdict(state.idleAudio)))
 
       case .maxDurationElapsed:
         return fail(&state, .sessionTooLong(limits.maxSessionDuration))
@@ -320,21 +341,23 @@ struct WyomingSession: Sendable {
   private func startUtterance(
     _ format: WyomingAudioFormat, _ state: inout State
   ) -> Effect<Action> {
-    let audio = makeAudio(format.rate)
+    state.audioMessages += 1
+    let source = audioInbox.start(format.rate, state.audioMessages)
     state.phase = .streaming
     state.format = format
-    state.audio = audio
+    state.pushedSamples = 0
     state.streamedWords = []
     let engine = state.model?.engine.defaultEngine ?? .automatic
     state.recognition = SpeechRecognition.State(
-      request: SpeechRecognitionRequest(source: .pushed(audio), engine: engine))
+      request: SpeechRecognitionRequest(source: source, engine: engine))
     state.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .send(.recognition(.start))
   }
 
-  /// Pushes an audio chunk's samples, converted to 16-bit mono.
+  /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the
+  /// idle time.
   private func push(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
-    guard let start = state.format, let audio = state.audio else { return .none }
+    guard let start = state.format else { return .none }
     var format = start
     if event.data["rate"] != nil || event.data["width"] != nil || event.data["channels"] != nil {
       do throws(WyomingProblem) {
@@ -350,19 +373,30 @@ struct WyomingSession: Sendable {
               + "send a new audio-start to change the rate"))
       }
     }
+    guard let payload = event.payload else { return .none }
+    let bytes: ByteBuffer
+    let frames: Int
     do throws(WyomingProblem) {
-      if let payload = event.payload { audio.push(try format.monoSamples(payload)) }
+      (bytes, frames) = try format.monoPCM(payload)
     } catch {
       return closeWithError(&state, error)
     }
-    return .none
+    state.audioMessages += 1
+    state.pushedSamples += frames
+    let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.push(number, bytes) },
+      timers.audioArrived(&state.idleAudio, duration))
   }
 
+  /// Lets the next event in once the audio waiting to be decoded (pushed, and not reached by
+  /// the decoder as it last reported) is within ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextEventIfBuffered(_ state: inout State, wanted: Bool = false) {
     if wanted { state.wantsEvent = true }
-    guard state.wantsEvent,
-      (state.audio?.unconsumedDuration ?? 0) <= limits.maxBufferedAudio.timeInterval
-    else { return }
+    let waiting =
+      state.format.map { Double(state.pushedSamples - state.decodedSamples) / Double($0.rate) }
+      ?? 0
+    guard state.wantsEvent, waiting <= limits.maxBufferedAudio.timeInterval else { return }
     state.wantsEvent = false
     state.allowedEvents = state.receivedEvents + 1
   }
@@ -453,24 +487,30 @@ struct WyomingSession: Sendable {
     state.outbox.append(.event(WyomingEvent("transcript", data: data)))
     state.outbox.append(.event(WyomingEvent("transcript-stop")))
     state.transcripts += 1
-    endUtterance(&state)
+    let endAudio = endUtterance(&state)
     state.phase = phase
-    return .cancel(id: CancelID.finalWait)
+    return .merge(endAudio, timers.stop(.finalWait))
   }
 
-  /// Drops the utterance's audio and recognition (the `ifLet` cancels what still runs).
-  private func endUtterance(_ state: inout State) {
-    if let audio = state.audio {
-      audio.finish()
-      state.decodedSeconds += audio.consumedDuration
+  /// Drops the utterance's recognition (the `ifLet` cancels what still runs) and ends its
+  /// audio.
+  private func endUtterance(_ state: inout State) -> Effect<Action> {
+    // Once the utterance is finishing, its audio has ended already.
+    let isFinishing = if case .finishing = state.phase { true } else { false }
+    let endAudio = isFinishing ? .none : self.endAudio(state)
+    if let progress = state.recognition?.progress,
+      let engine = state.model?.engine ?? models.first?.engine
+    {
+      state.decoded[engine, default: 0] += progress.audioDuration
     }
-    state.audio = nil
     state.recognition = nil
     state.format = nil
+    state.pushedSamples = 0
     state.streamedWords = []
     state.heardWords = []
     state.model = nil
     state.language = nil
+    return endAudio
   }
 
   // MARK: - Ending
@@ -478,13 +518,13 @@ struct WyomingSession: Sendable {
   /// Finishes the audio and stops recognition; the last words are awaited.
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    state.audio?.finish()
-    let wait =
-      closing == .shuttingDown
-      ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
-    var effects: [Effect<Action>] = [timer(.finalWaitElapsed, after: wait, id: .finalWait)]
+    var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
+    // A stop goes out once the audio has ended, so it cannot overtake it; stopping while
+    // authorizing would cancel recognition, so then the end of the audio ends it by itself.
     if state.recognition?.status == .recording {
-      effects.append(.send(.recognition(.finish)))
+      effects.append(.concatenate(endAudio(state), .send(.recognition(.finish))))
+    } else {
+      effects.append(endAudio(state))
     }
     if let recognition = state.recognition, recognition.status == .idle,
       recognition.outcome != nil
@@ -502,7 +542,7 @@ struct WyomingSession: Sendable {
     case .failed, .stopTimedOut, .notAuthorized:
       let problem = RecognitionProblem(state.recognition?.outcome)
       return .merge(
-        .cancel(id: CancelID.finalWait),
+        timers.stop(.finalWait),
         closeWithError(&state, closing ?? .recognitionFailed(problem?.message ?? "unknown")))
     default:
       break
@@ -523,9 +563,7 @@ struct WyomingSession: Sendable {
   private func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
     switch state.phase {
     case .streaming where problem.deliversLastWords:
-      return .merge(
-        .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration),
-        finishAudio(&state, closing: problem))
+      return .merge(timers.stopLimits(), finishAudio(&state, closing: problem))
     case .over, .finishing:
       return .none
     case .ready, .streaming, .endpointed:
@@ -544,21 +582,17 @@ struct WyomingSession: Sendable {
   /// The connection is over: timers stop and recognition is abandoned if it still runs.
   private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
-    endUtterance(&state)
+    let endAudio = endUtterance(&state)
     state.phase = .over
     state.ending = ending
-    return .merge(
-      .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration),
-      .cancel(id: CancelID.finalWait))
+    return .merge(endAudio, timers.stopAll())
   }
 
-  // MARK: - Timers
+  // MARK: - Audio
 
-  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
-    .run { send in
-      try await clock.sleep(for: duration)
-      await send(action)
-    }
-    .cancellable(id: id, cancelInFlight: true)
+  /// Ends the utterance's audio after its last chunk (once, or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 }

@@ -46,6 +46,28 @@ import Testing
     #expect(audio.pushedSampleCount == 2)
   }
 
+  @Test func utterancesStartedOneAfterAnotherEachGetTheirOwnMessages() async throws {
+    let (inbox, latest) = AudioInbox.live()
+    // Utterance one starts under 1 (messages 2, 3), utterance two under 4 (message 5); the
+    // effects run out of order.
+    let first = try pushedAudio(inbox.start(16_000, 1))
+    inbox.push(3, ByteBuffer(bytes: [2, 0]))
+    let second = try pushedAudio(inbox.start(8_000, 4))
+    #expect(latest() === second)
+    #expect(second.sampleRate == 8_000)
+    inbox.push(5, ByteBuffer(bytes: [9, 0]))
+    #expect(first.pushedSampleCount == 0 && second.pushedSampleCount == 0)
+    inbox.push(2, ByteBuffer(bytes: [1, 0]))
+    // The first audio ends after its last message, though its own end comes later.
+    #expect(first.read(timeout: .zero) == .samples([1, 2]))
+    #expect(first.isFinished)
+    #expect(second.read(timeout: .zero) == .samples([9]))
+    await inbox.finish(3)
+    #expect(!second.isFinished)
+    await inbox.finish(5)
+    #expect(second.isFinished)
+  }
+
   @Test func anInboxNeverOpenedEndsAtOnce() async {
     let (inbox, opened) = AudioInbox.live()
     await inbox.finish(0)

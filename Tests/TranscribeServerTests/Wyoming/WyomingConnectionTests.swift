@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import NIOCore
 import Synchronization
@@ -79,6 +80,86 @@ import Testing
     let ended = recorder.lines.last { $0.message == "session ended" }
     #expect(ended?.metadata["outcome"] == "finished")
     #expect(ended?.metadata["endpoint"] == "wyoming")
+  }
+
+  @Test func decodedAudioAndTheRealTimeFactorAreCountedWithTheWyomingLabel() async {
+    let core = Self.core()
+    // Two connections, one command each: 1 s, then 0.6 s of audio.
+    for seconds in [[0.5, 0.5], [0.3, 0.3]] {
+      let events = await Self.run(
+        core,
+        [WyomingEvent("transcribe"), Self.audioStart] + seconds.map { Self.chunk(seconds: $0) }
+          + [WyomingEvent("audio-stop")])
+      #expect(events.filter { $0.type == "transcript" }.count == 1)
+    }
+    let metrics = core.metrics.exposition()
+    func value(_ series: String) -> Double? {
+      metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+        .flatMap { Double($0.dropFirst(series.count + 1)) }
+    }
+    let wyoming = value(#"transcribe_protocol_audio_seconds_decoded_total{protocol="wyoming"}"#)
+    #expect(wyoming.map { abs($0 - 1.6) < 1e-9 } == true, "\(metrics)")
+    #expect(value(#"transcribe_protocol_real_time_factor_count{protocol="wyoming"}"#) == 2)
+    // The engine's series too, as the vosk protocol counts them.
+    let engine = value(#"transcribe_audio_seconds_decoded_total{engine="pocketsphinx"}"#)
+    #expect(engine.map { abs($0 - 1.6) < 1e-9 } == true)
+    #expect(value(#"transcribe_real_time_factor_count{engine="pocketsphinx"}"#) == 2)
+  }
+
+  @Test func theProcessingTimeIsHowLongAudioWaitedForTheDecoder() {
+    var busy = DecoderBusyTime()
+    var state = WyomingSession.State()
+    state.format = WyomingAudioFormat(rate: 16_000, width: 2, channels: 1)
+    let start = ContinuousClock.now
+    busy.observe(state, at: start)
+    // A chunk waits for the decoder for 0.3 s, then nothing waits for a second.
+    state.pushedSamples = 1_600
+    busy.observe(state, at: start + .seconds(1))
+    state.pushedSamples = 0
+    busy.observe(state, at: start + .milliseconds(1_300))
+    busy.observe(state, at: start + .milliseconds(2_300))
+    #expect(busy.processing == .milliseconds(300))
+  }
+
+  @Test func aTrickleOfTinyChunksEndsWithTooLittleAudioCountedAndLogged() async throws {
+    let recorder = LogRecorder()
+    let clock = TestClock()
+    let core = {
+      var core = Self.core(recorder: recorder)
+      core.clock = clock
+      return core
+    }()
+    let (inbound, continuation) = AsyncStream.makeStream(of: WyomingInbound.self)
+    let sample = WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [0, 0]))
+    for event in [Self.audioStart, sample] { continuation.yield(.event(event)) }
+    let written = Written()
+    let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
+    let watched = WatchedEvents(base: inbound, after: 2) { askedContinuation.yield() }
+    let connection = Task {
+      await WyomingConnection(core: core, remoteAddress: nil).run(inbound: watched) {
+        written.append($0)
+      }
+    }
+    var askedIterator = asked.makeAsyncIterator()
+    await askedIterator.next()
+    // The idle time passes (again, in case its timer had not started sleeping yet), bounded.
+    for _ in 0..<100 where !written.events.contains(where: { $0.type == "error" }) {
+      await clock.advance(by: .seconds(30))
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    await connection.value
+    continuation.finish()
+    let error = written.events.last
+    #expect(error?.type == "error")
+    #expect(error?.data["code"] == .string("too-little-audio"))
+    #expect(error?.data["text"]?.stringValue?.hasPrefix("too little audio: 6.25e-05 s") == true)
+    let metrics = core.metrics.exposition()
+    #expect(metrics.contains(#"transcribe_ended_sessions_total{outcome="too_little_audio"} 1"#))
+    #expect(
+      metrics.contains(
+        #"transcribe_protocol_errors_total{protocol="wyoming",code="too-little-audio"} 1"#))
+    let ended = recorder.lines.last { $0.message == "session ended" }
+    #expect(ended?.metadata["outcome"] == "too_little_audio")
   }
 
   @Test func theEndOfAnUtteranceEndsTheCommandWithoutAudioStop() async {

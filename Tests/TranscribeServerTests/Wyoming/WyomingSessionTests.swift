@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import SpeechClient
 import SpeechRecognitionFeature
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -15,7 +16,26 @@ import Testing
 struct WyomingSessionTests {
   /// The decoder's side of a recognition task the test drives.
   let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
+  /// The source the session's inbox starts for an utterance: the recognition request carries
+  /// it, and nothing reads it (the speech client is the test's).
   let audio = PushedAudio(sampleRate: 16_000)
+  /// What the session handed to its audio inbox.
+  let inbox = VoskSessionTests.InboxLog()
+  /// The utterances' audio the session started in its inbox.
+  let starts = StartLog()
+
+  /// The utterances' audio a session started in its inbox: number and sample rate.
+  final class StartLog: Sendable {
+    struct Start: Equatable {
+      var number: Int
+      var rate: Int
+    }
+    private let starts = Mutex<[Start]>([])
+
+    func record(_ start: Start) { starts.withLock { $0.append(start) } }
+
+    var log: [Start] { starts.withLock { $0 } }
+  }
   let clock = TestClock()
 
   static let limits: ServerConfiguration = {
@@ -29,13 +49,23 @@ struct WyomingSessionTests {
   ) -> TestStoreOf<WyomingSession> {
     let (stream, _) = results
     let audio = self.audio
+    let inbox = self.inbox
+    let starts = self.starts
     return TestStore(initialState: WyomingSession.State()) {
-      WyomingSession(limits: limits, makeAudio: { _ in audio })
+      WyomingSession(limits: limits)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
+      $0.audioInbox.start = { rate, number in
+        starts.record(.init(number: number, rate: rate))
+        return .pushed(audio)
+      }
+      $0.audioInbox.push = { number, bytes in
+        inbox.record(.push(number, bytes: bytes.readableBytes))
+      }
+      $0.audioInbox.finish = { inbox.record(.finish(afterMessage: $0)) }
     }
   }
 
@@ -85,14 +115,18 @@ struct WyomingSessionTests {
   static let transcriptStart = WyomingSession.Output.event(
     WyomingEvent("transcript-start", data: ["language": .string("en")]))
 
-  /// Sends `audio-start` (the connection's `number`th event) and lets recognition start.
-  func startAudio(_ store: TestStoreOf<WyomingSession>, number: Int) async {
+  /// Sends `audio-start` (the connection's `number`th event, the inbox's `audioMessage`th
+  /// number) and lets recognition start.
+  func startAudio(
+    _ store: TestStoreOf<WyomingSession>, number: Int, audioMessage: Int = 1
+  ) async {
     await store.send(.received(Self.audioStart)) {
       $0.receivedEvents = number
       $0.allowedEvents = number + 1
       $0.phase = .streaming
       $0.format = WyomingAudioFormat(rate: 16000, width: 2, channels: 1)
-      $0.audio = audio
+      $0.audioMessages = audioMessage
+      $0.pushedSamples = 0
       $0.recognition = SpeechRecognition.State(
         request: SpeechRecognitionRequest(source: .pushed(audio)))
       $0.outbox = [Self.transcriptStart]
@@ -157,8 +191,9 @@ struct WyomingSessionTests {
     await store.send(.received(Self.chunk(seconds: 0.4))) {
       $0.receivedEvents = 3
       $0.allowedEvents = 4
+      $0.audioMessages = 2
+      $0.pushedSamples = 6_400
     }
-    #expect(audio.pushedSampleCount == 6_400)
     // Partial words stream once two results in a row agree on them.
     results.continuation.yield(Self.heard("go for", at: 0.2))
     await store.receive(\.recognition.speech.success) {
@@ -177,7 +212,6 @@ struct WyomingSessionTests {
       $0.allowedEvents = 5
       $0.phase = .finishing(closing: nil)
     }
-    #expect(audio.isFinished)
     await store.receive(\.recognition.finish) {
       $0.recognition?.isRecording = false
       $0.recognition?.status = .finishing
@@ -191,13 +225,17 @@ struct WyomingSessionTests {
         + Self.transcript("go forward ten meters")
       $0.transcripts = 1
       $0.phase = .ready
-      $0.audio = nil
+      $0.decoded = [.moonshine: 0.4]
+      $0.pushedSamples = 0
       $0.recognition = nil
       $0.format = nil
       $0.streamedWords = []
       $0.heardWords = []
       $0.language = nil
     }
+    // The audio went to the inbox and ended before the stop.
+    #expect(starts.log == [.init(number: 1, rate: 16_000)])
+    #expect(inbox.log == [.push(2, bytes: 12_800), .finish(afterMessage: 2)])
     await store.send(.written(through: 5)) {
       $0.outbox = []
       $0.written = 5
@@ -218,6 +256,8 @@ struct WyomingSessionTests {
     await store.send(.received(Self.chunk(seconds: 1))) {
       $0.receivedEvents = 2
       $0.allowedEvents = 3
+      $0.audioMessages = 2
+      $0.pushedSamples = 16_000
     }
     // The detector heard a pause after "turn on the light": that is the command.
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
@@ -225,11 +265,12 @@ struct WyomingSessionTests {
       $0.outbox += [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
       $0.transcripts = 1
       $0.phase = .endpointed
-      $0.audio = nil
+      $0.decoded = [.moonshine: 1]
+      $0.pushedSamples = 0
       $0.recognition = nil
       $0.format = nil
     }
-    #expect(audio.isFinished)
+
     // The client goes on sending until it sees the transcript: ignored, then its audio-stop.
     await store.send(.received(Self.chunk(seconds: 0.2))) {
       $0.receivedEvents = 3
@@ -244,6 +285,10 @@ struct WyomingSessionTests {
       $0.phase = .over
       $0.ending = .clientGone
     }
+    await store.finish()
+    // The utterance's audio ended when its transcript went out; the rest was not pushed.
+    #expect(starts.log == [.init(number: 1, rate: 16_000)])
+    #expect(inbox.log == [.push(2, bytes: 32_000), .finish(afterMessage: 2)])
   }
 
   @Test func withoutEndpointingAPauseDoesNotEndTheCommand() async {
@@ -291,6 +336,116 @@ struct WyomingSessionTests {
       $0.phase = .over
       $0.ending = .problem(.idle(Self.limits.idleTimeout))
     }
+  }
+
+  @Test func noEventIsReadWhileMoreThanFiveSecondsOfAudioWaitToBeDecoded() async {
+    let store = makeStore()
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    // 5.2 s arrive at once: the next event waits in TCP.
+    await store.send(.received(Self.chunk(seconds: 5.2))) {
+      $0.receivedEvents = 2
+      $0.wantsEvent = true
+      $0.audioMessages = 2
+      $0.pushedSamples = 83_200
+    }
+    // 5.1 s still wait to be decoded, as the decoder reports: no event yet.
+    results.continuation.yield(Self.heard("", at: 0.1))
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("", at: 0.1)
+    }
+    // 5 s wait: there is room again, and the next event may be read.
+    results.continuation.yield(Self.heard("", at: 0.2))
+    await store.receive(\.recognition.speech.success) {
+      $0.recognition?.result = Self.heard("", at: 0.2)
+      $0.wantsEvent = false
+      $0.allowedEvents = 3
+    }
+    await store.send(.clientLeft) {
+      $0.phase = .over
+      $0.ending = .clientGone
+      $0.recognition = nil
+      $0.format = nil
+      $0.pushedSamples = 0
+      $0.decoded = [.moonshine: 0.2]
+    }
+    await store.finish()
+    #expect(inbox.log == [.push(2, bytes: 166_400), .finish(afterMessage: 2)])
+  }
+
+  @Test func aTrickleOfTinyChunksIsClosedAfterTheIdleTimeWithTooLittleAudio() async {
+    let results = self.results
+    let store = makeStore(finishTask: {
+      results.continuation.yield(Self.heard("", at: 0.0002))
+      results.continuation.finish()
+    })
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    // One sample every 10 s: audio keeps coming, but never 0.1 s of it.
+    let sample = WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [0, 0]))
+    for _ in 0..<3 {
+      await store.send(.received(sample))
+      await clock.advance(by: .seconds(10))
+    }
+    await store.receive(\.idleTimeoutElapsed)
+    await store.receive(\.recognition.finish)
+    await store.receive(\.recognition.recognitionFinished)
+    let problem = WyomingProblem.tooLittleAudio(
+      received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100))
+    // The transcript of the audio so far, then the error and the close.
+    #expect(
+      store.state.outbox.suffix(4)
+        == Self.transcript("") + [.event(problem.event), .close])
+    #expect(store.state.ending == .problem(problem))
+    #expect(problem.code == "too-little-audio")
+    #expect(problem.outcome == .tooLittleAudio)
+    // The same words as the vosk protocol's.
+    #expect(
+      problem.text
+        == WebSocketSessionError.tooLittleAudio(
+          received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100)
+        ).message)
+    #expect(problem.text.hasPrefix("too little audio: 0.000188 s in the last 30 s"))
+  }
+
+  @Test func aRealTimeClientWithPausesShorterThanTheIdleTimeIsServed() async {
+    let results = self.results
+    let store = makeStore(finishTask: {
+      results.continuation.yield(Self.heard("", finished: ["lights off"], at: 0.6))
+      results.continuation.finish()
+    })
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    await startAudio(store, number: 1)
+    for _ in 0..<3 {
+      await store.send(.received(Self.chunk(seconds: 0.2)))
+      await clock.advance(by: .seconds(29))
+    }
+    await store.send(.received(WyomingEvent("audio-stop")))
+    await store.receive(\.recognition.finish)
+    await store.receive(\.recognition.recognitionFinished)
+    #expect(store.state.outbox.suffix(2) == Self.transcript("lights off"))
+    #expect(store.state.phase == .ready)
+    await store.send(.clientFinishedSending)
+    #expect(store.state.ending == .clientDone)
+  }
+
+  @Test func describeOverAndOverDoesNotRenewTheIdleTime() async {
+    let store = makeStore()
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.start)
+    for _ in 0..<3 {
+      await store.send(.received(WyomingEvent("describe")))
+      await store.send(.received(WyomingEvent("ping")))
+      await clock.advance(by: .seconds(10))
+    }
+    // Thirty seconds after the connection opened, however many events it sent.
+    await store.receive(\.idleTimeoutElapsed)
+    let problem = WyomingProblem.idle(.seconds(30))
+    #expect(Array(store.state.outbox.suffix(2)) == [.event(problem.event), .close])
+    #expect(store.state.ending == .problem(problem))
+    #expect(problem.text == "no audio for 30 s; the connection was closed")
   }
 
   @Test func lastWordsThatNeverComeEndInAnErrorNotAnEmptyTranscript() async {
