@@ -115,8 +115,8 @@ struct RealtimeSession: Sendable {
     var outbox: [Output] = []
     /// How many outputs the host has written in all.
     var written = 0
-    /// Audio received since the idle timeout last started, in milliseconds.
-    var idleMilliseconds = 0.0
+    /// Audio received since the idle timeout last started (``SessionTimers``).
+    var idleAudio = IdleAudio()
     /// Messages received so far.
     var receivedMessages = 0
     /// How many messages the host may have read so far.
@@ -167,13 +167,17 @@ struct RealtimeSession: Sendable {
     case finalWaitElapsed
   }
 
-  enum CancelID { case idle, maxDuration, finalWait }
-
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
 
-  @Dependency(\.continuousClock) var clock
   @Dependency(\.realtimeAudio) var realtimeAudio
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> {
+    SessionTimers(
+      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
+      finalWait: .finalWaitElapsed)
+  }
 
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
@@ -187,9 +191,7 @@ struct RealtimeSession: Sendable {
       switch action {
       case .start:
         state.outbox.append(.event(.session(state.configuration, isUpdate: false)))
-        return .merge(
-          timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
-          timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+        return timers.start()
 
       case .text(let text):
         state.receivedMessages += 1
@@ -233,12 +235,7 @@ struct RealtimeSession: Sendable {
         return recognitionChanged(&state)
 
       case .idleTimeoutElapsed:
-        guard state.idleMilliseconds > 0 else { return fail(&state, .idle(limits.idleTimeout)) }
-        return fail(
-          &state,
-          .tooLittleAudio(
-            received: .milliseconds(state.idleMilliseconds), within: limits.idleTimeout,
-            renewal: limits.idleRenewalAudio))
+        return fail(&state, WebSocketSessionError(timers.idleVerdict(state.idleAudio)))
 
       case .maxDurationElapsed:
         return fail(&state, .sessionTooLong(limits.maxSessionDuration))
@@ -301,7 +298,8 @@ struct RealtimeSession: Sendable {
         [realtimeAudio, run = state.run, number = state.runMessages] _ in
         realtimeAudio.push(run, number, ByteBuffer(bytes: pcm))
       }
-      let renew = renewIdleTime(&state, milliseconds: milliseconds)
+      let renew = timers.audioArrived(
+        &state.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate))
       triggerTimeoutIfQuiet(&state)
       allowNextMessageIfBuffered(&state)
       return .merge(start, push, renew)
@@ -322,9 +320,7 @@ struct RealtimeSession: Sendable {
       state.quietStart = state.bufferMilliseconds
       state.phase = .committing
       sendDelta(&state, words: pendingWords(state))
-      var effects = [
-        timer(.finalWaitElapsed, after: limits.finalWait, id: .finalWait), finishRun(&state),
-      ]
+      var effects = [timers.awaitLastWords(shuttingDown: false), finishRun(&state)]
       if state.isRunOver { effects.append(recognitionChanged(&state)) }
       return .merge(effects)
 
@@ -498,7 +494,7 @@ struct RealtimeSession: Sendable {
       state.recognition = nil
       state.phase = .streaming
       allowNextMessage(&state)
-      return .cancel(id: CancelID.finalWait)
+      return timers.stop(.finalWait)
     case .finishing(let closing):
       if var item = state.item ?? (words.isEmpty ? nil : newItem(&state)) {
         if !item.isCommitted {
@@ -602,17 +598,13 @@ struct RealtimeSession: Sendable {
     case .streaming, .committing: break
     case .finishing, .over: return .none
     }
-    let stopTimers = Effect<Action>.merge(
-      .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration))
+    let stopTimers = timers.stopLimits()
     guard error.deliversLastWords, state.recognition != nil else {
       return .merge(stopTimers, closeWithError(&state, error))
     }
     let wasCommitting = state.phase == .committing
     state.phase = .finishing(closing: error)
-    let wait =
-      error == .shuttingDown
-      ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
-    var effects = [stopTimers, timer(.finalWaitElapsed, after: wait, id: .finalWait)]
+    var effects = [stopTimers, timers.awaitLastWords(shuttingDown: error == .shuttingDown)]
     if !wasCommitting { effects.append(finishRun(&state)) }
     if state.isRunOver { effects.append(recognitionChanged(&state)) }
     return .merge(effects)
@@ -633,17 +625,14 @@ struct RealtimeSession: Sendable {
     guard state.phase != .over else { return .none }
     state.phase = .over
     state.ending = ending
-    var effects: [Effect<Action>] = [
-      endAudio(state), .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration),
-      .cancel(id: CancelID.finalWait),
-    ]
+    var effects: [Effect<Action>] = [endAudio(state), timers.stopAll()]
     if let recognition = state.recognition, recognition.status != .idle {
       effects.append(.send(.recognition(.cancel)))
     }
     return .merge(effects)
   }
 
-  // MARK: - Audio and timers
+  // MARK: - Audio
 
   /// Ends the current run's audio after its last message (once or again: it changes nothing).
   private func endAudio(_ state: State) -> Effect<Action> {
@@ -651,24 +640,5 @@ struct RealtimeSession: Sendable {
     return .run { [realtimeAudio, run = state.run, last = state.runMessages] _ in
       await realtimeAudio.finish(run, last)
     }
-  }
-
-  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
-    .run { send in
-      try await clock.sleep(for: duration)
-      await send(action)
-    }
-    .cancellable(id: id, cancelInFlight: true)
-  }
-
-  /// Counts audio towards the idle time: once ``ServerConfiguration/idleRenewalAudio`` of it
-  /// has arrived since the idle timeout started, it starts again.
-  private func renewIdleTime(_ state: inout State, milliseconds: Double) -> Effect<Action> {
-    state.idleMilliseconds += milliseconds
-    guard state.idleMilliseconds >= limits.idleRenewalAudio.timeInterval * 1000 else {
-      return .none
-    }
-    state.idleMilliseconds = 0
-    return timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
   }
 }
