@@ -8,8 +8,8 @@ import SpeechRecognitionFeature
 /// `session.created` to the close, as a reducer.
 ///
 /// Audio appended to the input buffer is decoded as it arrives by ``SpeechRecognition`` (the
-/// feature every protocol runs), in *runs*: a run is one recognition task over one
-/// ``RealtimeAudio`` inbox, from the first audio after the start, a commit or a clear, to the
+/// feature every protocol runs), in *runs*: a run is one recognition task over one audio of
+/// the session's ``AudioInbox`` (started with ``AudioInbox/start``), from the first audio after the start, a commit or a clear, to the
 /// next commit or clear. Items come out of runs:
 /// - with `turn_detection` `server_vad` (the default), each utterance the recognizer ends at a
 ///   pause is an item: `input_audio_buffer.speech_started` when its first words are heard,
@@ -88,8 +88,9 @@ struct RealtimeSession: Sendable {
     var run = 0
     /// The current run's sample rate.
     var runRate = RealtimeAudioFormat.pcmRate
-    /// Audio messages pushed in the current run.
-    var runMessages = 0
+    /// The numbers handed to the audio inbox so far: one for each run's start, one for each
+    /// audio message.
+    var audioMessages = 0
     /// Samples pushed in the current run.
     var runSamples = 0
     /// Where the current run starts in the session's audio, in milliseconds.
@@ -170,7 +171,7 @@ struct RealtimeSession: Sendable {
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
 
-  @Dependency(\.realtimeAudio) var realtimeAudio
+  @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
   var timers: SessionTimers<Action> {
@@ -289,14 +290,13 @@ struct RealtimeSession: Sendable {
       let samples = pcm.count / 2
       let milliseconds = Double(samples) * 1000 / Double(format.sampleRate)
       let start = startRun(&state)
-      state.runMessages += 1
+      state.audioMessages += 1
       state.runSamples += samples
       state.bufferMilliseconds += milliseconds
       state.uncommittedMilliseconds += milliseconds
       state.wantsMessage = true
-      let push = Effect<Action>.run {
-        [realtimeAudio, run = state.run, number = state.runMessages] _ in
-        realtimeAudio.push(run, number, ByteBuffer(bytes: pcm))
+      let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
+        audioInbox.push(number, ByteBuffer(bytes: pcm))
       }
       let renew = timers.audioArrived(
         &state.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate))
@@ -355,13 +355,13 @@ struct RealtimeSession: Sendable {
   private func startRun(_ state: inout State) -> Effect<Action> {
     guard state.recognition == nil else { return .none }
     state.run += 1
-    state.runMessages = 0
+    state.audioMessages += 1
     state.runSamples = 0
     state.takenUtterances = 0
     state.runStart = state.bufferMilliseconds
     state.runRate = state.configuration.format.sampleRate
     var request = SpeechRecognitionRequest(
-      source: realtimeAudio.open(state.run, state.runRate))
+      source: audioInbox.start(state.runRate, state.audioMessages))
     if let engine = state.configuration.engine, limits.engines.contains(engine) {
       request.engine = engine.defaultEngine
     }
@@ -637,8 +637,6 @@ struct RealtimeSession: Sendable {
   /// Ends the current run's audio after its last message (once or again: it changes nothing).
   private func endAudio(_ state: State) -> Effect<Action> {
     guard state.recognition != nil else { return .none }
-    return .run { [realtimeAudio, run = state.run, last = state.runMessages] _ in
-      await realtimeAudio.finish(run, last)
-    }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 }

@@ -59,7 +59,7 @@ struct RealtimeStream {
     core.metrics.protocolSessionStarted(Self.protocolName)
     let core = self.core
     let limits = core.configuration
-    let (audio, consumedSeconds) = RealtimeAudio.live()
+    let (inbox, _, consumedSeconds) = AudioInbox.live()
     let sessionID = session.log.id
     let store = await MainActor.run {
       Store(initialState: RealtimeSession.State(id: sessionID)) {
@@ -67,7 +67,7 @@ struct RealtimeStream {
       } withDependencies: {
         $0.speechClient = core.makeSpeechClient()
         $0.continuousClock = core.clock
-        $0.realtimeAudio = audio
+        $0.audioInbox = inbox
       }
     }
 

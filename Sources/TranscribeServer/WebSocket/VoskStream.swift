@@ -55,7 +55,7 @@ struct VoskStream {
     }
     let core = self.core
     let limits = core.configuration
-    let (inbox, audio) = AudioInbox.live()
+    let (inbox, audio, _) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: VoskSession.State()) {
         VoskSession(limits: limits)

@@ -40,7 +40,7 @@ struct WyomingConnection: Sendable {
     }
     core.metrics.protocolSessionStarted(Self.protocolName)
     let limits = core.configuration
-    let (inbox, _) = AudioInbox.live()
+    let (inbox, _, _) = AudioInbox.live()
     let store = await MainActor.run {
       Store(initialState: WyomingSession.State()) {
         WyomingSession(limits: limits)
