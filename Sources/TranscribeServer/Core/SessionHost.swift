@@ -171,3 +171,21 @@ extension SessionOutcome {
     return self
   }
 }
+
+extension SessionCore {
+  /// The store of one streaming session: `reducer` on a recognizer borrowed from the core and
+  /// the core's clock, its audio going to `audioInbox`.
+  func makeSessionStore<R: Reducer & Sendable>(
+    _ initialState: R.State, audioInbox: AudioInbox, reducer: @escaping @Sendable () -> R
+  ) async -> Store<R.State, R.Action> where R.State: Sendable {
+    await MainActor.run {
+      Store(initialState: initialState) {
+        reducer()
+      } withDependencies: {
+        $0.speechClient = makeSpeechClient()
+        $0.continuousClock = clock
+        $0.audioInbox = audioInbox
+      }
+    }
+  }
+}

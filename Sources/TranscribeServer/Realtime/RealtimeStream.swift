@@ -60,14 +60,9 @@ struct RealtimeStream {
     let limits = core.configuration
     let (inbox, _, consumedSeconds) = AudioInbox.live()
     let sessionID = session.log.id
-    let store = await MainActor.run {
-      Store(initialState: RealtimeSession.State(id: sessionID)) {
-        RealtimeSession(limits: limits)
-      } withDependencies: {
-        $0.speechClient = core.makeSpeechClient()
-        $0.continuousClock = core.clock
-        $0.audioInbox = inbox
-      }
+    let store = await core.makeSessionStore(RealtimeSession.State(id: sessionID), audioInbox: inbox)
+    {
+      RealtimeSession(limits: limits)
     }
     let host = SessionHost(
       store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedMessages,

@@ -55,14 +55,8 @@ struct VoskStream {
     let core = self.core
     let limits = core.configuration
     let (inbox, audio, _) = AudioInbox.live()
-    let store = await MainActor.run {
-      Store(initialState: VoskSession.State()) {
-        VoskSession(limits: limits)
-      } withDependencies: {
-        $0.speechClient = core.makeSpeechClient()
-        $0.continuousClock = core.clock
-        $0.audioInbox = inbox
-      }
+    let store = await core.makeSessionStore(VoskSession.State(), audioInbox: inbox) {
+      VoskSession(limits: limits)
     }
     let host = SessionHost(
       store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedMessages,

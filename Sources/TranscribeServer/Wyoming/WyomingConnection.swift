@@ -38,14 +38,8 @@ struct WyomingConnection: Sendable {
     core.metrics.protocolSessionStarted(Self.protocolName)
     let limits = core.configuration
     let (inbox, _, _) = AudioInbox.live()
-    let store = await MainActor.run {
-      Store(initialState: WyomingSession.State()) {
-        WyomingSession(limits: limits)
-      } withDependencies: {
-        $0.speechClient = core.makeSpeechClient()
-        $0.continuousClock = core.clock
-        $0.audioInbox = inbox
-      }
+    let store = await core.makeSessionStore(WyomingSession.State(), audioInbox: inbox) {
+      WyomingSession(limits: limits)
     }
     let host = SessionHost(
       store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedEvents,
