@@ -139,8 +139,7 @@ struct RealtimeSession: Sendable {
 
     /// Whether the current run's recognition is over.
     var isRunOver: Bool {
-      guard let recognition else { return true }
-      return recognition.status == .idle && recognition.outcome != nil
+      recognition?.isOver ?? true
     }
   }
 
@@ -372,13 +371,9 @@ struct RealtimeSession: Sendable {
 
   /// Ends the current run's audio and asks recognition for its last words.
   private func finishRun(_ state: inout State) -> Effect<Action> {
-    guard let recognition = state.recognition else { return .none }
-    // Stopping while authorizing would cancel recognition: then the end of the audio ends the
-    // task by itself. A stop goes out once the audio has ended, so it cannot overtake it.
-    if recognition.status == .recording {
-      return .concatenate(endAudio(state), .send(.recognition(.finish)))
-    }
-    return endAudio(state)
+    guard state.recognition != nil else { return .none }
+    return LastWords.ask(
+      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish))
   }
 
   private func newItem(_ state: inout State) -> Item {
