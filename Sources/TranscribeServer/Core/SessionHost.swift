@@ -189,3 +189,33 @@ extension SessionCore {
     }
   }
 }
+
+/// What sessions and hosts share beside the loop of ``SessionHost``.
+enum SessionHosting {
+  /// Drops from `outbox` what the host has written since `written` (`total` outputs in all):
+  /// what a session does with the host's ``SessionHost/acknowledge``.
+  static func acknowledge<Item>(_ outbox: inout [Item], written: inout Int, through total: Int) {
+    let count = min(max(0, total - written), outbox.count)
+    outbox.removeFirst(count)
+    written += count
+  }
+
+  /// Returns once the client has sent its first message, or after `wait` (a client turned
+  /// away is answered then: frames right behind a WebSocket upgrade can be lost by a client
+  /// still finishing its side of it).
+  static func waitForFirstMessage<Messages: AsyncSequence & Sendable>(
+    _ messages: Messages, atMost wait: Duration
+  ) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        var iterator = messages.makeAsyncIterator()
+        _ = try? await iterator.next()
+      }
+      group.addTask {
+        try? await ContinuousClock().sleep(for: wait)
+      }
+      await group.next()
+      group.cancelAll()
+    }
+  }
+}

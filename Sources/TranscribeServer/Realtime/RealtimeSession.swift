@@ -213,9 +213,7 @@ struct RealtimeSession: Sendable {
         return reject(&state, .binaryMessage)
 
       case .written(let total):
-        let count = min(max(0, total - state.written), state.outbox.count)
-        state.outbox.removeFirst(count)
-        state.written += count
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
         return .none
 
       case .clientLeft:

@@ -167,17 +167,7 @@ struct RealtimeStream {
   private func turnAway<Messages: AsyncSequence & Sendable>(
     _ messages: Messages, with error: WebSocketSessionError, write: (Frame) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        var iterator = messages.makeAsyncIterator()
-        _ = try? await iterator.next()
-      }
-      group.addTask {
-        try? await ContinuousClock().sleep(for: VoskStream.firstMessageWait)
-      }
-      await group.next()
-      group.cancelAll()
-    }
+    await SessionHosting.waitForFirstMessage(messages, atMost: VoskStream.firstMessageWait)
     core.metrics.protocolError(Self.protocolName, code: RealtimeError(closing: error).code ?? "")
     let event = RealtimeServerEvent.error(RealtimeError(closing: error))
     try await write(.text(event.json(eventID: "event_refused", sessionID: "", defaultModel: "")))

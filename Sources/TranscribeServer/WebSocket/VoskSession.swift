@@ -232,9 +232,7 @@ struct VoskSession: Sendable {
           replyIfCaughtUp(&state))
 
       case .written(let total):
-        let count = min(max(0, total - state.written), state.outbox.count)
-        state.outbox.removeFirst(count)
-        state.written += count
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
         return .none
 
       case .clientLeft:

@@ -132,17 +132,7 @@ struct VoskStream {
     _ messages: Messages, with error: WebSocketSessionError,
     write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        var iterator = messages.makeAsyncIterator()
-        _ = try? await iterator.next()
-      }
-      group.addTask {
-        try? await ContinuousClock().sleep(for: Self.firstMessageWait)
-      }
-      await group.next()
-      group.cancelAll()
-    }
+    await SessionHosting.waitForFirstMessage(messages, atMost: Self.firstMessageWait)
     try await write(.reply(.error(error.message)), .init())
     try await write(.close(error), .init())
   }
