@@ -60,9 +60,13 @@ extension DependencyValues {
 }
 
 extension AudioInbox {
-  /// A live inbox over ``PushedAudio``, and the audio itself once opened (the latest one
-  /// started), for the host's own figures (how much the decoder has taken).
-  static func live() -> (inbox: AudioInbox, audio: @Sendable () -> PushedAudio?) {
+  /// A live inbox over ``PushedAudio``, and for the host's own figures (how much the decoder
+  /// has taken): the audio itself once opened (the latest one started), and the seconds the
+  /// decoder has taken from all the audios so far.
+  static func live() -> (
+    inbox: AudioInbox, audio: @Sendable () -> PushedAudio?,
+    consumedSeconds: @Sendable () -> Double
+  ) {
     let state = Mutex(LiveState())
     return (
       AudioInbox(
@@ -78,7 +82,8 @@ extension AudioInbox {
         finish: { number in
           await state.withLock { $0.finish(afterMessage: number) }?.wait()
         }),
-      { state.withLock { $0.parts.last?.audio } }
+      { state.withLock { $0.parts.last?.audio } },
+      { state.withLock { $0.consumedSeconds } }
     )
   }
 
@@ -99,6 +104,13 @@ extension AudioInbox {
     /// The number of the next message to hand on.
     var next = 1
     var early: [Int: ByteBuffer] = [:]
+    /// The seconds the decoder took from the audios let go.
+    var consumedBefore = 0.0
+
+    /// The seconds the decoder has taken from all the audios.
+    var consumedSeconds: Double {
+      parts.reduce(consumedBefore) { $0 + $1.audio.consumedDuration }
+    }
 
     mutating func open(sampleRate: Int) -> PushedAudio {
       if let first = parts.first { return first.audio }
@@ -151,7 +163,9 @@ extension AudioInbox {
         part.ended.raise()
       }
       // Ended audios before the latest are not needed any more.
-      while parts.count > 1, parts[0].ended.isRaised { parts.removeFirst() }
+      while parts.count > 1, parts[0].ended.isRaised {
+        consumedBefore += parts.removeFirst().audio.consumedDuration
+      }
     }
   }
 }

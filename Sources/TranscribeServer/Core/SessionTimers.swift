@@ -2,8 +2,8 @@ import Architecture
 import Foundation
 
 /// The one rule for a streaming session's time, whatever its protocol: how long it may idle,
-/// how long it may last, and how long its last words may take. ``VoskSession`` and
-/// ``WyomingSession`` both keep time with it.
+/// how long it may last, and how long its last words may take. ``VoskSession``,
+/// ``WyomingSession`` and ``RealtimeSession`` all keep time with it.
 ///
 /// - **Idle**: the idle timeout (``ServerConfiguration/idleTimeout``) starts with the session,
 ///   and only audio starts it again, once ``ServerConfiguration/idleRenewalAudio`` of it has

@@ -8,8 +8,8 @@ import SpeechRecognitionFeature
 /// `session.created` to the close, as a reducer.
 ///
 /// Audio appended to the input buffer is decoded as it arrives by ``SpeechRecognition`` (the
-/// feature every protocol runs), in *runs*: a run is one recognition task over one
-/// ``RealtimeAudio`` inbox, from the first audio after the start, a commit or a clear, to the
+/// feature every protocol runs), in *runs*: a run is one recognition task over one audio of
+/// the session's ``AudioInbox`` (started with ``AudioInbox/start``), from the first audio after the start, a commit or a clear, to the
 /// next commit or clear. Items come out of runs:
 /// - with `turn_detection` `server_vad` (the default), each utterance the recognizer ends at a
 ///   pause is an item: `input_audio_buffer.speech_started` when its first words are heard,
@@ -88,8 +88,9 @@ struct RealtimeSession: Sendable {
     var run = 0
     /// The current run's sample rate.
     var runRate = RealtimeAudioFormat.pcmRate
-    /// Audio messages pushed in the current run.
-    var runMessages = 0
+    /// The numbers handed to the audio inbox so far: one for each run's start, one for each
+    /// audio message.
+    var audioMessages = 0
     /// Samples pushed in the current run.
     var runSamples = 0
     /// Where the current run starts in the session's audio, in milliseconds.
@@ -115,8 +116,8 @@ struct RealtimeSession: Sendable {
     var outbox: [Output] = []
     /// How many outputs the host has written in all.
     var written = 0
-    /// Audio received since the idle timeout last started, in milliseconds.
-    var idleMilliseconds = 0.0
+    /// Audio received since the idle timeout last started (``SessionTimers``).
+    var idleAudio = IdleAudio()
     /// Messages received so far.
     var receivedMessages = 0
     /// How many messages the host may have read so far.
@@ -138,8 +139,7 @@ struct RealtimeSession: Sendable {
 
     /// Whether the current run's recognition is over.
     var isRunOver: Bool {
-      guard let recognition else { return true }
-      return recognition.status == .idle && recognition.outcome != nil
+      recognition?.isOver ?? true
     }
   }
 
@@ -167,13 +167,17 @@ struct RealtimeSession: Sendable {
     case finalWaitElapsed
   }
 
-  enum CancelID { case idle, maxDuration, finalWait }
-
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
 
-  @Dependency(\.continuousClock) var clock
-  @Dependency(\.realtimeAudio) var realtimeAudio
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> {
+    SessionTimers(
+      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
+      finalWait: .finalWaitElapsed)
+  }
 
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
@@ -187,9 +191,7 @@ struct RealtimeSession: Sendable {
       switch action {
       case .start:
         state.outbox.append(.event(.session(state.configuration, isUpdate: false)))
-        return .merge(
-          timer(.maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
-          timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle))
+        return timers.start()
 
       case .text(let text):
         state.receivedMessages += 1
@@ -211,9 +213,7 @@ struct RealtimeSession: Sendable {
         return reject(&state, .binaryMessage)
 
       case .written(let total):
-        let count = min(max(0, total - state.written), state.outbox.count)
-        state.outbox.removeFirst(count)
-        state.written += count
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
         return .none
 
       case .clientLeft:
@@ -233,12 +233,7 @@ struct RealtimeSession: Sendable {
         return recognitionChanged(&state)
 
       case .idleTimeoutElapsed:
-        guard state.idleMilliseconds > 0 else { return fail(&state, .idle(limits.idleTimeout)) }
-        return fail(
-          &state,
-          .tooLittleAudio(
-            received: .milliseconds(state.idleMilliseconds), within: limits.idleTimeout,
-            renewal: limits.idleRenewalAudio))
+        return fail(&state, WebSocketSessionError(timers.idleVerdict(state.idleAudio)))
 
       case .maxDurationElapsed:
         return fail(&state, .sessionTooLong(limits.maxSessionDuration))
@@ -292,16 +287,16 @@ struct RealtimeSession: Sendable {
       let samples = pcm.count / 2
       let milliseconds = Double(samples) * 1000 / Double(format.sampleRate)
       let start = startRun(&state)
-      state.runMessages += 1
+      state.audioMessages += 1
       state.runSamples += samples
       state.bufferMilliseconds += milliseconds
       state.uncommittedMilliseconds += milliseconds
       state.wantsMessage = true
-      let push = Effect<Action>.run {
-        [realtimeAudio, run = state.run, number = state.runMessages] _ in
-        realtimeAudio.push(run, number, ByteBuffer(bytes: pcm))
+      let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
+        audioInbox.push(number, ByteBuffer(bytes: pcm))
       }
-      let renew = renewIdleTime(&state, milliseconds: milliseconds)
+      let renew = timers.audioArrived(
+        &state.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate))
       triggerTimeoutIfQuiet(&state)
       allowNextMessageIfBuffered(&state)
       return .merge(start, push, renew)
@@ -322,9 +317,7 @@ struct RealtimeSession: Sendable {
       state.quietStart = state.bufferMilliseconds
       state.phase = .committing
       sendDelta(&state, words: pendingWords(state))
-      var effects = [
-        timer(.finalWaitElapsed, after: limits.finalWait, id: .finalWait), finishRun(&state),
-      ]
+      var effects = [timers.awaitLastWords(shuttingDown: false), finishRun(&state)]
       if state.isRunOver { effects.append(recognitionChanged(&state)) }
       return .merge(effects)
 
@@ -359,13 +352,13 @@ struct RealtimeSession: Sendable {
   private func startRun(_ state: inout State) -> Effect<Action> {
     guard state.recognition == nil else { return .none }
     state.run += 1
-    state.runMessages = 0
+    state.audioMessages += 1
     state.runSamples = 0
     state.takenUtterances = 0
     state.runStart = state.bufferMilliseconds
     state.runRate = state.configuration.format.sampleRate
     var request = SpeechRecognitionRequest(
-      source: realtimeAudio.open(state.run, state.runRate))
+      source: audioInbox.start(state.runRate, state.audioMessages))
     if let engine = state.configuration.engine, limits.engines.contains(engine) {
       request.engine = engine.defaultEngine
     }
@@ -376,13 +369,9 @@ struct RealtimeSession: Sendable {
 
   /// Ends the current run's audio and asks recognition for its last words.
   private func finishRun(_ state: inout State) -> Effect<Action> {
-    guard let recognition = state.recognition else { return .none }
-    // Stopping while authorizing would cancel recognition: then the end of the audio ends the
-    // task by itself. A stop goes out once the audio has ended, so it cannot overtake it.
-    if recognition.status == .recording {
-      return .concatenate(endAudio(state), .send(.recognition(.finish)))
-    }
-    return endAudio(state)
+    guard state.recognition != nil else { return .none }
+    return LastWords.ask(
+      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish))
   }
 
   private func newItem(_ state: inout State) -> Item {
@@ -498,7 +487,7 @@ struct RealtimeSession: Sendable {
       state.recognition = nil
       state.phase = .streaming
       allowNextMessage(&state)
-      return .cancel(id: CancelID.finalWait)
+      return timers.stop(.finalWait)
     case .finishing(let closing):
       if var item = state.item ?? (words.isEmpty ? nil : newItem(&state)) {
         if !item.isCommitted {
@@ -602,17 +591,13 @@ struct RealtimeSession: Sendable {
     case .streaming, .committing: break
     case .finishing, .over: return .none
     }
-    let stopTimers = Effect<Action>.merge(
-      .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration))
+    let stopTimers = timers.stopLimits()
     guard error.deliversLastWords, state.recognition != nil else {
       return .merge(stopTimers, closeWithError(&state, error))
     }
     let wasCommitting = state.phase == .committing
     state.phase = .finishing(closing: error)
-    let wait =
-      error == .shuttingDown
-      ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
-    var effects = [stopTimers, timer(.finalWaitElapsed, after: wait, id: .finalWait)]
+    var effects = [stopTimers, timers.awaitLastWords(shuttingDown: error == .shuttingDown)]
     if !wasCommitting { effects.append(finishRun(&state)) }
     if state.isRunOver { effects.append(recognitionChanged(&state)) }
     return .merge(effects)
@@ -633,42 +618,18 @@ struct RealtimeSession: Sendable {
     guard state.phase != .over else { return .none }
     state.phase = .over
     state.ending = ending
-    var effects: [Effect<Action>] = [
-      endAudio(state), .cancel(id: CancelID.idle), .cancel(id: CancelID.maxDuration),
-      .cancel(id: CancelID.finalWait),
-    ]
+    var effects: [Effect<Action>] = [endAudio(state), timers.stopAll()]
     if let recognition = state.recognition, recognition.status != .idle {
       effects.append(.send(.recognition(.cancel)))
     }
     return .merge(effects)
   }
 
-  // MARK: - Audio and timers
+  // MARK: - Audio
 
   /// Ends the current run's audio after its last message (once or again: it changes nothing).
   private func endAudio(_ state: State) -> Effect<Action> {
     guard state.recognition != nil else { return .none }
-    return .run { [realtimeAudio, run = state.run, last = state.runMessages] _ in
-      await realtimeAudio.finish(run, last)
-    }
-  }
-
-  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
-    .run { send in
-      try await clock.sleep(for: duration)
-      await send(action)
-    }
-    .cancellable(id: id, cancelInFlight: true)
-  }
-
-  /// Counts audio towards the idle time: once ``ServerConfiguration/idleRenewalAudio`` of it
-  /// has arrived since the idle timeout started, it starts again.
-  private func renewIdleTime(_ state: inout State, milliseconds: Double) -> Effect<Action> {
-    state.idleMilliseconds += milliseconds
-    guard state.idleMilliseconds >= limits.idleRenewalAudio.timeInterval * 1000 else {
-      return .none
-    }
-    state.idleMilliseconds = 0
-    return timer(.idleTimeoutElapsed, after: limits.idleTimeout, id: .idle)
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 }

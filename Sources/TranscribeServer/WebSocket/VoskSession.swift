@@ -232,9 +232,7 @@ struct VoskSession: Sendable {
           replyIfCaughtUp(&state))
 
       case .written(let total):
-        let count = min(max(0, total - state.written), state.outbox.count)
-        state.outbox.removeFirst(count)
-        state.written += count
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
         return .none
 
       case .clientLeft:
@@ -294,8 +292,7 @@ struct VoskSession: Sendable {
   /// in once the buffer allows.
   private func replyIfCaughtUp(_ state: inout State) -> Effect<Action> {
     if let pending = state.pending, let recognition = state.recognition {
-      let isOver = recognition.status == .idle && recognition.outcome != nil
-      if isOver || state.decodedSamples >= pending.samples {
+      if recognition.isOver || state.decodedSamples >= pending.samples {
         reply(&state)
         return .cancel(id: CancelID.replyDeadline)
       }
@@ -373,7 +370,7 @@ struct VoskSession: Sendable {
       }
       return replyIfCaughtUp(&state)
     case .finishing(let closing):
-      guard recognition.status == .idle, recognition.outcome != nil else { return .none }
+      guard recognition.isOver else { return .none }
       return lastWordsArrived(&state, closing: closing)
     case .awaitingMessage, .over:
       return .none
@@ -388,16 +385,9 @@ struct VoskSession: Sendable {
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
     var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
-    // Stopping while authorizing would cancel recognition: then the end of the audio ends the
-    // task by itself. A stop goes out once the audio has ended, so it cannot overtake it.
-    if state.recognition?.status == .recording {
-      effects.append(.concatenate(endAudio(state), .send(.recognition(.finish))))
-    } else {
-      effects.append(endAudio(state))
-    }
-    if let recognition = state.recognition, recognition.status == .idle,
-      recognition.outcome != nil
-    {
+    effects.append(
+      LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
+    if state.recognition?.isOver == true {
       effects.append(lastWordsArrived(&state, closing: closing))
     }
     return .merge(effects)

@@ -34,118 +34,56 @@ struct VoskStream {
 
   /// Serves one stream: reads `messages`, writes with `write`; returns once it is closed.
   ///
-  /// The stream is one task group: the reader (messages, as the session allows them), a
-  /// watcher for the client leaving, one for the server shutting down, and this task writing
-  /// the session's outbox; the group is cancelled when the session is over. A failure to read
-  /// is thrown once the session has closed the stream, so the protocol layer closes with the
-  /// code it stands for (e.g. 1009).
+  /// The stream runs in the loop every protocol shares (``SessionHost``): the reader (messages,
+  /// as the session allows them), a watcher for the client leaving, one for the server shutting
+  /// down, and this task writing the session's outbox. A failure to read is thrown once the
+  /// session has closed the stream, so the protocol layer closes with the code it stands for
+  /// (e.g. 1009).
   func serve<Messages: AsyncSequence & Sendable>(
     _ messages: Messages,
     write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    let shutdownNotice = ClientConnection()
     let session: AdmittedSession
+    let shutdownNotice: ClientConnection
     do throws(AdmissionRefusal) {
-      session = try core.admit(.stream, endpoint: "/", remoteAddress: client.address) {
-        shutdownNotice.markGone()
-      }
+      (session, shutdownNotice) = try core.admitStream(
+        endpoint: "/", remoteAddress: client.address)
     } catch {
       try await turnAway(messages, with: WebSocketSessionError(error), write: write)
       return
     }
     let core = self.core
     let limits = core.configuration
-    let (inbox, audio) = AudioInbox.live()
-    let store = await MainActor.run {
-      Store(initialState: VoskSession.State()) {
-        VoskSession(limits: limits)
-      } withDependencies: {
-        $0.speechClient = core.makeSpeechClient()
-        $0.continuousClock = core.clock
-        $0.audioInbox = inbox
-      }
+    let (inbox, audio, _) = AudioInbox.live()
+    let store = await core.makeSessionStore(VoskSession.State(), audioInbox: inbox) {
+      VoskSession(limits: limits)
     }
-
-    let (allowances, allowance) = AsyncStream.makeStream(
-      of: Int.self, bufferingPolicy: .bufferingNewest(1))
+    let host = SessionHost(
+      store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedMessages,
+      ending: \.ending, start: .start, acknowledge: { .written(through: $0) },
+      clientLeft: .clientLeft, shutdown: .shutdown)
     let connection = client.connection
-    let states = await store.states(bufferingPolicy: .bufferingNewest(1))
-    _ = await store.send(.start)
-
     var measure = StreamMeasurements()
-    // The reader returns why reading failed, if it did.
-    let readFailure = await withTaskGroup(of: (any Error)?.self) { group in
-      group.addTask {
-        var iterator = messages.makeAsyncIterator()
-        var read = 0
-        for await allowed in allowances {
-          while read < allowed {
-            read += 1
-            do {
-              switch try await iterator.next() {
-              case .text(let text)?: _ = await store.send(.text(text))
-              case .binary(let buffer)?: _ = await store.send(.audio(buffer))
-              case nil:
-                _ = await store.send(.clientLeft)
-                return nil
-              }
-            } catch {
-              guard !Task.isCancelled else { return nil }
-              _ = await store.send(.readFailed("\(error)"))
-              return error
-            }
+    let (final, readFailure) = await host.run(
+      messages,
+      reading: .init(
+        message: { message in
+          switch message {
+          case .text(let text): (.text(text), false)
+          case .binary(let buffer): (.audio(buffer), false)
           }
-        }
-        return nil
+        },
+        end: .clientLeft, failure: { .readFailed("\($0)") }),
+      session: session, shutdownNotice: shutdownNotice, connection: connection
+    ) { state in
+      measure.observe(state)
+    } write: { output, state in
+      try await write(output, state.configuration)
+      if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
+        core.metrics.finalResultDelivered(latency: latency)
       }
-      group.addTask {
-        await connection.waitUntilGone()
-        guard !Task.isCancelled else { return nil }
-        _ = await store.send(.clientLeft)
-        return nil
-      }
-      group.addTask {
-        await shutdownNotice.waitUntilGone()
-        guard !Task.isCancelled else { return nil }
-        _ = await store.send(.shutdown)
-        return nil
-      }
-      var written = 0
-      var isWriteFailed = false
-      streaming: for await state in states {
-        allowance.yield(state.allowedMessages)
-        measure.observe(state)
-        // The place is free before the client learns that the stream is over.
-        if state.ending != nil { session.freePlace() }
-        let outputs = state.outbox.dropFirst(max(0, written - state.written))
-        guard !outputs.isEmpty else {
-          if state.ending != nil { break }
-          continue
-        }
-        do {
-          for output in outputs {
-            try await write(output, state.configuration)
-            written += 1
-            if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
-              core.metrics.finalResultDelivered(latency: latency)
-            }
-          }
-        } catch {
-          // Writing failed: the client is gone, and nothing more can be written.
-          isWriteFailed = true
-          break streaming
-        }
-        _ = await store.send(.written(through: written))
-      }
-      if isWriteFailed { _ = await store.send(.clientLeft) }
-      allowance.finish()
-      group.cancelAll()
-      var readFailure: (any Error)?
-      for await failure in group where failure != nil { readFailure = failure }
-      return readFailure
     }
 
-    let final = await MainActor.run { store.state }
     let audioSeconds = audio()?.consumedDuration ?? 0
     if final.recognition != nil {
       core.metrics.decoded(
@@ -156,12 +94,7 @@ struct VoskStream {
         processingSeconds: measure.processing.timeInterval)
     }
     let ending = final.ending ?? .clientGone
-    var outcome = SessionOutcome(ending)
-    if outcome == .clientClosed, connection.isUnresponsive { outcome = .pingTimeout }
-    if outcome == .clientClosed, let reason = connection.refusalReason {
-      outcome = .badInput(reason)
-    }
-    session.end(outcome, audioSeconds: audioSeconds)
+    session.end(SessionOutcome(ending).seen(by: connection), audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
     if case .readFailed = ending, let readFailure { throw readFailure }
   }
@@ -199,17 +132,7 @@ struct VoskStream {
     _ messages: Messages, with error: WebSocketSessionError,
     write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        var iterator = messages.makeAsyncIterator()
-        _ = try? await iterator.next()
-      }
-      group.addTask {
-        try? await ContinuousClock().sleep(for: Self.firstMessageWait)
-      }
-      await group.next()
-      group.cancelAll()
-    }
+    await SessionHosting.waitForFirstMessage(messages, atMost: Self.firstMessageWait)
     try await write(.reply(.error(error.message)), .init())
     try await write(.close(error), .init())
   }

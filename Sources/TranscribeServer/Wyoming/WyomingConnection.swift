@@ -8,8 +8,8 @@ import Synchronization
 /// The socket side of one Wyoming connection: admits it through the session core, runs a
 /// ``WyomingSession`` store and does what its state says.
 ///
-/// It reads an event only when the session allows one, sends each as an action, and writes the
-/// session's outbox in order; everything the connection decides is the session's. It knows
+/// In the loop every protocol shares (``SessionHost``), it reads an event only when the session
+/// allows one, sends each as an action, and writes the session's outbox in order; everything the connection decides is the session's. It knows
 /// nothing of sockets: it reads ``WyomingInbound`` from any sequence and writes through a
 /// closure, so tests drive it without a network.
 struct WyomingConnection: Sendable {
@@ -24,14 +24,11 @@ struct WyomingConnection: Sendable {
     inbound: Inbound, write: @escaping @Sendable (ByteBuffer) async throws -> Void
   ) async where Inbound.Element == WyomingInbound {
     let core = self.core
-    let shutdownNotice = ClientConnection()
     let session: AdmittedSession
+    let shutdownNotice: ClientConnection
     do throws(AdmissionRefusal) {
-      session = try core.admit(
-        .stream, endpoint: Self.protocolName, remoteAddress: remoteAddress
-      ) {
-        shutdownNotice.markGone()
-      }
+      (session, shutdownNotice) = try core.admitStream(
+        endpoint: Self.protocolName, remoteAddress: remoteAddress)
     } catch {
       let problem = WyomingProblem(error)
       core.metrics.protocolError(Self.protocolName, code: problem.code)
@@ -40,94 +37,51 @@ struct WyomingConnection: Sendable {
     }
     core.metrics.protocolSessionStarted(Self.protocolName)
     let limits = core.configuration
-    let (inbox, _) = AudioInbox.live()
-    let store = await MainActor.run {
-      Store(initialState: WyomingSession.State()) {
-        WyomingSession(limits: limits)
-      } withDependencies: {
-        $0.speechClient = core.makeSpeechClient()
-        $0.continuousClock = core.clock
-        $0.audioInbox = inbox
-      }
+    let (inbox, _, _) = AudioInbox.live()
+    let store = await core.makeSessionStore(WyomingSession.State(), audioInbox: inbox) {
+      WyomingSession(limits: limits)
     }
-    let (allowances, allowance) = AsyncStream.makeStream(
-      of: Int.self, bufferingPolicy: .bufferingNewest(1))
-    let states = await store.states(bufferingPolicy: .bufferingNewest(1))
+    let host = SessionHost(
+      store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedEvents,
+      ending: \.ending, start: .start, acknowledge: { .written(through: $0) },
+      clientLeft: .clientLeft, shutdown: .shutdown)
     let lastEvent = LastEvent()
     var busy = DecoderBusyTime()
-    _ = await store.send(.start)
 
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        var events = inbound.makeAsyncIterator()
-        var read = 0
-        for await allowed in allowances {
-          while read < allowed {
-            read += 1
-            do {
-              switch try await events.next() {
-              case .event(let event)?:
-                lastEvent.mark()
-                _ = await store.send(.received(event))
-              case .malformed(let problem)?:
-                _ = await store.send(.malformed(problem))
-                return
-              case nil:
-                _ = await store.send(.clientFinishedSending)
-                return
-              }
-            } catch {
-              guard !Task.isCancelled else { return }
-              _ = await store.send(.clientLeft)
-              return
-            }
+    // TCP tells of a client gone only through reading and writing: no watcher for it.
+    let (final, _) = await host.run(
+      inbound,
+      reading: .init(
+        message: { inbound in
+          switch inbound {
+          case .event(let event):
+            lastEvent.mark()
+            return (.received(event), false)
+          case .malformed(let problem):
+            return (.malformed(problem), true)
           }
+        },
+        end: .clientFinishedSending, failure: { _ in .clientLeft }),
+      session: session, shutdownNotice: shutdownNotice, connection: nil
+    ) { state in
+      busy.observe(state)
+    } write: { output, _ in
+      // The close is the caller's, once the connection is over.
+      guard case .event(let event) = output else { return }
+      try await write(event.bytes)
+      switch event.type {
+      case "transcript":
+        if let latency = lastEvent.elapsed {
+          core.metrics.protocolFinalDelivered(Self.protocolName, latency: latency)
         }
+      case "error":
+        core.metrics.protocolError(
+          Self.protocolName, code: event.data["code"]?.stringValue ?? "unknown")
+      default:
+        break
       }
-      group.addTask {
-        await shutdownNotice.waitUntilGone()
-        guard !Task.isCancelled else { return }
-        _ = await store.send(.shutdown)
-      }
-      var written = 0
-      writing: for await state in states {
-        allowance.yield(state.allowedEvents)
-        busy.observe(state)
-        // The place is free before the client learns that the session is over.
-        if state.ending != nil { session.freePlace() }
-        let outputs = state.outbox.dropFirst(max(0, written - state.written))
-        guard !outputs.isEmpty else {
-          if state.ending != nil { break }
-          continue
-        }
-        for output in outputs {
-          guard case .event(let event) = output else { break writing }
-          do {
-            try await write(event.bytes)
-          } catch {
-            _ = await store.send(.clientLeft)
-            break writing
-          }
-          written += 1
-          switch event.type {
-          case "transcript":
-            if let latency = lastEvent.elapsed {
-              core.metrics.protocolFinalDelivered(Self.protocolName, latency: latency)
-            }
-          case "error":
-            core.metrics.protocolError(
-              Self.protocolName, code: event.data["code"]?.stringValue ?? "unknown")
-          default:
-            break
-          }
-        }
-        _ = await store.send(.written(through: written))
-      }
-      allowance.finish()
-      group.cancelAll()
     }
 
-    let final = await MainActor.run { store.state }
     reportDecoding(final, processing: busy.processing)
     let outcome: SessionOutcome =
       switch final.ending {

@@ -190,9 +190,7 @@ struct WyomingSession: Sendable {
         return closeWithError(&state, problem)
 
       case .written(let total):
-        let count = min(max(0, total - state.written), state.outbox.count)
-        state.outbox.removeFirst(count)
-        state.written += count
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
         return .none
 
       case .clientFinishedSending:
@@ -465,7 +463,7 @@ struct WyomingSession: Sendable {
       streamNewWords(Self.settledWords(&state), &state)
       return .none
     case .finishing(let closing):
-      guard recognition.status == .idle, recognition.outcome != nil else { return .none }
+      guard recognition.isOver else { return .none }
       return lastWordsArrived(&state, closing: closing)
     case .ready, .endpointed, .over:
       return .none
@@ -519,16 +517,9 @@ struct WyomingSession: Sendable {
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
     var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
-    // A stop goes out once the audio has ended, so it cannot overtake it; stopping while
-    // authorizing would cancel recognition, so then the end of the audio ends it by itself.
-    if state.recognition?.status == .recording {
-      effects.append(.concatenate(endAudio(state), .send(.recognition(.finish))))
-    } else {
-      effects.append(endAudio(state))
-    }
-    if let recognition = state.recognition, recognition.status == .idle,
-      recognition.outcome != nil
-    {
+    effects.append(
+      LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
+    if state.recognition?.isOver == true {
       effects.append(lastWordsArrived(&state, closing: closing))
     }
     return .merge(effects)

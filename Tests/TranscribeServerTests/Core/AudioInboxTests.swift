@@ -16,7 +16,7 @@ import Testing
   }
 
   @Test func messagesAreHandedOnInTheOrderOfTheirNumbers() throws {
-    let (inbox, opened) = AudioInbox.live()
+    let (inbox, opened, _) = AudioInbox.live()
     #expect(opened() == nil)
     let audio = try pushedAudio(inbox.open(8_000))
     #expect(audio.sampleRate == 8_000)
@@ -31,7 +31,7 @@ import Testing
   }
 
   @Test func theAudioEndsOnlyAfterTheMessagesBeforeTheEnd() async throws {
-    let (inbox, _) = AudioInbox.live()
+    let (inbox, _, _) = AudioInbox.live()
     let audio = try pushedAudio(inbox.open(16_000))
     inbox.push(2, ByteBuffer(bytes: [2, 0]))
     let finishing = Task { await inbox.finish(2) }
@@ -47,7 +47,7 @@ import Testing
   }
 
   @Test func utterancesStartedOneAfterAnotherEachGetTheirOwnMessages() async throws {
-    let (inbox, latest) = AudioInbox.live()
+    let (inbox, latest, _) = AudioInbox.live()
     // Utterance one starts under 1 (messages 2, 3), utterance two under 4 (message 5); the
     // effects run out of order.
     let first = try pushedAudio(inbox.start(16_000, 1))
@@ -68,8 +68,22 @@ import Testing
     #expect(second.isFinished)
   }
 
+  @Test func theSecondsConsumedCountEveryAudioEvenThoseLetGo() async throws {
+    let (inbox, _, consumedSeconds) = AudioInbox.live()
+    // 4 samples at 4 kHz (1 ms) in the first audio, 2 samples at 2 kHz (1 ms) in the second.
+    let first = try pushedAudio(inbox.start(4_000, 1))
+    inbox.push(2, ByteBuffer(bytes: [1, 0, 2, 0, 3, 0, 4, 0]))
+    #expect(first.read(timeout: .zero) == .samples([1, 2, 3, 4]))
+    #expect(consumedSeconds() == 0.001)
+    // Starting the second lets the first go (it has ended); its seconds still count.
+    let second = try pushedAudio(inbox.start(2_000, 3))
+    inbox.push(4, ByteBuffer(bytes: [5, 0, 6, 0]))
+    #expect(second.read(timeout: .zero) == .samples([5, 6]))
+    #expect(consumedSeconds() == 0.002)
+  }
+
   @Test func anInboxNeverOpenedEndsAtOnce() async {
-    let (inbox, opened) = AudioInbox.live()
+    let (inbox, opened, _) = AudioInbox.live()
     await inbox.finish(0)
     #expect(opened() == nil)
   }

@@ -30,9 +30,9 @@ struct RealtimeSessionTests {
   /// What the session did with its audio, in order.
   final class AudioLog: Sendable {
     enum Call: Equatable {
-      case open(run: Int, rate: Int)
-      case push(run: Int, number: Int, bytes: Int)
-      case finish(run: Int, afterMessage: Int)
+      case start(rate: Int, number: Int)
+      case push(number: Int, bytes: Int)
+      case finish(afterMessage: Int)
     }
     private let calls = Mutex<[Call]>([])
     func record(_ call: Call) { calls.withLock { $0.append(call) } }
@@ -57,15 +57,15 @@ struct RealtimeSessionTests {
         return stream
       }
       $0.speechClient.finishTask = { finishes.withLock { $0 += 1 } }
-      $0.realtimeAudio.open = { run, rate in
-        audio.record(.open(run: run, rate: rate))
+      $0.audioInbox.start = { rate, number in
+        audio.record(.start(rate: rate, number: number))
         return .pushed(PushedAudio(sampleRate: rate))
       }
-      $0.realtimeAudio.push = { run, number, bytes in
-        audio.record(.push(run: run, number: number, bytes: bytes.readableBytes))
+      $0.audioInbox.push = { number, bytes in
+        audio.record(.push(number: number, bytes: bytes.readableBytes))
       }
-      $0.realtimeAudio.finish = { run, number in
-        audio.record(.finish(run: run, afterMessage: number))
+      $0.audioInbox.finish = { number in
+        audio.record(.finish(afterMessage: number))
       }
     }
     store.exhaustivity = .off(showSkippedAssertions: false)
@@ -335,8 +335,8 @@ struct RealtimeSessionTests {
     // 8 kHz μ-law: 2,000 bytes a message, pushed as 4,000 bytes of 16-bit PCM.
     #expect(
       audio.log == [
-        .open(run: 1, rate: 8_000), .push(run: 1, number: 1, bytes: 4_000),
-        .push(run: 1, number: 2, bytes: 4_000),
+        .start(rate: 8_000, number: 1), .push(number: 2, bytes: 4_000),
+        .push(number: 3, bytes: 4_000),
       ])
     #expect(store.state.bufferMilliseconds == 500)
     #expect(RealtimeAudioFormat.muLaw(0xFF) == 0)
@@ -536,8 +536,8 @@ struct RealtimeSessionTests {
     await until { finishes.withLock { $0 } == 2 && audio.log.count >= 6 }
     #expect(
       audio.log.filter { if case .push = $0 { false } else { true } } == [
-        .open(run: 1, rate: 24_000), .finish(run: 1, afterMessage: 1),
-        .open(run: 2, rate: 24_000), .finish(run: 2, afterMessage: 1),
+        .start(rate: 24_000, number: 1), .finish(afterMessage: 2),
+        .start(rate: 24_000, number: 3), .finish(afterMessage: 4),
       ])
     await leave(store)
   }
