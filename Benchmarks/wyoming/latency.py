@@ -17,9 +17,19 @@ import time
 from wyoming.asr import Transcribe, Transcript
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncClient
+from wyoming.error import Error
 
 
 async def command(uri, pcm):
+    """(latency, text, endpointed before audio-stop), or (None, the reason, False) for a
+    command the server turned away (every place taken: an `error` event, then the close)."""
+    try:
+        return await attempt(uri, pcm)
+    except (ConnectionError, OSError) as error:
+        return None, f"connection lost: {error}", False
+
+
+async def attempt(uri, pcm):
     async with AsyncClient.from_uri(uri) as client:
         await client.write_event(Transcribe(language="en").event())
         await client.write_event(AudioStart(16000, 2, 1).event())
@@ -29,6 +39,9 @@ async def command(uri, pcm):
             while True:
                 event = await client.read_event()
                 if event is None:
+                    return
+                if Error.is_type(event.type):
+                    got["error"] = Error.from_event(event).text
                     return
                 if Transcript.is_type(event.type):
                     got["at"] = time.monotonic()
@@ -48,6 +61,8 @@ async def command(uri, pcm):
         if not reading.done():
             await client.write_event(AudioStop().event())
         await reading
+        if "error" in got:
+            return None, got["error"], False
         return max(0.0, got.get("at", stopped) - stopped), got.get("text"), "at" in got and got["at"] < stopped
 
 
@@ -66,9 +81,14 @@ async def main():
     pcm = open(args.audio, "rb").read()
     latencies = []
     early = 0
+    refused = 0
     for run in range(args.runs):
         results = await asyncio.gather(*(command(args.uri, pcm) for _ in range(args.clients)))
         for latency, text, before_stop in results:
+            if latency is None:
+                refused += 1
+                print(json.dumps({"run": run, "refused": text}), flush=True)
+                continue
             latencies.append(latency)
             early += before_stop
             print(json.dumps({"run": run, "latency_s": round(latency, 3), "text": text,
@@ -76,7 +96,7 @@ async def main():
     print(json.dumps({"clients": args.clients, "commands": len(latencies),
                       "median_s": round(statistics.median(latencies), 3),
                       "p95_s": round(p95(latencies), 3), "max_s": round(max(latencies), 3),
-                      "endpointed_before_audio_stop": early}), flush=True)
+                      "endpointed_before_audio_stop": early, "refused": refused}), flush=True)
 
 
 asyncio.run(main())
