@@ -18,22 +18,11 @@ import argparse
 import json
 import sys
 import time
-import urllib.request
 
 import openai
 from openai import OpenAI
 
-
-def wait_for(base):
-    deadline = time.time() + 60
-    while True:
-        try:
-            urllib.request.urlopen(base + "/healthz", timeout=2).read()
-            return
-        except Exception:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.1)
+from server_health import wait_for
 
 
 def main():
