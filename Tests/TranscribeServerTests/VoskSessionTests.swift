@@ -274,6 +274,25 @@ struct VoskSessionTests {
     #expect(error.closeCode == 1008)
   }
 
+  @Test func configurationsSentOverAndOverDoNotRenewTheIdleTime() async {
+    let store = makeStore()
+    await store.send(.start)
+    for number in 1...3 {
+      await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
+        $0.receivedMessages = number
+        $0.allowedMessages = number + 1
+      }
+      await clock.advance(by: .seconds(10))
+    }
+    // 30 s after the start, whatever the configurations.
+    let error = WebSocketSessionError.idle(.seconds(30))
+    await store.receive(\.idleTimeoutElapsed) {
+      $0.outbox = [.reply(.error(error.message)), .close(error)]
+      $0.phase = .over
+      $0.ending = .error(error)
+    }
+  }
+
   @Test func aShutdownDeliversTheLastWordsThenClosesWith1001() async {
     let results = self.results
     let store = makeStore(finishTask: {

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -87,6 +88,22 @@ struct VoskTestClient {
   }
 
   static let eof = Step.text(#"{"eof" : 1}"#, expectsReply: true)
+
+  /// Lets time pass on `clock` until `sessions` holds no session: advances it by `step`, at
+  /// most 100 times, pausing between for the server to act. (One `advance(by:)` can come before
+  /// a server timer has begun to sleep, and that timer would then never elapse; when exactly a
+  /// limit elapses is the session reducer's tests' business.)
+  static func advanceUntilTheSessionEnds(
+    _ clock: TestClock<Duration>, by step: Duration, sessions: SessionLimiter
+  ) -> Step {
+    .perform {
+      for _ in 0..<100 {
+        guard sessions.activeCount > 0 else { return }
+        await clock.advance(by: step)
+        try? await Task.sleep(for: .milliseconds(20))
+      }
+    }
+  }
 
   static func config(_ json: String) -> Step {
     .text(#"{"config": \#(json)}"#, expectsReply: false)
