@@ -74,8 +74,6 @@ struct RealtimeSession: Sendable {
     var isCommitted = false
     /// The words sent in deltas so far.
     var sentWords = 0
-    /// The words heard at the last look, for the ones two looks agree on.
-    var heard: [String] = []
   }
 
   struct State: Equatable {
@@ -107,6 +105,10 @@ struct RealtimeSession: Sendable {
     /// the last item or of the last timeout.
     var quietStart = 0.0
     var item: Item?
+    /// The looks at the words not in an item yet, for the ones that have settled
+    /// (``SettledWords``): kept before the client knows the item too, so the words two looks
+    /// agreed on go out as soon as it does.
+    var heard = SettledWords()
     /// Items made so far.
     var items = 0
     /// The last item committed.
@@ -330,6 +332,7 @@ struct RealtimeSession: Sendable {
       // Dropping the run cancels its recognition (its effects go with its state).
       state.recognition = nil
       state.takenUtterances = 0
+      state.heard.reset()
       allowNextMessage(&state)
       return end
     }
@@ -355,6 +358,7 @@ struct RealtimeSession: Sendable {
     state.audioMessages += 1
     state.runSamples = 0
     state.takenUtterances = 0
+    state.heard.reset()
     state.runStart = state.bufferMilliseconds
     state.runRate = state.configuration.format.sampleRate
     var request = SpeechRecognitionRequest(
@@ -392,22 +396,20 @@ struct RealtimeSession: Sendable {
       .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
   }
 
-  /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words the
-  /// last two looks agree on and that another word follows count: a partial hypothesis revises
-  /// its newest words often (Moonshine's punctuation moves to the newest word). A delta cannot
-  /// be taken back: where the recognizer revises a word already sent, the deltas keep the word
-  /// as first heard and `completed` has the final one.
+  /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words that
+  /// have settled count (``SettledWords``: two looks agree, another word follows, no loop). A
+  /// delta cannot be taken back: where the recognizer still revises a word already sent, the
+  /// deltas keep the word as first heard and `completed` has the final one.
   private func sendDelta(
     _ state: inout State, words allWords: [TranscriptionSegment], isFinal: Bool = false
   ) {
-    guard var item = state.item, item.isAnnounced else { return }
     var words = allWords
     if !isFinal {
-      let heard = allWords.map(\.substring)
-      let agreed = zip(heard, item.heard).prefix { $0 == $1 }.count
-      item.heard = heard
-      words = Array(allWords.prefix(max(0, min(agreed, allWords.count - 1))))
+      let settled = state.heard.settle(
+        allWords.map(\.substring), finished: finishedPendingWords(state))
+      words = Array(allWords.prefix(settled))
     }
+    guard var item = state.item, item.isAnnounced else { return }
     guard words.count > item.sentWords else {
       state.item = item
       return
@@ -435,6 +437,7 @@ struct RealtimeSession: Sendable {
           logprobs: state.configuration.includesLogprobs
             ? OpenAITranscription.logprobs(of: [words]) : nil)))
     state.item = nil
+    state.heard.reset()
   }
 
   /// The words of the current run not in an item yet: its finished utterances not taken, then
@@ -445,6 +448,14 @@ struct RealtimeSession: Sendable {
     var words: [TranscriptionSegment] = []
     for index in state.takenUtterances..<utterances.count { words += utterances[index] }
     return words + transcription.partialSegments
+  }
+
+  /// How many of ``pendingWords(_:)`` come from finished utterances.
+  private func finishedPendingWords(_ state: State) -> Int {
+    guard let transcription = state.recognition?.result?.bestTranscription else { return 0 }
+    let utterances = transcription.finishedUtterances
+    guard state.takenUtterances < utterances.count else { return 0 }
+    return utterances[state.takenUtterances...].reduce(0) { $0 + $1.count }
   }
 
   private func recognitionChanged(

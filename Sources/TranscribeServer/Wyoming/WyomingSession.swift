@@ -87,8 +87,8 @@ struct WyomingSession: Sendable {
     var idleAudio = IdleAudio()
     /// The words streamed out as `transcript-chunk`s for this utterance.
     var streamedWords: [String] = []
-    /// The words of the utterance's last result.
-    var heardWords: [String] = []
+    /// The looks at the utterance's words so far, for the ones that have settled.
+    var heardWords = SettledWords()
     /// Whether the client has finished sending (its side of the connection is closed).
     var isClientDone = false
     /// The transcripts sent.
@@ -407,33 +407,21 @@ struct WyomingSession: Sendable {
     return transcription.segments.map(\.substring)
   }
 
-  /// The words of the utterance that have settled: the finished ones, and the partial ones
-  /// the decoder heard the same in its last two results (partials are revised as more audio
-  /// arrives, and a chunk cannot be taken back).
+  /// The words of the utterance that have settled (``SettledWords``): a chunk cannot be taken
+  /// back.
   private static func settledWords(_ state: inout State) -> [String] {
     let words = words(state.recognition)
     let finished =
       words.count
       - (state.recognition?.result?.bestTranscription.partialSegments
         .count ?? 0)
-    let agreed = zip(words, state.heardWords).prefix { Self.sameWord($0, $1) }.count
-    state.heardWords = words
-    return Array(words.prefix(max(finished, agreed)))
-  }
-
-  /// Whether two results heard the same word, whatever its case and punctuation (`He,` and
-  /// `he`): a revision of those alone does not stop the words that follow from streaming.
-  private static func sameWord(_ first: String, _ second: String) -> Bool {
-    func letters(_ word: String) -> String {
-      String(word.lowercased().unicodeScalars.filter(CharacterSet.alphanumerics.contains))
-    }
-    return first == second || letters(first) == letters(second)
+    return Array(words.prefix(state.heardWords.settle(words, finished: finished)))
   }
 
   /// Streams the words heard since the last chunk, when they extend what went out.
   private func streamNewWords(_ words: [String], _ state: inout State) {
     guard words.count > state.streamedWords.count,
-      words.starts(with: state.streamedWords, by: Self.sameWord)
+      words.starts(with: state.streamedWords, by: SettledWords.sameWord)
     else { return }
     let new = words[state.streamedWords.count...].joined(separator: " ")
     let text = state.streamedWords.isEmpty ? new : " " + new
@@ -505,7 +493,7 @@ struct WyomingSession: Sendable {
     state.format = nil
     state.pushedSamples = 0
     state.streamedWords = []
-    state.heardWords = []
+    state.heardWords = SettledWords()
     state.model = nil
     state.language = nil
     return endAudio

@@ -198,12 +198,12 @@ struct WyomingSessionTests {
     results.continuation.yield(Self.heard("go for", at: 0.2))
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("go for", at: 0.2)
-      $0.heardWords = ["go", "for"]
+      _ = $0.heardWords.settle(["go", "for"], finished: 0)
     }
     results.continuation.yield(Self.heard("go forward ten", at: 0.3))
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("go forward ten", at: 0.3)
-      $0.heardWords = ["go", "forward", "ten"]
+      _ = $0.heardWords.settle(["go", "forward", "ten"], finished: 0)
       $0.streamedWords = ["go"]
       $0.outbox.append(Self.chunkEvent("go"))
     }
@@ -230,7 +230,7 @@ struct WyomingSessionTests {
       $0.recognition = nil
       $0.format = nil
       $0.streamedWords = []
-      $0.heardWords = []
+      $0.heardWords = SettledWords()
       $0.language = nil
     }
     // The audio went to the inbox and ended before the stop.
