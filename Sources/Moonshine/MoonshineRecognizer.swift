@@ -13,8 +13,9 @@ import Recognition
 ///
 /// While an utterance goes on, partial results come from transcribing it again, with the previous
 /// partial's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). The next partial
-/// waits for at least 0.3 s of new audio and twice the time the last transcription took, so
-/// several streams on a busy machine report less often instead of falling behind. When a pause
+/// waits for at least 0.15 s of new audio and twice the time the transcription is expected to
+/// take (the last one's, in proportion to the audio's length), so several streams on a busy
+/// machine report less often instead of falling behind. When a pause
 /// starts, the utterance is transcribed once early, so its final words are ready when the pause
 /// is long enough to end it.
 ///
@@ -49,8 +50,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   static let trailingSamples = RecognitionAudio.sampleRate * 3 / 10
   /// The least speech (in samples) an utterance needs to be transcribed: 80 ms.
   static let minimumSpeechSamples = RecognitionAudio.sampleRate * 8 / 100
-  /// The least new audio between partial results: 0.3 s.
-  static let partialInterval = 0.3
+  /// The least new audio between partial results: 0.15 s.
+  static let partialInterval = 0.15
 
   /// Samples per voice-activity window.
   private let frameLength: Int
@@ -64,8 +65,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// The last ``leadingSamples`` of audio while no utterance is in progress.
   private var leading: [Float] = []
   private var utterance: Utterance?
-  /// How long the last transcription took, in seconds: sets the pace of partial results.
+  /// How long the last transcription took, in seconds, and how many samples it transcribed:
+  /// they set the pace of partial results.
   private var lastDecodeSeconds: TimeInterval = 0
+  private var lastDecodeSamples = 0
   /// Whether partial results are left out (while ``decodeSegment(_:startingAt:)`` streams).
   private var suppressesPartials = false
 
@@ -284,7 +287,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       utterance = current
     } else if isSpeech, configuration.reportsPartialResults, !suppressesPartials {
       let newAudio = Double(current.samples.count - current.transcribedSamples) / rate
-      if newAudio >= max(Self.partialInterval, 2 * lastDecodeSeconds) {
+      if newAudio >= max(Self.partialInterval, 2 * expectedDecodeSeconds(current.samples.count)) {
         try transcribe(&current, samples: current.samples.count)
         if let event = partial(&current) { events.append(event) }
         utterance = current
@@ -302,6 +305,15 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       / Double(utterance.transcribedSamples)
   }
 
+  /// How long transcribing `count` samples will take, judging by the last transcription of any
+  /// utterance, in proportion to its length: a long utterance's final transcription does not
+  /// hold back the next utterance's first partial result (a recognizer serves stream after
+  /// stream).
+  private func expectedDecodeSeconds(_ count: Int) -> TimeInterval {
+    guard lastDecodeSamples > 0 else { return 0 }
+    return lastDecodeSeconds * Double(count) / Double(lastDecodeSamples)
+  }
+
   /// Transcribes the utterance's first `count` samples, reusing the last transcription's tokens.
   private func transcribe(
     _ utterance: inout Utterance, samples count: Int
@@ -313,6 +325,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try model.transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix)
     }
     lastDecodeSeconds = (ContinuousClock.now - started).seconds
+    lastDecodeSamples = count
     utterance.transcript = transcript
     utterance.transcribedSamples = count
   }

@@ -40,6 +40,31 @@ struct StreamingTests {
     #expect(speechEnd > 2 && speechEnd <= duration)
   }
 
+  @Test func aLongUtteranceDoesNotHoldBackTheNextOnesFirstPartial() throws {
+    // The pace of partial results follows how long a transcription takes, in proportion to the
+    // audio: the long clip's final transcription must not make the short command that follows
+    // (and a recognizer reused for the next stream) wait for it.
+    let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
+    let long = try #require(libriVoxClips().max { $0.samples.count < $1.samples.count })
+    _ = try stream(long.samples + [Int16](repeating: 0, count: 16_000), to: recognizer, chunk: 800)
+    try recognizer.reset()
+    var fed = 0
+    var firstPartial: Double?
+    let samples = try goForwardWithPause()
+    for start in stride(from: 0, to: samples.count, by: 800) where firstPartial == nil {
+      let chunk = Array(samples[start..<min(start + 800, samples.count)])
+      let events = try chunk.withUnsafeBufferPointer { try recognizer.process($0) }
+      fed += chunk.count
+      if events.contains(where: { if case .partial = $0 { true } else { false } }) {
+        firstPartial = Double(fed) / 16_000
+      }
+    }
+    // "Go" is spoken from 0.46 s to 0.63 s (pocketsphinx's alignment); when the long clip's
+    // final transcription set the pace, the first partial came 1.3 s in (a debug build).
+    let first = try #require(firstPartial)
+    #expect(first < 1.0, "the first partial came \(first) s into the command")
+  }
+
   @Test func chunkSizesDoNotChangeTheWords() throws {
     let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
     for chunk in [1, 37, 2048, 16_000 * 5] {
