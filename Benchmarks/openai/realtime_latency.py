@@ -4,10 +4,13 @@
 Streams speech (24 kHz 16-bit PCM, 100 ms appends at real-time pace, server VAD, then 1.5 s of
 silence so the last utterance ends) on `/v1/realtime?intent=transcription` from N sessions at
 once, and times each event on the clock of the audio sent: the word times come from the same
-server's `verbose_json` for the same file.
+server's `verbose_json` for the same file (`--reference-model`: pocketsphinx by default, whose
+word times come from aligning the audio; Moonshine's are estimates).
 
 - **first delta**: from the end of the first word's audio to the first
   `conversation.item.input_audio_transcription.delta` (target ≤ 0.5 s, issue 27);
+- **fidelity**: how many items' deltas, joined, read as their `completed` transcript (case and
+  punctuation aside): a delta cannot be taken back, so a word sent too early shows here;
 - **completed**: for each item, from the end of its last word's audio to its `completed`
   (this includes the pause server VAD waits for: `silence_duration_ms`, 500 by default), and
   from its `input_audio_buffer.speech_stopped` to its `completed` (target ≤ 0.6 s after speech
@@ -54,10 +57,11 @@ def wav16k(path):
                           check=True, capture_output=True).stdout
 
 
-def reference_words(base, token, path):
-    """Word times of the file, from the server's own verbose_json."""
+def reference_words(base, token, path, model):
+    """Word times of the file, from the same server's verbose_json with `model`."""
     boundary = uuid.uuid4().hex
-    fields = [("response_format", "verbose_json"), ("timestamp_granularities[]", "word")]
+    fields = [("response_format", "verbose_json"), ("timestamp_granularities[]", "word"),
+              ("model", model)]
     body = b""
     for name, value in fields:
         body += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
@@ -126,10 +130,26 @@ def measure(events, words):
     stopped = {e["item_id"]: e for e in events
                if e.get("type") == "input_audio_buffer.speech_stopped"}
     result = {"first_delta": None, "after_last_word": [], "after_speech_stopped": [],
-              "items": len(completed),
+              "items": len(completed), "faithful_items": 0,
               "refused": any(e.get("type") == "closed" for e in events)}
     if deltas and words:
         result["first_delta"] = deltas[0]["t"] - words[0][1]
+    # Each item's first delta, from the end of the first word after its speech started.
+    started = {e["item_id"]: e for e in events
+               if e.get("type") == "input_audio_buffer.speech_started"}
+    result["item_first_delta"] = []
+    for item, start in started.items():
+        first = next((e for e in deltas if e["item_id"] == item), None)
+        # speech_started's audio_start_ms includes the padding before the first word.
+        ends = [w[1] for w in words if w[1] > start["audio_start_ms"] / 1000 + 0.1]
+        if first and ends:
+            result["item_first_delta"].append(first["t"] - min(ends))
+    # Fidelity: an item's deltas joined read as its completed transcript (case and punctuation
+    # aside). A delta cannot be taken back, so a word sent too early shows here.
+    for event in completed:
+        joined = "".join(e["delta"] for e in deltas if e["item_id"] == event["item_id"])
+        if normalized(joined) == normalized(event["transcript"]):
+            result["faithful_items"] += 1
     for event in completed:
         stop = stopped.get(event["item_id"])
         if stop:
@@ -140,6 +160,12 @@ def measure(events, words):
             if ended:
                 result["after_last_word"].append(event["t"] - max(ended))
     return result
+
+
+def normalized(text):
+    """Lowercase words without punctuation."""
+    return " ".join("".join(c for c in word.lower() if c.isalnum() or c == "'")
+                    for word in text.split())
 
 
 def p95(values):
@@ -156,8 +182,8 @@ def summary(values):
             f"max {max(values):.2f} s")
 
 
-async def run(base, token, files, count):
-    audio = [(pcm24k(path), reference_words(base, token, path)) for path in files]
+async def run(base, token, files, count, reference):
+    audio = [(pcm24k(path), reference_words(base, token, path, reference)) for path in files]
     jobs = [session(base, token, audio[n % len(audio)][0]) for n in range(count)]
     results = await asyncio.gather(*jobs)
     return [measure(events, audio[n % len(audio)][1]) for n, events in enumerate(results)]
@@ -169,21 +195,31 @@ def main():
     parser.add_argument("--token", default="unused")
     parser.add_argument("--sessions", default="1,2,4")
     parser.add_argument("--audio", nargs="*", default=DEFAULT_AUDIO)
+    # pocketsphinx's word times come from its alignment of the audio; Moonshine's are estimates
+    # (an utterance's speech shared among its words by their length).
+    parser.add_argument("--reference-model", default="pocketsphinx")
     arguments = parser.parse_args()
     base = arguments.url.rstrip("/")
     report = {}
     for count in [int(n) for n in arguments.sessions.split(",")]:
-        measured = asyncio.run(run(base, arguments.token, arguments.audio, count))
+        measured = asyncio.run(
+            run(base, arguments.token, arguments.audio, count, arguments.reference_model))
         first = [m["first_delta"] for m in measured if m["first_delta"] is not None]
+        item_first = [v for m in measured for v in m["item_first_delta"]]
         after_word = [v for m in measured for v in m["after_last_word"]]
         after_stop = [v for m in measured for v in m["after_speech_stopped"]]
         items = sum(m["items"] for m in measured)
+        faithful = sum(m["faithful_items"] for m in measured)
         refused = sum(1 for m in measured if m["refused"])
-        print(f"{count} session(s) ({refused} closed early), {items} items: first delta after the first word "
-              f"{summary(first)}; completed after the last word {summary(after_word)}; "
+        print(f"{count} session(s) ({refused} closed early), {items} items "
+              f"({faithful} with deltas that read as completed): first delta after the first "
+              f"word {summary(first)}; each item's first delta after its first word "
+              f"{summary(item_first)}; completed after the last word {summary(after_word)}; "
               f"completed after speech_stopped {summary(after_stop)}")
-        report[count] = {"first_delta": first, "after_last_word": after_word,
-                         "after_speech_stopped": after_stop, "items": items, "refused": refused}
+        report[count] = {"first_delta": first, "item_first_delta": item_first,
+                         "after_last_word": after_word,
+                         "after_speech_stopped": after_stop, "items": items,
+                         "faithful_items": faithful, "refused": refused}
     print(json.dumps(report))
 
 
