@@ -15,9 +15,8 @@ import Recognition
 /// partial's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). The next partial
 /// waits for at least 0.15 s of new audio and twice the time the transcription is expected to
 /// take (the last one's, in proportion to the audio's length), so several streams on a busy
-/// machine report less often instead of falling behind. When a pause
-/// starts, the utterance is transcribed once early, so its final words are ready when the pause
-/// is long enough to end it.
+/// machine report less often instead of falling behind. When a pause starts, the utterance is
+/// transcribed once early, so its final words are ready when the pause is long enough to end it.
 ///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they
