@@ -22,6 +22,12 @@ struct VoskTestClient {
     case receive
     /// Runs `action` (e.g. advances a test clock) without sending anything.
     case perform(@Sendable () async -> Void)
+    /// Advances `clock` by `step` and waits for the next message; when none has come 3 s
+    /// later, advances it by `step` again (at most 10 times). One advance can come before a
+    /// server timer has begun to sleep, and that timer's deadline is then past it; advancing
+    /// again only once nothing came keeps a limit's last words from being overtaken by the
+    /// next limit. When exactly a limit elapses is the session reducers' tests' business.
+    case advanceUntilAnswered(TestClock<Duration>, by: Duration)
   }
 
   /// What the client saw.
@@ -71,6 +77,18 @@ struct VoskTestClient {
           if try await !receive() { return }
         case .perform(let action):
           await action()
+        case .advanceUntilAnswered(let clock, let step):
+          let advancing = Task {
+            for _ in 0..<10 where !Task.isCancelled {
+              await clock.advance(by: step)
+              try? await Task.sleep(for: .seconds(3))
+            }
+          }
+          let received = try await receive()
+          // No advance may come after the answer: the next stream's timers would elapse.
+          advancing.cancel()
+          await advancing.value
+          if !received { return }
         }
       }
       if leavingAfterwards { return }
@@ -88,22 +106,6 @@ struct VoskTestClient {
   }
 
   static let eof = Step.text(#"{"eof" : 1}"#, expectsReply: true)
-
-  /// Lets time pass on `clock` until `sessions` holds no session: advances it by `step`, at
-  /// most 100 times, pausing between for the server to act. (One `advance(by:)` can come before
-  /// a server timer has begun to sleep, and that timer would then never elapse; when exactly a
-  /// limit elapses is the session reducer's tests' business.)
-  static func advanceUntilTheSessionEnds(
-    _ clock: TestClock<Duration>, by step: Duration, sessions: SessionLimiter
-  ) -> Step {
-    .perform {
-      for _ in 0..<100 {
-        guard sessions.activeCount > 0 else { return }
-        await clock.advance(by: step)
-        try? await Task.sleep(for: .milliseconds(20))
-      }
-    }
-  }
 
   static func config(_ json: String) -> Step {
     .text(#"{"config": \#(json)}"#, expectsReply: false)

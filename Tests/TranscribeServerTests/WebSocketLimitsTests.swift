@@ -97,10 +97,8 @@ import Testing
     let clock = TestClock()
     let server = Self.server(clock: clock) { $0.idleTimeout = .seconds(30) }
     try await Self.expectRejected(
-      VoskTestClient.silence(seconds: 0.2) + [
-        VoskTestClient.advanceUntilTheSessionEnds(
-          clock, by: .seconds(30), sessions: server.sessions)
-      ], code: 1008, containing: "no audio for 30 s", server: server)
+      VoskTestClient.silence(seconds: 0.2) + [.advanceUntilAnswered(clock, by: .seconds(30))],
+      code: 1008, containing: "no audio for 30 s", server: server)
   }
 
   @Test func aStreamTricklingAFewBytesIsClosedAfterTheIdleTimeWith1008() async throws {
@@ -110,10 +108,7 @@ import Testing
     let trickle: [VoskTestClient.Step] =
       (0..<3).flatMap { _ in
         [.binary([0, 0]), .perform { await clock.advance(by: .seconds(10)) }]
-      } + [
-        VoskTestClient.advanceUntilTheSessionEnds(
-          clock, by: .seconds(10), sessions: server.sessions)
-      ]
+      } + [.advanceUntilAnswered(clock, by: .seconds(30))]
     try await Self.expectRejected(
       trickle, code: 1008, containing: "too little audio: 0.0001", server: server)
     #expect(
@@ -146,10 +141,7 @@ import Testing
           VoskTestClient.config(#"{"sample_rate": 16000}"#),
           .perform { await clock.advance(by: .seconds(10)) },
         ]
-      } + [
-        VoskTestClient.advanceUntilTheSessionEnds(
-          clock, by: .seconds(10), sessions: server.sessions)
-      ]
+      } + [.advanceUntilAnswered(clock, by: .seconds(30))]
     try await Self.expectRejected(
       configurations, code: 1008, containing: "no audio for 30 s", server: server)
   }
@@ -164,10 +156,7 @@ import Testing
       // 0.6 s of audio (two words), then the clock reaches the limit.
       let transcript = try await VoskTestClient.run(
         client,
-        VoskTestClient.silence(seconds: 0.6) + [
-          VoskTestClient.advanceUntilTheSessionEnds(
-            clock, by: .seconds(60), sessions: server.sessions)
-        ])
+        VoskTestClient.silence(seconds: 0.6) + [.advanceUntilAnswered(clock, by: .seconds(60))])
       #expect(transcript.closeCode == 1008)
       let objects = transcript.objects
       #expect(objects.dropLast().last?["text"] as? String == "lorem ipsum")
