@@ -405,8 +405,10 @@ struct RealtimeSession: Sendable {
   ) {
     var words = allWords
     if !isFinal {
+      // The pending words are finished utterances' words, then the partial ones.
+      let partial = state.recognition?.result?.bestTranscription.partialSegments.count ?? 0
       let settled = state.heard.settle(
-        allWords.map(\.substring), finished: finishedPendingWords(state))
+        allWords.map(\.substring), finished: max(0, allWords.count - partial))
       words = Array(allWords.prefix(settled))
     }
     guard var item = state.item, item.isAnnounced else { return }
@@ -448,14 +450,6 @@ struct RealtimeSession: Sendable {
     var words: [TranscriptionSegment] = []
     for index in state.takenUtterances..<utterances.count { words += utterances[index] }
     return words + transcription.partialSegments
-  }
-
-  /// How many of ``pendingWords(_:)`` come from finished utterances.
-  private func finishedPendingWords(_ state: State) -> Int {
-    guard let transcription = state.recognition?.result?.bestTranscription else { return 0 }
-    let utterances = transcription.finishedUtterances
-    guard state.takenUtterances < utterances.count else { return 0 }
-    return utterances[state.takenUtterances...].reduce(0) { $0 + $1.count }
   }
 
   private func recognitionChanged(
