@@ -1,5 +1,6 @@
 import Foundation
 import Recognition
+import Synchronization
 
 /// A Moonshine speech recognizer: fed 16 kHz mono samples, it finds utterances with its
 /// voice-activity detector and transcribes each with the process's shared ``MoonshineModel``.
@@ -13,10 +14,12 @@ import Recognition
 ///
 /// While an utterance goes on, partial results come from transcribing it again, with the previous
 /// partial's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). The next partial
-/// waits for at least 0.15 s of new audio and twice the time the transcription is expected to
-/// take (the last one's, in proportion to the audio's length), so several streams on a busy
-/// machine report less often instead of falling behind. When a pause starts, the utterance is
-/// transcribed once early, so its final words are ready when the pause is long enough to end it.
+/// waits for at least 0.1 s of new audio and for the time the transcription is expected to take
+/// (the last one's, in proportion to the audio's length), times ``paceFactor(speaking:cores:)``:
+/// 1 while the streams speaking keep at most half the cores busy, up to 2 as more speak, so a
+/// lone stream looks again as soon as it can and several streams on a busy machine report less
+/// often instead of falling behind. When a pause starts, the utterance is transcribed once early,
+/// so its final words are ready when the pause is long enough to end it.
 ///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they
@@ -49,8 +52,16 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   static let trailingSamples = RecognitionAudio.sampleRate * 3 / 10
   /// The least speech (in samples) an utterance needs to be transcribed: 80 ms.
   static let minimumSpeechSamples = RecognitionAudio.sampleRate * 8 / 100
-  /// The least new audio between partial results: 0.15 s.
-  static let partialInterval = 0.15
+  /// The least new audio between partial results: 0.1 s.
+  static let partialInterval = 0.1
+
+  /// How many times a transcription's expected time the next partial result waits for, with
+  /// `speaking` streams transcribing speech on `cores` cores: 1 while they keep at most half
+  /// the cores busy (each transcribes on one core), rising to 2, which keeps four streams on
+  /// two cores in real time (`Benchmarks/serve/README.md`).
+  static func paceFactor(speaking: Int, cores: Int) -> Double {
+    min(2, max(1, 2 * Double(speaking) / Double(max(1, cores))))
+  }
 
   /// Samples per voice-activity window.
   private let frameLength: Int
@@ -70,6 +81,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private var lastDecodeSamples = 0
   /// Whether partial results are left out (while ``decodeSegment(_:startingAt:)`` streams).
   private var suppressesPartials = false
+  /// The streams with speech in progress that share the machine's cores with this one, and how
+  /// many cores there are: they set the pace of partial results.
+  let speakingStreams: SpeakingStreams
+  let cores: Int
 
   /// An utterance in progress.
   private struct Utterance {
@@ -88,6 +103,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var transcribedSamples = 0
     /// The words of the last partial result reported.
     var reportedWords: [String] = []
+    /// Counts the utterance among the streams speaking while any copy of it lives.
+    let speaking: SpeakingStreams.Token
 
     var isConfirmed: Bool { speechSamples >= MoonshineRecognizer.minimumSpeechSamples }
 
@@ -99,7 +116,18 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// first time), with a voice-activity detector of its own.
   ///
   /// - Throws: what ``MoonshineModel/shared(_:)`` throws, and what making the detector throws.
-  public init(configuration: MoonshineConfiguration) throws(RecognitionFailure) {
+  public convenience init(configuration: MoonshineConfiguration) throws(RecognitionFailure) {
+    try self.init(
+      configuration: configuration, speakingStreams: .process,
+      cores: ProcessInfo.processInfo.activeProcessorCount)
+  }
+
+  /// Creates a recognizer that counts its speech among `speakingStreams`, on `cores` cores.
+  init(
+    configuration: MoonshineConfiguration, speakingStreams: SpeakingStreams, cores: Int
+  ) throws(RecognitionFailure) {
+    self.speakingStreams = speakingStreams
+    self.cores = cores
     self.configuration = configuration
     self.model = try MoonshineModel.shared(configuration)
     self.detector = try configuration.voiceActivity.makeStream()
@@ -246,7 +274,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
         let speechStart = leading.count - frame.count
         utterance = Utterance(
           start: position - leading.count, samples: leading, speechStart: speechStart,
-          speechEnd: leading.count, speechSamples: frame.count)
+          speechEnd: leading.count, speechSamples: frame.count,
+          speaking: speakingStreams.token())
         leading = []
       }
       return
@@ -286,7 +315,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       utterance = current
     } else if isSpeech, configuration.reportsPartialResults, !suppressesPartials {
       let newAudio = Double(current.samples.count - current.transcribedSamples) / rate
-      if newAudio >= max(Self.partialInterval, 2 * expectedDecodeSeconds(current.samples.count)) {
+      let factor = Self.paceFactor(speaking: speakingStreams.count, cores: cores)
+      let wait = max(Self.partialInterval, factor * expectedDecodeSeconds(current.samples.count))
+      if newAudio >= wait {
         try transcribe(&current, samples: current.samples.count)
         if let event = partial(&current) { events.append(event) }
         utterance = current
@@ -339,7 +370,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard texts != utterance.reportedWords, !texts.isEmpty else { return nil }
     utterance.reportedWords = texts
     let (start, end) = speechSpan(of: utterance)
-    return .partial(transcript.recognizedWords(from: start, to: end, includesConfidence: false))
+    return .partial(transcript.recognizedWords(from: start, to: end, isPartial: true))
   }
 
   /// The final words of an utterance that ended: its transcription up to 0.3 s after the last
@@ -361,5 +392,31 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       Double(utterance.start + utterance.speechStart) / rate,
       Double(utterance.start + utterance.speechEnd) / rate
     )
+  }
+}
+
+/// Counts the streams whose speech is being transcribed: each holds a ``Token`` while its
+/// utterance is in progress.
+final class SpeakingStreams: Sendable {
+  /// The process's count, which every recognizer shares unless a test gives it its own.
+  static let process = SpeakingStreams()
+
+  private let speaking = Atomic<Int>(0)
+
+  /// How many tokens are alive.
+  var count: Int { speaking.load(ordering: .relaxed) }
+
+  /// A token that counts one stream until it is released.
+  func token() -> Token { Token(self) }
+
+  final class Token: Sendable {
+    private let streams: SpeakingStreams
+
+    fileprivate init(_ streams: SpeakingStreams) {
+      self.streams = streams
+      streams.speaking.add(1, ordering: .relaxed)
+    }
+
+    deinit { streams.speaking.subtract(1, ordering: .relaxed) }
   }
 }

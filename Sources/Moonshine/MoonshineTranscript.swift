@@ -95,10 +95,11 @@ public struct MoonshineTranscript: Equatable, Sendable {
   /// (where speech was heard) is shared among the words in proportion to their lengths in
   /// characters.
   ///
-  /// - Parameter includesConfidence: whether to report the words' confidences and their tokens'
-  ///   log probabilities, or 0 and none (as in a partial result).
+  /// - Parameter isPartial: whether the words are a partial result. A partial word's confidence
+  ///   is 0, as every engine reports it while the utterance goes on, but its tokens carry the
+  ///   decoder's log probabilities so far: how sure this look at the audio is of the word.
   public func recognizedWords(
-    from start: TimeInterval, to end: TimeInterval, includesConfidence: Bool = true
+    from start: TimeInterval, to end: TimeInterval, isPartial: Bool = false
   ) -> [RecognizedWord] {
     let characters = words.reduce(0) { $0 + max(1, $1.text.count) }
     guard characters > 0 else { return [] }
@@ -107,16 +108,14 @@ public struct MoonshineTranscript: Equatable, Sendable {
     return words.map { word in
       let duration = Double(max(1, word.text.count)) * perCharacter
       defer { time += duration }
-      let tokens =
-        includesConfidence
-        ? word.tokens.filter { $0 < probabilities.count }.map { index in
-          RecognizedToken(
-            bytes: index < tokenBytes.count ? tokenBytes[index] : [],
-            logprob: log(Double(max(probabilities[index], .leastNormalMagnitude))))
-        } : []
+      let tokens = word.tokens.filter { $0 < probabilities.count }.map { index in
+        RecognizedToken(
+          bytes: index < tokenBytes.count ? tokenBytes[index] : [],
+          logprob: log(Double(max(probabilities[index], .leastNormalMagnitude))))
+      }
       return RecognizedWord(
         text: word.text, timestamp: time, duration: duration,
-        confidence: includesConfidence ? word.confidence : 0, tokens: tokens)
+        confidence: isPartial ? 0 : word.confidence, tokens: tokens)
     }
   }
 }

@@ -16,8 +16,9 @@ public struct RecognizedWord: Equatable, Sendable {
   /// search).
   public var alternatives: [String] = []
   /// The tokens the engine wrote the word with, each with its log probability, when the engine
-  /// decodes tokens (Moonshine); none for an engine that decodes whole words (pocketsphinx),
-  /// and none in a partial result.
+  /// decodes tokens (Moonshine); none for an engine that decodes whole words (pocketsphinx). A
+  /// partial result's tokens tell how sure the decoder is of the word so far, while its
+  /// ``confidence`` stays 0.
   public var tokens: [RecognizedToken] = []
 
   /// Creates a word.

@@ -89,8 +89,8 @@ public struct TranscriptionSegment: Equatable, Sendable, Codable {
   /// build subtitles from them, while the words after the last such segment are still partial.
   public var endsUtterance: Bool
   /// The tokens the recognizer wrote the word with, each with its log probability: filled by
-  /// engines that decode tokens (Moonshine) in finished utterances, empty otherwise. Not part
-  /// of the coded form.
+  /// engines that decode tokens (Moonshine), empty otherwise. In a partial word (``confidence``
+  /// 0) they are the decoder's latest look, which may still change. Not part of the coded form.
   public var tokens: [Token] = []
 
   /// A token of a word and how likely the recognizer found it.

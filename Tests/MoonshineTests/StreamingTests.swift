@@ -65,6 +65,55 @@ struct StreamingTests {
     #expect(first < 1.0, "the first partial came \(first) s into the command")
   }
 
+  @Test func theWaitBetweenPartialsKeepsAtMostHalfTheCoresBusy() {
+    // Each stream transcribes on one core: a lone stream on two cores may keep one busy.
+    #expect(MoonshineRecognizer.paceFactor(speaking: 1, cores: 2) == 1)
+    #expect(MoonshineRecognizer.paceFactor(speaking: 2, cores: 2) == 2)
+    #expect(MoonshineRecognizer.paceFactor(speaking: 4, cores: 2) == 2)
+    #expect(MoonshineRecognizer.paceFactor(speaking: 4, cores: 8) == 1)
+    #expect(MoonshineRecognizer.paceFactor(speaking: 6, cores: 8) == 1.5)
+    #expect(MoonshineRecognizer.paceFactor(speaking: 0, cores: 0) == 1)
+  }
+
+  @Test func aStreamCountsAsSpeakingOnlyWhileItsUtteranceGoesOn() throws {
+    let speaking = SpeakingStreams()
+    let recognizer = try MoonshineRecognizer(
+      configuration: installedConfiguration, speakingStreams: speaking, cores: 2)
+    var counts: [Int] = []
+    var ended: Int?
+    let samples = try goForwardWithPause()
+    for start in stride(from: 0, to: samples.count, by: 800) {
+      let chunk = Array(samples[start..<min(start + 800, samples.count)])
+      let events = try chunk.withUnsafeBufferPointer { try recognizer.process($0) }
+      counts.append(speaking.count)
+      if ended == nil, events.contains(where: { if case .utterance = $0 { true } else { false } }) {
+        ended = speaking.count
+      }
+    }
+    #expect(counts.first == 0)
+    #expect(counts.max() == 1)
+    #expect(ended == 0)
+    // An utterance cut short by the end of the stream stops counting too.
+    try recognizer.reset()
+    _ = try stream(goForwardSamples(), to: recognizer)
+    #expect(speaking.count == 0)
+  }
+
+  @Test func aLoneStreamLooksMoreOftenThanOneAmongBusyCores() throws {
+    func partials(othersSpeaking: Int) throws -> Int {
+      let speaking = SpeakingStreams()
+      let others = (0..<othersSpeaking).map { _ in speaking.token() }
+      defer { withExtendedLifetime(others) {} }
+      let recognizer = try MoonshineRecognizer(
+        configuration: installedConfiguration, speakingStreams: speaking, cores: 2)
+      let events = try stream(libriVoxClips()[0].samples, to: recognizer)
+      return events.filter { if case .partial = $0 { true } else { false } }.count
+    }
+    let alone = try partials(othersSpeaking: 0)
+    let amongThree = try partials(othersSpeaking: 3)
+    #expect(alone > amongThree, "alone \(alone), among three others \(amongThree)")
+  }
+
   @Test func chunkSizesDoNotChangeTheWords() throws {
     let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
     for chunk in [1, 37, 2048, 16_000 * 5] {

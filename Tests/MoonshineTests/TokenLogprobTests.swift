@@ -4,8 +4,8 @@ import Testing
 
 @testable import Moonshine
 
-/// A final transcript's words carry the tokens that wrote them, with their log probabilities;
-/// a partial's carry none.
+/// A transcript's words carry the tokens that wrote them, with their log probabilities, in
+/// final and partial results alike; a partial word's confidence is 0.
 @Suite struct TokenLogprobTests {
   static let transcript = MoonshineTranscript(
     tokens: [10, 11, 12], probabilities: [0.5, 1, 0.25],
@@ -28,9 +28,12 @@ import Testing
       ])
   }
 
-  @Test func partialWordsHaveNoTokens() {
-    let words = Self.transcript.recognizedWords(from: 0, to: 1, includesConfidence: false)
-    #expect(words.allSatisfy { $0.tokens.isEmpty })
+  @Test func partialWordsHaveTokensButNoConfidence() {
+    let partial = Self.transcript.recognizedWords(from: 0, to: 1, isPartial: true)
+    let final = Self.transcript.recognizedWords(from: 0, to: 1)
+    #expect(partial.allSatisfy { $0.confidence == 0 })
+    #expect(final.allSatisfy { $0.confidence > 0 })
+    #expect(partial.map(\.tokens) == final.map(\.tokens))
   }
 
   @Test(.enabled(if: isModelInstalled, modelRequirement))

@@ -2,8 +2,8 @@ import Testing
 
 @testable import TranscribeServer
 
-/// Which partial words may stream out (Wyoming's chunks, Realtime's deltas): two looks agree,
-/// another word follows, no loop; finished words always.
+/// Which partial words may stream out (Wyoming's chunks, Realtime's deltas): the decoder is
+/// sure or two looks agree, another word follows, no loop; finished words always.
 struct SettledWordsTests {
   static func words(_ text: String) -> [String] {
     text.split(separator: " ").map(String.init)
@@ -64,5 +64,38 @@ struct SettledWordsTests {
     #expect(settled.settle(["stop"], finished: 1) == 1)
     settled.reset()
     #expect(settled == SettledWords())
+  }
+
+  /// Settles each look of `(word, probability)` pairs in turn.
+  static func settle(_ looks: [[(String, Double)]]) -> [String] {
+    var settled = SettledWords()
+    return looks.map { look in
+      let words = look.map { SettledWords.Word($0.0, probability: $0.1) }
+      return words.prefix(settled.settle(words, finished: 0)).map(\.text).joined(separator: " ")
+    }
+  }
+
+  @Test func aWordTheDecoderIsSureOfNeedsNoSecondLook() {
+    // Moonshine's looks at goforward.raw: unsure first looks, then "Go" at 95 %.
+    #expect(
+      Self.settle([
+        [("So", 0.30)],
+        [("Don't.", 0.15)],
+        [("Go", 0.95), ("for", 0.71), ("it", 0.73)],
+        [("Go", 0.96), ("forward", 0.93), ("10", 0.99)],
+      ]) == ["", "", "Go", "Go forward"])
+    // The newest word waits for another, however sure.
+    #expect(Self.settle([[("Go", 0.99)]]) == [""])
+  }
+
+  @Test func twoLooksAgreeingOnAnUnlikelyWordDoNotSettleIt() {
+    // Moonshine's looks at a LibriVox clip: "Addie" twice, each time unsure, for "Had".
+    #expect(
+      Self.settle([
+        [("Addie", 0.24), ("Mary,", 0.6)],
+        [("Addie", 0.30), ("he", 1.0), ("married", 0.98)],
+        [("Had", 0.44), ("he", 1.0), ("married", 0.98), ("to", 0.47)],
+        [("Had", 0.55), ("he", 1.0), ("married", 0.97), ("a", 0.63), ("more", 0.93)],
+      ]) == ["", "", "", "Had he married"])
   }
 }

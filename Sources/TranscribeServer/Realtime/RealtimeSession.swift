@@ -397,9 +397,9 @@ struct RealtimeSession: Sendable {
   }
 
   /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words that
-  /// have settled count (``SettledWords``: two looks agree, another word follows, no loop). A
-  /// delta cannot be taken back: where the recognizer still revises a word already sent, the
-  /// deltas keep the word as first heard and `completed` has the final one.
+  /// have settled count (``SettledWords``: the decoder is sure or two looks agree, another word
+  /// follows, no loop). A delta cannot be taken back: where the recognizer still revises a word
+  /// already sent, the deltas keep the word as first heard and `completed` has the final one.
   private func sendDelta(
     _ state: inout State, words allWords: [TranscriptionSegment], isFinal: Bool = false
   ) {
@@ -408,7 +408,7 @@ struct RealtimeSession: Sendable {
       // The pending words are finished utterances' words, then the partial ones.
       let partial = state.recognition?.result?.bestTranscription.partialSegments.count ?? 0
       let settled = state.heard.settle(
-        allWords.map(\.substring), finished: max(0, allWords.count - partial))
+        allWords.map(SettledWords.Word.init), finished: max(0, allWords.count - partial))
       words = Array(allWords.prefix(settled))
     }
     guard var item = state.item, item.isAnnounced else { return }
@@ -418,10 +418,10 @@ struct RealtimeSession: Sendable {
     }
     let new = words[item.sentWords...]
     let text = (item.sentWords > 0 ? " " : "") + OpenAITranscription.text(of: new)
-    // Partial words have no tokens or confidence yet: only decided words carry log
-    // probabilities.
+    // Partial words carry log probabilities when the engine decodes tokens (Moonshine), as
+    // the decoder found them when they settled; pocketsphinx's have none until decided.
     let logprobs =
-      state.configuration.includesLogprobs && isFinal
+      state.configuration.includesLogprobs && (isFinal || new.allSatisfy { !$0.tokens.isEmpty })
       ? OpenAITranscription.logprobs(of: [new]) : nil
     item.sentWords = words.count
     state.item = item

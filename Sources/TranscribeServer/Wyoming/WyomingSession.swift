@@ -410,12 +410,10 @@ struct WyomingSession: Sendable {
   /// The words of the utterance that have settled (``SettledWords``): a chunk cannot be taken
   /// back.
   private static func settledWords(_ state: inout State) -> [String] {
-    let words = words(state.recognition)
-    let finished =
-      words.count
-      - (state.recognition?.result?.bestTranscription.partialSegments
-        .count ?? 0)
-    return Array(words.prefix(state.heardWords.settle(words, finished: finished)))
+    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
+    let words = transcription.segments.map(SettledWords.Word.init)
+    let finished = words.count - transcription.partialSegments.count
+    return words.prefix(state.heardWords.settle(words, finished: finished)).map(\.text)
   }
 
   /// Streams the words heard since the last chunk, when they extend what went out.

@@ -88,18 +88,24 @@ struct RealtimeSessionTests {
   }
 
   /// A result: `finished` utterances then the partial `words`, with the decoder at `position`.
+  /// With `probabilities`, each partial word is one token the decoder found that likely (as
+  /// Moonshine's are); without, partial words have no tokens (as pocketsphinx's).
   nonisolated static func heard(
-    _ words: String, finished: [String] = [], at position: TimeInterval, isFinal: Bool = false
+    _ words: String, finished: [String] = [], at position: TimeInterval, isFinal: Bool = false,
+    probabilities: [Double]? = nil
   ) -> SpeechRecognitionResult {
     var segments: [TranscriptionSegment] = []
     var time = 0.5
     for (utterance, isFinished) in finished.map({ ($0, true) }) + [(words, false)] {
       let tokens = utterance.split(separator: " ").map(String.init)
       for (index, token) in tokens.enumerated() {
-        segments.append(
-          TranscriptionSegment(
-            substring: token, timestamp: time, duration: 0.2, confidence: 0.5,
-            endsUtterance: isFinished && index == tokens.count - 1))
+        var segment = TranscriptionSegment(
+          substring: token, timestamp: time, duration: 0.2, confidence: isFinished ? 0.5 : 0,
+          endsUtterance: isFinished && index == tokens.count - 1)
+        if !isFinished, let probabilities {
+          segment.tokens = [.init(bytes: Array(token.utf8), logprob: log(probabilities[index]))]
+        }
+        segments.append(segment)
         time += 0.2
       }
       time += 1
@@ -453,6 +459,42 @@ struct RealtimeSessionTests {
       return
     }
     #expect(deltaLogprobs.map(\.token) == ["meters"])
+    await leave(store)
+  }
+
+  @Test func aWordTheDecoderIsSureOfGoesOutAfterOneLookWithItsLogprobs() async {
+    let store = makeStore()
+    await store.send(.start)
+    await store.send(
+      .text(
+        #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
+      ))
+    await startRun(store, seconds: 1)
+    _ = await takeEvents(store)
+    // One look, and the decoder is 95 % sure of "go" (a word follows it): it goes out, with
+    // the log probability the decoder gave it.
+    await hear(Self.heard("go for", at: 1, probabilities: [0.95, 0.4]), store)
+    let events = await takeEvents(store)
+    #expect(events.first == .speechStarted(itemID: "item_test_1", audioStartMilliseconds: 200))
+    guard case .delta(_, "go", let logprobs?) = events.dropFirst().first, events.count == 2
+    else {
+      Issue.record("\(events)")
+      return
+    }
+    #expect(logprobs.map(\.token) == ["go"])
+    #expect(abs(logprobs[0].logprob - log(0.95)) < 1e-9)
+    // Two looks agree on "far", but the decoder finds it 30 % likely: it waits.
+    await hear(Self.heard("go far away", at: 1.1, probabilities: [0.95, 0.3, 0.4]), store)
+    await hear(Self.heard("go far away now", at: 1.2, probabilities: [0.95, 0.3, 0.4, 0.4]), store)
+    #expect(await takeEvents(store) == [])
+    // Once it is 60 % likely, the two looks that agree on it settle it.
+    await hear(
+      Self.heard("go far away now then", at: 1.3, probabilities: [0.95, 0.6, 0.6, 0.4, 0.4]), store)
+    let later = await takeEvents(store)
+    guard case .delta(_, " far away", _) = later.first, later.count == 1 else {
+      Issue.record("\(later)")
+      return
+    }
     await leave(store)
   }
 
