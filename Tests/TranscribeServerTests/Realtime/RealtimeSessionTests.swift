@@ -136,6 +136,19 @@ struct RealtimeSessionTests {
     return outputs.compactMap { if case .event(let event) = $0 { event } else { nil } }
   }
 
+  /// A session that asked for logprobs, its first second of audio sent and its events taken.
+  func startRunWithLogprobs() async -> TestStoreOf<RealtimeSession> {
+    let store = makeStore()
+    await store.send(.start)
+    await store.send(
+      .text(
+        #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
+      ))
+    await startRun(store, seconds: 1)
+    _ = await takeEvents(store)
+    return store
+  }
+
   /// Sends the first audio and lets the run's recognition start.
   func startRun(
     _ store: TestStoreOf<RealtimeSession>, seconds: Double = 0.5,
@@ -424,14 +437,7 @@ struct RealtimeSessionTests {
   }
 
   @Test func aRevisedWordKeepsTheDeltasGoingAndCompletedHasTheFinalWords() async {
-    let store = makeStore()
-    await store.send(.start)
-    await store.send(
-      .text(
-        #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
-      ))
-    await startRun(store, seconds: 1)
-    _ = await takeEvents(store)
+    let store = await startRunWithLogprobs()
     await hear(Self.heard("so far", at: 1), store)
     await hear(Self.heard("so far away", at: 1.1), store)
     #expect(
@@ -463,14 +469,7 @@ struct RealtimeSessionTests {
   }
 
   @Test func aWordTheDecoderIsSureOfGoesOutAfterOneLookWithItsLogprobs() async {
-    let store = makeStore()
-    await store.send(.start)
-    await store.send(
-      .text(
-        #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
-      ))
-    await startRun(store, seconds: 1)
-    _ = await takeEvents(store)
+    let store = await startRunWithLogprobs()
     // One look, and the decoder is 95 % sure of "go" (a word follows it): it goes out, with
     // the log probability the decoder gave it.
     await hear(Self.heard("go for", at: 1, probabilities: [0.95, 0.4]), store)
