@@ -331,8 +331,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       // Nothing measured yet for this utterance: assume a real-time factor of 0.15.
       return 0.15 * Double(utterance.samples.count) / Double(RecognitionAudio.sampleRate)
     }
-    return lastDecodeSeconds * Double(utterance.finalLength)
-      / Double(utterance.transcribedSamples)
+    // The last transcription was this utterance's: the one in progress is the only one.
+    return expectedDecodeSeconds(utterance.finalLength)
   }
 
   /// How long transcribing `count` samples will take, judging by the last transcription of any
