@@ -491,7 +491,7 @@ struct WyomingSession: Sendable {
     state.format = nil
     state.pushedSamples = 0
     state.streamedWords = []
-    state.heardWords = SettledWords()
+    state.heardWords.reset()
     state.model = nil
     state.language = nil
     return endAudio
