@@ -17,13 +17,6 @@ public final class ClientConnection: Sendable {
   /// Creates a connection whose client is there.
   public init() {}
 
-  /// A connection whose client has left already.
-  static func gone() -> ClientConnection {
-    let connection = ClientConnection()
-    connection.markGone()
-    return connection
-  }
-
   /// Whether the client has closed its side or the connection dropped.
   public var isGone: Bool { gone.isRaised }
 
@@ -146,18 +139,6 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
       connection.markGone()
     }
     context.fireErrorCaught(error)
-  }
-}
-
-extension Channel {
-  /// The connection's ``ClientConnection``, watched since the connection was set up; a fresh
-  /// one (never gone) for a channel set up without the watcher.
-  func clientConnection() async -> ClientConnection {
-    let pipeline = self.pipeline
-    let connection = try? await eventLoop.submit {
-      try pipeline.syncOperations.handler(type: ClientConnectionHandler.self).connection
-    }.get()
-    return connection ?? ClientConnection()
   }
 }
 

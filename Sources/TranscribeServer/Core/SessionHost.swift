@@ -164,8 +164,11 @@ extension SessionCore {
 extension SessionOutcome {
   /// A client that closed, as the WebSocket layer saw it: one that stopped answering pings
   /// timed out, and one whose frames the layer refused sent bad input.
+  ///
+  /// A shutdown that comes while the layer's close lingers (the client has had its error and
+  /// close, and the connection waits for it to go) does not hide why the session ended.
   func seen(by connection: ClientConnection) -> SessionOutcome {
-    guard self == .clientClosed else { return self }
+    guard self == .clientClosed || self == .shutdown else { return self }
     if connection.isUnresponsive { return .pingTimeout }
     if let reason = connection.refusalReason { return .badInput(reason) }
     return self

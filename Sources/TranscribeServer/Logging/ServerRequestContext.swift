@@ -32,13 +32,26 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
   /// ``webSocket`` reference together with the context itself, a cycle nothing breaks: every
   /// WebSocket session's context outlives it. Held strongly here, the channel would go with it,
   /// with its receive buffers (about 100 KB for a session that got a 1 MB message).
+  ///
+  /// The channel's ``ClientConnection`` is looked up as the request arrives. A stream that
+  /// starts late, after its client was refused, had its answer and left, finds a closed channel
+  /// without handlers; the connection it looks at must still be the one that knows why.
   private final class ConnectionReference: @unchecked Sendable {
     // Written once, before the context is shared.
     weak var channel: (any Channel)?
+    /// The connection's watcher's ``ClientConnection``, from the event loop.
+    let client: EventLoopFuture<ClientConnection>
 
     init(_ channel: any Channel) {
       self.channel = channel
+      client = channel.pipeline.handler(type: ClientConnectionHandler.self).map(\.connection)
     }
+  }
+
+  /// Whether the client is still there, as the connection's watcher sees it: a fresh
+  /// connection, never gone, for a channel set up without the watcher.
+  var clientConnection: ClientConnection {
+    get async { (try? await connection.client.get()) ?? ClientConnection() }
   }
 
   /// The context's ``webSocket`` reference, until the stream it passed on has started.
@@ -111,7 +124,7 @@ struct RequestClient: Sendable {
   init(_ context: some RequestContext) async {
     if let context = context as? ServerRequestContext {
       address = context.remoteDescription
-      connection = await context.channel?.clientConnection() ?? ClientConnection.gone()
+      connection = await context.clientConnection
       channel = context.channel
     } else {
       address = nil

@@ -118,6 +118,11 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
   /// then closes the connection once the client has had them.
   private func refuse(_ refusal: FrameRefusal, context: ChannelHandlerContext) {
     isRefused = true
+    // Noted before anything is written: however soon the stream ends (the client may leave as
+    // soon as it has the close, or the server shut down), its log says why.
+    let pipeline = context.channel.pipeline
+    try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self).connection
+      .markRefused(refusal.description)
     let allocator = context.channel.allocator
     if !refusal.isClosedByClient {
       let message = VoskReply.error(refusal.description).json(
@@ -137,7 +142,6 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     let channel = context.channel
     let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
     written.whenComplete { _ in
-      let pipeline = channel.pipeline
       guard
         let watcher = try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
         let watcherContext = try? pipeline.syncOperations.context(
@@ -146,8 +150,6 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
         bound.value.fireErrorCaught(refusal)
         return channel.close(promise: nil)
       }
-      // The stream may see the client leave before the error: its log still says why.
-      watcher.connection.markRefused(refusal.description)
       watcher.closeAfterLingering(context: watcherContext) {
         bound.value.fireErrorCaught(refusal)
       }
