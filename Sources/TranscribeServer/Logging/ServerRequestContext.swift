@@ -48,10 +48,16 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext,
     }
   }
 
-  /// Whether the client is still there, as the connection's watcher sees it: a fresh
-  /// connection, never gone, for a channel set up without the watcher.
+  /// Whether the client is still there, as the connection's watcher sees it. When the watcher
+  /// was not found (the channel had closed already, or was set up without one, as in tests):
+  /// gone if the channel is gone, else a fresh connection that is never gone.
   var clientConnection: ClientConnection {
-    get async { (try? await connection.client.get()) ?? ClientConnection() }
+    get async {
+      if let client = try? await connection.client.get() { return client }
+      let client = ClientConnection()
+      if connection.channel == nil { client.markGone() }
+      return client
+    }
   }
 
   /// The context's ``webSocket`` reference, until the stream it passed on has started.
