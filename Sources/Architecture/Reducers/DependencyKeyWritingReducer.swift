@@ -53,11 +53,14 @@ public struct _DependencyKeyWritingReducer<Base: Reducer>: Reducer {
     self.update = update
   }
 
+  /// Runs the base reducer with the overrides applied to the dependencies in force.
+  ///
+  /// The overrides are applied in `withDependencies`, so writing one is not a read: writing
+  /// through a key path first gets the current value, and a key whose test value reports when
+  /// read (`\.calendar`, an unimplemented client) must not report then, as in `withDependencies`.
   @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
-    var values = DependencyValues._current
-    update(&values)
-    return DependencyValues.$_current.withValue(values) {
+    withDependencies(update) {
       base.reduce(into: &state, action: action)
     }
   }
