@@ -216,6 +216,101 @@ struct DependencyKeyWritingReportingKeysTests {
   }
 }
 
+/// Overrides of a dependency that is its own key, with `.dependency(_:)`.
+@MainActor
+struct DependencyKeyWritingTypeKeyedTests {
+  /// Greets with the `Salutation` in force.
+  struct Welcome: Reducer {
+    struct State: Equatable { var message = "" }
+    enum Action: Equatable { case greet }
+    @Dependency(Salutation.self) var salutation
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.message = "\(salutation.greeting), Oslo"
+      return .none
+    }
+  }
+
+  @Test func overrideOfAKeyWhoseReadReportsReportsNothing() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      Welcome().dependency(Salutation(greeting: "Hi"))
+    }
+    await store.send(.greet) { $0.message = "Hi, Oslo" }
+  }
+
+  @Test func innermostOverrideWins() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      Welcome()
+        .dependency(Salutation(greeting: "Hi"))
+        .dependency(Salutation(greeting: "Hey"))
+    }
+    await store.send(.greet) { $0.message = "Hi, Oslo" }
+  }
+
+  @Test func innermostOverrideWinsAcrossReducers() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      CombineReducers {
+        Welcome().dependency(Salutation(greeting: "Hi"))
+      }
+      .dependency(Salutation(greeting: "Hey"))
+    }
+    await store.send(.greet) { $0.message = "Hi, Oslo" }
+  }
+
+  @Test func anInnerTransformStartsFromTheOverride() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      Welcome()
+        .transformDependency(\.salutation) { $0.greeting += "!" }
+        .dependency(Salutation(greeting: "Hi"))
+    }
+    await store.send(.greet) { $0.message = "Hi!, Oslo" }
+  }
+
+  @Test func mixesWithKeyPathOverrides() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      Welcome()
+        .dependency(\.timeZone, TimeZone(secondsFromGMT: 0)!)
+        .dependency(Salutation(greeting: "Hi"))
+        .dependency(\.locale, Locale(identifier: "en_US"))
+    }
+    await store.send(.greet) { $0.message = "Hi, Oslo" }
+  }
+
+  @Test func aClientWithOneEndpointSetReportsNothing() async {
+    let store = TestStore(
+      initialState: DependencyKeyWritingReportingKeysTests.Forecaster.State()
+    ) {
+      DependencyKeyWritingReportingKeysTests.Forecaster(client: \.forecast)
+        .dependency(ForecastClient(forecast: { _ in "sunny" }))
+    }
+    await store.send(.fetch)
+    await store.receive(.fetched("sunny")) { $0.forecast = "sunny" }
+    await withKnownIssue {
+      await store.send(.measure)
+      await store.receive(.measured(0))
+    } matching: {
+      $0.description.contains("'ForecastClient.temperature'")
+    }
+  }
+
+  @Test func withoutAnOverrideTheReadStillReports() async {
+    let store = TestStore(initialState: Welcome.State()) {
+      Welcome()
+    }
+    await withKnownIssue {
+      await store.send(.greet) { $0.message = "Hello, Oslo" }
+    } matching: {
+      $0.description.contains(
+        "@Dependency(Salutation.self) has no test implementation, but was read from a test.")
+    }
+  }
+}
+
+/// A dependency that is its own key and has only a live value, so reading it in a test reports.
+struct Salutation: DependencyKey, Sendable {
+  var greeting: String
+  static let liveValue = Salutation(greeting: "Hello")
+}
+
 /// A client whose endpoints are unimplemented in tests; it is its own key.
 @DependencyClient
 struct ForecastClient: Sendable {
@@ -236,6 +331,11 @@ extension DependencyValues {
   fileprivate var forecast: ForecastClient {
     get { self[ForecastClient.self] }
     set { self[ForecastClient.self] = newValue }
+  }
+
+  fileprivate var salutation: Salutation {
+    get { self[Salutation.self] }
+    set { self[Salutation.self] = newValue }
   }
 
   fileprivate var liveOnlyForecast: ForecastClient {
