@@ -20,6 +20,22 @@ extension Reducer {
     return _DependencyKeyWritingReducer(base: self) { $0[keyPath: keyPath] = value }
   }
 
+  /// Overrides a dependency that is its own key (registered under its type) for this reducer
+  /// and the effects it returns.
+  ///
+  /// ```swift
+  /// Feature()
+  ///   .dependency(APIClient(fetch: { _ in "stub" }))
+  /// ```
+  ///
+  /// When the same dependency is overridden at several levels, the innermost override wins.
+  @inlinable
+  public func dependency<Value: TestDependencyKey>(
+    _ value: Value
+  ) -> _DependencyKeyWritingReducer<Self> where Value.Value == Value {
+    _DependencyKeyWritingReducer(base: self) { $0[Value.self] = value }
+  }
+
   /// Changes a dependency for this reducer and the effects it returns, starting from the value
   /// in force around it.
   ///
@@ -38,7 +54,7 @@ extension Reducer {
   }
 }
 
-/// The reducer built by ``Reducer/dependency(_:_:)`` and
+/// The reducer built by ``Reducer/dependency(_:_:)``, ``Reducer/dependency(_:)`` and
 /// ``Reducer/transformDependency(_:transform:)``.
 public struct _DependencyKeyWritingReducer<Base: Reducer>: Reducer {
   @usableFromInline
@@ -53,11 +69,14 @@ public struct _DependencyKeyWritingReducer<Base: Reducer>: Reducer {
     self.update = update
   }
 
+  /// Runs the base reducer with the overrides applied to the dependencies in force.
+  ///
+  /// The overrides are applied in `withDependencies`, so writing one is not a read: writing
+  /// through a key path first gets the current value, and a key whose test value reports when
+  /// read (`\.calendar`, an unimplemented client) must not report then, as in `withDependencies`.
   @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
-    var values = DependencyValues._current
-    update(&values)
-    return DependencyValues.$_current.withValue(values) {
+    withDependencies(update) {
       base.reduce(into: &state, action: action)
     }
   }
@@ -72,6 +91,18 @@ public struct _DependencyKeyWritingReducer<Base: Reducer>: Reducer {
     let inner = update
     return Self(base: base) {
       $0[keyPath: keyPath] = value
+      inner(&$0)
+    }
+  }
+
+  /// Overriding again composes the overrides into one reducer; the inner one still wins.
+  @inlinable
+  public func dependency<Value: TestDependencyKey>(
+    _ value: Value
+  ) -> Self where Value.Value == Value {
+    let inner = update
+    return Self(base: base) {
+      $0[Value.self] = value
       inner(&$0)
     }
   }
