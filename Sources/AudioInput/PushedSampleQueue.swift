@@ -8,6 +8,9 @@ public protocol PushedSampleQueue: AnyObject, Sendable {
 
   /// Takes up to `maximumCount` waiting samples, waiting at most `timeout` for some to arrive.
   func nextSamples(maximumCount: Int, timeout: Duration) -> PushedSampleRead
+
+  /// Whether a read would return at once: samples are waiting, or the stream is finished.
+  var hasWaitingSamples: Bool { get }
 }
 
 /// What a read of a ``PushedSampleQueue`` found.

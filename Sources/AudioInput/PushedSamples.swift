@@ -45,6 +45,9 @@ public final class PushedSamples: SampleSource {
   /// What was pushed before a stop is still decoded.
   public var drainsWhenStopped: Bool { true }
 
+  /// Whether the host has pushed more than was read, or has finished.
+  public var hasWaitingAudio: Bool { !isEnded && audio.hasWaitingSamples }
+
   /// The rate the host declared.
   public var recordedSampleRate: Int? { audio.sampleRate }
 

@@ -30,11 +30,19 @@ public protocol SampleSource: AnyObject {
   /// Whether reads after a stop still deliver what was captured before it (a microphone),
   /// rather than the task ending at once (a file: the rest is simply not decoded).
   var drainsWhenStopped: Bool { get }
+
+  /// Whether more of the input is already here, so the next read returns without waiting: audio
+  /// that arrives faster than it is decoded. A source read at the pace it is recorded (a
+  /// microphone) or without a wait (a file) says no.
+  var hasWaitingAudio: Bool { get }
 }
 
 extension SampleSource {
   /// Sources end at once when stopped, unless they say otherwise.
   public var drainsWhenStopped: Bool { false }
+
+  /// Sources are read at their own pace unless they say otherwise.
+  public var hasWaitingAudio: Bool { false }
 
   /// Sources have no known end unless they say otherwise.
   public var totalDuration: TimeInterval? { nil }

@@ -28,6 +28,8 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   public var maximumUtteranceDuration: TimeInterval = 30
   /// Whether a recognizer reports partial hypotheses while an utterance goes on.
   public var reportsPartialResults = true
+  /// How much a recognizer spends on those partial hypotheses (`off` reports none either).
+  public var partialResults: PartialResults = .balanced
   /// The voice-activity detector that finds utterances, and its threshold: by default the
   /// energy detector (hosts choose Silero VAD with ``VoiceActivityDetection/silero(_:threshold:)``
   /// when it is installed).

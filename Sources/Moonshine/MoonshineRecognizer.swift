@@ -12,14 +12,18 @@ import Synchronization
 /// speech or at ``MoonshineConfiguration/maximumUtteranceDuration``. Utterances with less than
 /// 80 ms of speech are dropped unheard (the model invents words for noise and silence).
 ///
-/// While an utterance goes on, partial results come from transcribing it again, with the previous
-/// partial's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). The next partial
-/// waits for at least 0.1 s of new audio and for the time the transcription is expected to take
-/// (the last one's, in proportion to the audio's length), times ``paceFactor(speaking:cores:)``:
-/// 1 while the streams speaking keep at most half the cores busy, up to 2 as more speak, so a
-/// lone stream looks again as soon as it can and several streams on a busy machine report less
-/// often instead of falling behind. When a pause starts, the utterance is transcribed once early,
-/// so its final words are ready when the pause is long enough to end it.
+/// While an utterance goes on, partial results come from transcribing it again (a look), with the
+/// previous look's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). A look costs
+/// in proportion to the utterance's length, so looks are spaced by their cost: the next one waits
+/// for at least 0.1 s and for the time it is expected to take (the last look's, in proportion to
+/// the audio's length) times ``PartialResults/costFactor`` (1 for `fast`, 4 for `balanced`) times
+/// ``paceFactor(speaking:cores:)`` (1 while the streams speaking keep at most half the cores busy,
+/// more as more speak) — in audio time *and* in wall-clock time, so audio that arrives faster
+/// than it is spoken (a client sending a file) gets no more looks per second than a speaker does.
+/// A look happens at most once per ``process(_:)``, at the end of the chunk, and never while
+/// ``isCatchingUp``: the audio already waiting would make it stale. When a pause starts, the
+/// utterance is transcribed once early, so its final words are ready when the pause is long
+/// enough to end it.
 ///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they
@@ -55,12 +59,13 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// The least new audio between partial results: 0.1 s.
   static let partialInterval = 0.1
 
-  /// How many times a transcription's expected time the next partial result waits for, with
-  /// `speaking` streams transcribing speech on `cores` cores: 1 while they keep at most half
-  /// the cores busy (each transcribes on one core), rising to 2, which keeps four streams on
-  /// two cores in real time (`Benchmarks/serve/README.md`).
+  /// How many times a look's cost the next look waits for, beyond the configuration's own
+  /// factor, with `speaking` streams transcribing speech on `cores` cores: 1 while they keep at
+  /// most half the cores busy (each transcribes on one core), then in proportion to the streams
+  /// speaking (up to 8), so the looks of all streams together keep about the same share of the
+  /// machine busy however many speak, and the final words of each keep up.
   static func paceFactor(speaking: Int, cores: Int) -> Double {
-    min(2, max(1, 2 * Double(speaking) / Double(max(1, cores))))
+    min(8, max(1, 2 * Double(speaking) / Double(max(1, cores))))
   }
 
   /// Samples per voice-activity window.
@@ -81,6 +86,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private var lastDecodeSamples = 0
   /// Whether partial results are left out (while ``decodeSegment(_:startingAt:)`` streams).
   private var suppressesPartials = false
+  /// Whether more of the stream is already waiting after the next chunk: no look is taken then.
+  public var isCatchingUp = false
+  /// The clock that spaces looks in wall-clock time (a test's own, to feed audio "as spoken").
+  var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
   /// The streams with speech in progress that share the machine's cores with this one, and how
   /// many cores there are: they set the pace of partial results.
   let speakingStreams: SpeakingStreams
@@ -103,6 +112,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var transcribedSamples = 0
     /// The words of the last partial result reported.
     var reportedWords: [String] = []
+    /// When (on ``MoonshineRecognizer/now``) the last look at the utterance started.
+    var lastLook: ContinuousClock.Instant?
     /// Counts the utterance among the streams speaking while any copy of it lives.
     let speaking: SpeakingStreams.Token
 
@@ -163,6 +174,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       index += frameLength
     }
     pendingFrame += samples[index...]
+    if !isCatchingUp { try look(into: &events) }
     return events
   }
 
@@ -202,6 +214,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     pendingFrame = []
     leading = []
     utterance = nil
+    isCatchingUp = false
   }
 
   /// Transcribes a piece of a longer input (a file cut at pauses) on its own, in one
@@ -303,7 +316,15 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       if !words.isEmpty { events.append(.utterance(words)) }
       return
     }
-    guard current.isConfirmed else { return }
+  }
+
+  /// Looks at the utterance in progress, at most once per chunk: early in a pause, transcribes
+  /// what its final result will hear (reported as a partial result meanwhile); during speech,
+  /// transcribes it so far for a partial result when the pace allows.
+  private func look(into events: inout [RecognitionEvent]) throws(RecognitionFailure) {
+    guard var current = utterance, current.isConfirmed else { return }
+    let rate = Double(RecognitionAudio.sampleRate)
+    let quiet = Double(current.quietSamples) / rate
     if current.quietSamples >= Self.trailingSamples,
       current.transcribedSamples < current.finalLength,
       quiet >= endOfUtteranceSilence - 1.2 * expectedDecodeSeconds(current)
@@ -313,16 +334,32 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try transcribe(&current, samples: current.finalLength)
       if let event = partial(&current) { events.append(event) }
       utterance = current
-    } else if isSpeech, configuration.reportsPartialResults, !suppressesPartials {
+    } else if current.quietSamples == 0, reportsPartials {
       let newAudio = Double(current.samples.count - current.transcribedSamples) / rate
-      let factor = Self.paceFactor(speaking: speakingStreams.count, cores: cores)
-      let wait = max(Self.partialInterval, factor * expectedDecodeSeconds(current.samples.count))
-      if newAudio >= wait {
+      let wait = lookInterval(samples: current.samples.count)
+      let waited = current.lastLook.map { (now() - $0).seconds } ?? .infinity
+      if newAudio >= wait, waited >= wait {
         try transcribe(&current, samples: current.samples.count)
         if let event = partial(&current) { events.append(event) }
         utterance = current
       }
     }
+  }
+
+  /// Whether partial results are reported now.
+  private var reportsPartials: Bool {
+    configuration.reportsPartialResults && configuration.partialResults != .off
+      && !suppressesPartials
+  }
+
+  /// How long, in seconds of audio and of wall-clock time, the next look at `count` samples
+  /// waits after the last: its expected cost times the configuration's and the machine's factors,
+  /// and at least ``partialInterval``.
+  func lookInterval(samples count: Int) -> TimeInterval {
+    let factor = Self.paceFactor(speaking: speakingStreams.count, cores: cores)
+    return max(
+      Self.partialInterval,
+      configuration.partialResults.costFactor * factor * expectedDecodeSeconds(count))
   }
 
   /// How long transcribing the utterance as it is will take, judging by the last transcription.
@@ -349,6 +386,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     _ utterance: inout Utterance, samples count: Int
   ) throws(RecognitionFailure) {
     let prefix = utterance.transcript?.reusableTokens ?? []
+    utterance.lastLook = now()
     let started = ContinuousClock.now
     let transcript = try utterance.samples.withUnsafeBufferPointer {
       samples throws(RecognitionFailure) in
@@ -363,8 +401,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// A partial result for the utterance's last transcription, when its words changed and partial
   /// results are wanted.
   private func partial(_ utterance: inout Utterance) -> RecognitionEvent? {
-    guard configuration.reportsPartialResults, !suppressesPartials,
-      let transcript = utterance.transcript
+    guard reportsPartials, let transcript = utterance.transcript
     else { return nil }
     let texts = transcript.words.map(\.text)
     guard texts != utterance.reportedWords, !texts.isEmpty else { return nil }

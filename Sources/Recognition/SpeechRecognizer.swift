@@ -37,6 +37,13 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// recognizer that cannot change them ignores them.
   func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?)
 
+  /// Whether more of the stream is already waiting to be fed after the next chunk (audio that
+  /// arrived faster than it is decoded, or the stream's end): the feeder sets it before each
+  /// ``process(_:)``. A recognizer then skips work that only serves partial results, which would
+  /// be stale before anyone saw them, and decodes what the final words need. A recognizer whose
+  /// partial results are cheap ignores it.
+  var isCatchingUp: Bool { get set }
+
   /// Decodes a piece of a longer input on its own (a file cut at pauses), as if the recognizer
   /// had just been loaded, and returns its events with word times counted from the start of the
   /// whole input (`offset` seconds before the piece). Utterances without words are left out.
@@ -49,6 +56,12 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
 extension SpeechRecognizer {
   /// Keeps the configuration's settings.
   public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {}
+
+  /// Partial results are cheap: nothing to skip.
+  public var isCatchingUp: Bool {
+    get { false }
+    set {}
+  }
 
   /// Feeds the piece in chunks of 2048 samples, as a file reader would, then finishes it.
   public func decodeSegment(

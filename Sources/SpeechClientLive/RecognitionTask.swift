@@ -151,6 +151,9 @@ final class RecognitionTask: Sendable {
       decoder = loaded
       while !budget.isSpent, var samples = try input.read() {
         budget.take(&samples)
+        // Audio that came faster than it is decoded (a server's client sending a file, a backlog)
+        // gets partial results only for its newest chunk: the older ones would be stale.
+        loaded.isCatchingUp = input.hasWaitingAudio
         let events = try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
           try loaded.process(samples)
         }

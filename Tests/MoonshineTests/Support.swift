@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import Recognition
+import Synchronization
 import Testing
 
 @testable import Moonshine
@@ -115,4 +116,19 @@ func modelCopy() throws -> URL {
       at: directory.appendingPathComponent(file.lastPathComponent), withDestinationURL: file)
   }
   return directory
+}
+
+/// A wall clock that shows what the test says, so audio can arrive "as spoken" or all at once
+/// whatever the machine's speed.
+final class StoppedClock: Sendable {
+  private let start = ContinuousClock.now
+  private let elapsed = Mutex(Duration.zero)
+
+  func advance(bySamples count: Int) {
+    elapsed.withLock { $0 += .seconds(Double(count) / 16_000) }
+  }
+
+  @Sendable func now() -> ContinuousClock.Instant {
+    start.advanced(by: elapsed.withLock { $0 })
+  }
 }

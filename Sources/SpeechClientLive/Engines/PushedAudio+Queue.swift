@@ -10,4 +10,7 @@ extension PushedAudio: PushedSampleQueue {
     case .finished: .finished
     }
   }
+
+  /// Samples pushed and not read yet, or the end.
+  public var hasWaitingSamples: Bool { unconsumedDuration > 0 || isFinished }
 }
