@@ -48,6 +48,10 @@ public struct LiveSpeechConfiguration: Sendable {
   /// speech; a host that shows only finished utterances (output into a pipe) turns them off.
   /// Capture sources are not affected.
   public var reportsPartialWordsOfFiles = true
+  /// How much the engines spend on partial results (the words of an utterance while it goes
+  /// on): `balanced` by default; `off` leaves only each utterance's final words, whatever the
+  /// request asks.
+  public var partialResults: PartialResults = .balanced
   /// The ONNX Runtime library Moonshine loads; `nil` searches for it (`$TRANSCRIBE_ONNXRUNTIME`,
   /// then where `scripts/install-dependencies.sh` links it, then the system's and pip's).
   public var onnxRuntimeLibrary: URL?

@@ -153,6 +153,9 @@ struct Serve: AsyncParsableCommand {
   /// `--vad`, `--vad-threshold`, `--vad-model`: the detector every stream and upload uses.
   @OptionGroup var voiceActivityOption: VoiceActivityOption
 
+  /// `--partials`, shared with the parent command: what every stream spends on partial results.
+  @OptionGroup var partialsOption: PartialsOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
@@ -348,6 +351,7 @@ struct Serve: AsyncParsableCommand {
     let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
+    partialsOption.apply(to: &live)
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()

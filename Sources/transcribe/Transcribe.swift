@@ -87,6 +87,9 @@ struct Transcribe: AsyncParsableCommand {
   /// `--vad`, `--vad-threshold`, `--vad-model`, shared with `transcribe serve` too.
   @OptionGroup var voiceActivityOption: VoiceActivityOption
 
+  /// `--partials`, shared with `transcribe serve` too (see ``PartialsOption``).
+  @OptionGroup var partialsOption: PartialsOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// The model and decoding (a group `transcribe serve` refuses).
@@ -270,6 +273,7 @@ struct Transcribe: AsyncParsableCommand {
     if let jobs { configuration.jobs = jobs }
     if let silence { configuration.endOfUtteranceSilence = silence }
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
+    partialsOption.apply(to: &configuration)
     return configuration
   }
 

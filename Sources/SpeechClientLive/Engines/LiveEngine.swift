@@ -151,7 +151,8 @@ extension LiveSpeechConfiguration {
       configuration.isVerbose = isVerbose
       configuration.endOfUtteranceSilence = endOfUtteranceSilence
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
-      configuration.reportsPartialResults = request.shouldReportPartialResults
+      configuration.reportsPartialResults =
+        request.shouldReportPartialResults && partialResults != .off
       configuration.alternativeCount = alternativeCount
       return .pocketsphinx(configuration)
     case let .moonshine(directory):
@@ -161,6 +162,7 @@ extension LiveSpeechConfiguration {
       configuration.endOfUtteranceSilence = endOfUtteranceSilence
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults = request.shouldReportPartialResults
+      configuration.partialResults = partialResults
       // A capture source is the only stream decoding: let it use two cores for lower latency.
       // Files and server streams run many recognizers at once, one core each.
       if request.source.isLive {
