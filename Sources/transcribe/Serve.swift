@@ -78,7 +78,11 @@ struct Serve: AsyncParsableCommand {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Sessions that may run at once (default: the decoder pool size).", valueName: "n"))
+      """
+      Sessions that may run at once (default: 8 per core with Moonshine, \
+      \(Serve.defaultMaxSessions(engine: .moonshine, cores: Serve.cores)) here; \
+      1 per core with pocketsphinx).
+      """, valueName: "n"))
   var maxSessions: Int?
 
   @Option(
@@ -319,6 +323,29 @@ struct Serve: AsyncParsableCommand {
     return nil
   }
 
+  /// Sessions per core when `--max-sessions` is not given, by the server's default engine.
+  ///
+  /// Moonshine: 8. Its streams' partial results are paced by their cost and by how many streams
+  /// speak (``PartialResults``), so 32 real-time streams on 2 cores still had their final words
+  /// 0.66 s (p95) after the audio ended (`Benchmarks/partials/README.md`). pocketsphinx: 1, as
+  /// before (its decoders each load the model, and its streams were not measured beyond 4).
+  static func sessionsPerCore(engine: SpeechRecognitionRequest.EngineName) -> Int {
+    switch engine {
+    case .moonshine: 8
+    case .pocketsphinx: 1
+    }
+  }
+
+  /// This machine's cores, as the live client counts them.
+  static var cores: Int { LiveSpeechConfiguration().jobs }
+
+  /// `--max-sessions`' default: ``sessionsPerCore(engine:)`` times `cores`.
+  static func defaultMaxSessions(
+    engine: SpeechRecognitionRequest.EngineName, cores: Int
+  ) -> Int {
+    sessionsPerCore(engine: engine) * max(1, cores)
+  }
+
   /// The server's configuration from the options: `maxSessions` when `--max-sessions` is not
   /// given, the token resolved from `--token` or the environment, and the engines to serve.
   func serverConfiguration(
@@ -344,11 +371,12 @@ struct Serve: AsyncParsableCommand {
     bootstrapServeLogging(level: logLevel)
     let token = resolvedToken?.value
     var live = LiveSpeechConfiguration()
-    let maxSessions = maxSessions ?? live.jobs
+    let defaultEngine = engineOption.engineOrDefault
+    let maxSessions =
+      maxSessions ?? Self.defaultMaxSessions(engine: defaultEngine, cores: live.jobs)
     // Every session borrows a decoder for as long as it streams: the pool has one for each.
     live.jobs = max(live.jobs, maxSessions)
     live.authorizationRequest = SpeechRecognitionRequest(source: .pushed(PushedAudio()))
-    let defaultEngine = engineOption.engineOrDefault
     live.defaultEngine = defaultEngine
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)

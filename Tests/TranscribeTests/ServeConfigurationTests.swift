@@ -1,5 +1,6 @@
 import ArgumentParser
 import SpeechClient
+import SpeechClientLive
 import Testing
 import TranscribeServer
 
@@ -30,6 +31,31 @@ import TranscribeServer
     let configuration = try Serve.parse([]).serverConfiguration(
       maxSessions: 2, token: nil, engines: [.pocketsphinx])
     #expect(configuration == ServerConfiguration())
+  }
+
+  @Test func theDefaultSessionLimitFollowsTheEnginesCost() {
+    // Moonshine's streams pace their partial results by cost: 32 on 2 cores kept their finals
+    // within 0.66 s (Benchmarks/partials); pocketsphinx keeps one per core.
+    #expect(Serve.defaultMaxSessions(engine: .moonshine, cores: 2) == 16)
+    #expect(Serve.defaultMaxSessions(engine: .moonshine, cores: 0) == 8)
+    #expect(Serve.defaultMaxSessions(engine: .pocketsphinx, cores: 4) == 4)
+  }
+
+  @Test func partialsIsOneSettingForTheServerAndTheCommand() throws {
+    var live = LiveSpeechConfiguration()
+    try Serve.parse(["--partials", "off"]).partialsOption.apply(to: &live)
+    #expect(live.partialResults == .off)
+    try Serve.parse(["--partials", "fast"]).partialsOption.apply(to: &live)
+    #expect(live.partialResults == .fast)
+    // Not given, the live client's default stands.
+    try Serve.parse([]).partialsOption.apply(to: &live)
+    #expect(live.partialResults == .fast)
+    #expect(LiveSpeechConfiguration().partialResults == .balanced)
+    let listening = try Transcribe.parse(["--partials", "off"])
+    #expect(listening.liveConfiguration(voiceActivity: .init()).partialResults == .off)
+    #expect(throws: (any Error).self) { try Serve.parse(["--partials", "slow"]) }
+    let message = Serve.message(for: CleanExit.helpRequest(Serve.self))
+    #expect(message.contains("fast|balanced|off"), "\(message)")
   }
 
   @Test(

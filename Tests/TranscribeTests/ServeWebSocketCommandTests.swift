@@ -71,6 +71,31 @@ extension CommandTests {
       .enabled(
         if: PythonClient.canImport("websockets"),
         "needs python3 with websockets (scripts/install-dependencies.sh)"),
+      .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"))
+    func withPartialsOffEveryMessageIsAnsweredAndOnlyFinalWordsCome() async throws {
+      let file = SpeechTestData.directory
+        .appendingPathComponent("librivox/sense_and_sensibility_01_austen_64kb-0930.wav")
+      let expected = try await TranscribeProcess.run(["--input", file.path])
+      let server = try await ServeProcess(["--partials", "off"])
+      let client = try await PythonClient.run("vosk_client.py", [server.webSocketURL, file.path])
+      let output = await server.terminate()
+      #expect(client.status == 0, "client stderr: \(client.stderr)")
+      let replies = Self.replies(client.stdout)
+      // The client waits for one reply to each message: it finished, so none was skipped.
+      let partials = replies.compactMap { $0["partial"] as? String }
+      #expect(!partials.isEmpty && partials.allSatisfy(\.isEmpty), "\(client.stdout)")
+      let finals = replies.compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
+      #expect(
+        finals.joined(separator: " ")
+          == expected.stdout.split(separator: "\n").joined(separator: " "),
+        "\(client.stdout)")
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+    }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"),
       .enabled(if: SpeechTestData.isInstalled, "needs pocketsphinx-testdata"),
       // A closed terminal or ssh session sends SIGHUP: the same graceful stop as SIGTERM.
       arguments: [SIGTERM, SIGHUP])
