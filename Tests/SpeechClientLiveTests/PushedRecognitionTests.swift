@@ -4,6 +4,7 @@ import PocketSphinx
 import SpeechClient
 import Testing
 
+@testable import AudioInput
 @testable import SpeechClientLive
 
 /// Pushed audio (a server's stream) decoded for real on a decoder borrowed from the pool.
@@ -31,6 +32,27 @@ extension LiveTests {
       }
       audio.finish()
       return await collect(stream)
+    }
+
+    @Test func pushedSamplesTellWhetherMoreAudioIsAlreadyWaiting() throws {
+      // What a recognizer is told before each chunk: audio already waiting makes a partial
+      // result stale before anyone sees it.
+      let audio = PushedAudio(sampleRate: 16_000)
+      let source = try PushedSamples(audio)
+      #expect(!source.hasWaitingAudio)
+      // More than one read takes.
+      audio.push([Int16](repeating: 0, count: PushedSamples.chunkLimit * 2 + 100))
+      #expect(source.hasWaitingAudio)
+      #expect(try source.read()?.count == PushedSamples.chunkLimit)
+      #expect(source.hasWaitingAudio)
+      _ = try source.read()
+      #expect(try source.read()?.count == 100)
+      #expect(!source.hasWaitingAudio)
+      // The end is known: the next read returns at once.
+      audio.finish()
+      #expect(source.hasWaitingAudio)
+      #expect(try source.read() == nil)
+      #expect(!source.hasWaitingAudio)
     }
 
     @Test func pushedAudioIsDecodedAndReportsItsPositionInPushedTime() async throws {
