@@ -76,7 +76,8 @@ def main():
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(
         (
-            f"GET {url.path or '/'} HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\n"
+            f"GET {url.path or '/'}{'?' + url.query if url.query else ''} HTTP/1.1\r\n"
+            f"Host: {url.hostname}:{url.port}\r\n"
             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
         ).encode()

@@ -13,6 +13,7 @@ public final class ClientConnection: Sendable {
   private let gone = Latch()
   private let unresponsive = Atomic<Bool>(false)
   private let refusal = Mutex<String?>(nil)
+  private let upgradePath = Mutex<String?>(nil)
 
   /// Creates a connection whose client is there.
   public init() {}
@@ -37,6 +38,15 @@ public final class ClientConnection: Sendable {
   /// Notes why the WebSocket layer refused the client's frames.
   func markRefused(_ reason: String) {
     refusal.withLock { $0 = $0 ?? reason }
+  }
+
+  /// The path the connection was upgraded to a WebSocket on (`/`, `/v1/realtime`), once it was:
+  /// which protocol speaks on it, so the WebSocket layer answers in that protocol's words.
+  var webSocketPath: String? { upgradePath.withLock { $0 } }
+
+  /// Notes the path of the connection's WebSocket upgrade.
+  func markUpgraded(path: String) {
+    upgradePath.withLock { $0 = path }
   }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.

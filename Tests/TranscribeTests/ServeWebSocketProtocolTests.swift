@@ -66,5 +66,35 @@ extension CommandTests {
       #expect(log.contains("outcome=bad_input"), "\(log)")
       #expect(log.contains("over the limit of 1048576 bytes"), "\(log)")
     }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 (scripts/install-dependencies.sh)"))
+    func aRealtimeMessageFragmentedPastWhatIsReadGetsARealtimeErrorThen1009() async throws {
+      // Realtime's client reads `error` events, not vosk's {"error": …}.
+      let server = try await ServeProcess(["--preview"])
+      defer { server.kill() }
+      let result = try await PythonClient.run(
+        "ws_frames.py",
+        [server.webSocketURL + "/v1/realtime?intent=transcription", "fragments-over-limit"])
+      let answers = ServeWebSocketCommandTests.replies(result.stdout)
+      let events = try answers.dropLast().map { answer in
+        let text = try #require(answer["text"] as? String, "\(result.stdout)")
+        return try #require(
+          JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+      }
+      #expect(events.first?["type"] as? String == "session.created", "\(result.stdout)")
+      let error = try #require(events.last, "\(result.stdout)")
+      #expect(error["type"] as? String == "error", "\(result.stdout)")
+      let body = try #require(error["error"] as? [String: Any], "\(result.stdout)")
+      #expect(body["type"] as? String == "invalid_request_error")
+      #expect(body["code"] as? String == "message_too_large")
+      #expect(
+        (body["message"] as? String)?.contains("limit of 1048576 bytes") == true, "\(body)")
+      #expect(answers.last?["close"] as? Int == 1009, "\(result.stdout)")
+      let log = await server.stop()
+      #expect(log.contains("outcome=bad_input"), "\(log)")
+    }
   }
 }

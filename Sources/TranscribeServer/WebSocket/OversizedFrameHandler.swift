@@ -1,9 +1,11 @@
+import Foundation
 import NIOCore
 import NIOWebSocket
 
 /// Answers what the WebSocket layers below the stream would refuse with a bare close, as every
-/// other close of a stream is answered: an `{"error": …}` message that names the problem (where
-/// the protocol still allows one), then a close whose reason says it too.
+/// other close of a stream is answered: an error message in the stream's protocol that names the
+/// problem (where the WebSocket protocol still allows one: vosk's `{"error": …}`, or a Realtime
+/// `error` event on `/v1/realtime`), then a close whose reason says it too.
 ///
 /// - A frame too large to read: NIO's frame decoder refuses a frame whose header declares more
 ///   than the server reads at all (twice the message limit, so the stream itself answers a
@@ -121,12 +123,12 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     // Noted before anything is written: however soon the stream ends (the client may leave as
     // soon as it has the close, or the server shut down), its log says why.
     let pipeline = context.channel.pipeline
-    try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self).connection
-      .markRefused(refusal.description)
+    let connection = try? pipeline.syncOperations.handler(type: ClientConnectionHandler.self)
+      .connection
+    connection?.markRefused(refusal.description)
     let allocator = context.channel.allocator
     if !refusal.isClosedByClient {
-      let message = VoskReply.error(refusal.description).json(
-        configuration: VoskStreamConfiguration())
+      let message = refusal.message(onPath: connection?.webSocketPath)
       context.write(
         wrapOutboundOut(
           WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: message))),
@@ -173,6 +175,26 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
     case .protocolViolation(let violation, _):
       "WebSocket protocol error: \(violation)"
     }
+  }
+
+  /// The error message a client of the protocol on `path` reads: a Realtime `error` event on
+  /// `/v1/realtime`, vosk's `{"error": …}` elsewhere.
+  func message(onPath path: String?) -> String {
+    guard path == "/" + RealtimeController.path else {
+      return VoskReply.error(description).json(configuration: VoskStreamConfiguration())
+    }
+    let error: RealtimeError
+    switch self {
+    case .tooLargeToRead(let limit, let readLimit):
+      error = RealtimeError(
+        code: "message_too_large",
+        message: "A message of more than \(readLimit) bytes is over this server's limit of "
+          + "\(limit) bytes; append the audio in smaller pieces.")
+    case .protocolViolation:
+      error = RealtimeError(code: "websocket_protocol_error", message: description)
+    }
+    return RealtimeServerEvent.error(error).json(
+      eventID: "event_\(UUID().uuidString)", sessionID: "", defaultModel: "")
   }
 
   /// The close code: 1009 for size, 1002 for the protocol.

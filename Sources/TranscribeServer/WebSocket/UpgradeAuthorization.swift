@@ -304,6 +304,9 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
             + "connection for the stream.\n"), context: context)
       return
     }
+    // The WebSocket layer answers a refused frame in the words of the protocol on this path.
+    try? context.pipeline.syncOperations.handler(type: ClientConnectionHandler.self).connection
+      .markUpgraded(path: path)
     // The upgrade handler, next in the pipeline, takes the connection from here.
     context.fireChannelRead(data)
     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
