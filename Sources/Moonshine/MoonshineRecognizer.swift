@@ -88,6 +88,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private var suppressesPartials = false
   /// Whether more of the stream is already waiting after the next chunk: no look is taken then.
   public var isCatchingUp = false
+  /// Whether the chunk being processed had a speech window: a look during speech needs one.
+  private var heardSpeechInChunk = false
   /// The clock that spaces looks in wall-clock time (a test's own, to feed audio "as spoken").
   var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
   /// The streams with speech in progress that share the machine's cores with this one, and how
@@ -157,6 +159,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     _ samples: UnsafeBufferPointer<Int16>
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
     var events: [RecognitionEvent] = []
+    heardSpeechInChunk = false
     var index = samples.startIndex
     if !pendingFrame.isEmpty {
       let needed = min(frameLength - pendingFrame.count, samples.count)
@@ -295,6 +298,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
     current.samples += samples
     if isSpeech {
+      heardSpeechInChunk = true
       current.speechSamples += frame.count
       current.speechEnd = current.samples.count
       current.quietSamples = 0
@@ -334,7 +338,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try transcribe(&current, samples: current.finalLength)
       if let event = partial(&current) { events.append(event) }
       utterance = current
-    } else if current.quietSamples == 0, reportsPartials {
+    } else if heardSpeechInChunk, current.quietSamples < Self.trailingSamples, reportsPartials {
       let newAudio = Double(current.samples.count - current.transcribedSamples) / rate
       let wait = lookInterval(samples: current.samples.count)
       let waited = current.lastLook.map { (now() - $0).seconds } ?? .infinity
@@ -356,6 +360,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// waits after the last: its expected cost times the configuration's and the machine's factors,
   /// and at least ``partialInterval``.
   func lookInterval(samples count: Int) -> TimeInterval {
+    guard configuration.partialResults != .off else { return .infinity }
     let factor = Self.paceFactor(speaking: speakingStreams.count, cores: cores)
     return max(
       Self.partialInterval,

@@ -46,7 +46,10 @@ public final class ClientConnection: Sendable {
 
   /// Notes the path of the connection's WebSocket upgrade.
   func markUpgraded(path: String) {
-    upgradePath.withLock { $0 = path }
+    // `/v1/realtime/` is the route `/v1/realtime`.
+    var path = path
+    while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+    upgradePath.withLock { [path] in $0 = path }
   }
 
   /// Marks the client gone and wakes everyone waiting; later calls do nothing.

@@ -387,13 +387,19 @@ struct Serve: AsyncParsableCommand {
       detectorName =
         " and " + Transcribe.detectorName(voiceActivity.detection, engine: defaultEngine)
     }
-    let configuration = serverConfiguration(
+    var configuration = serverConfiguration(
       maxSessions: maxSessions, token: token,
       // The default first, then the other engines that are installed.
       engines: [defaultEngine]
         + SpeechRecognitionRequest.EngineName.allCases.filter {
           $0 != defaultEngine && LiveSpeechConfiguration.isInstalled($0)
         })
+    if self.maxSessions == nil {
+      // The places a stream holds are cheap with Moonshine's paced partial results; bodies of
+      // uploads being received hold memory and disk whatever the engine: four per core, as
+      // before the places grew.
+      configuration.maxUploadsReading = 4 * Self.cores
+    }
     let preview = previewOption.preview
     if !preview {
       let others = configuration.engines.dropFirst().map(\.displayName)

@@ -7,7 +7,7 @@ import Testing
 
 /// What partial results cost: looks spaced by their cost, in audio and wall-clock time, and none
 /// for audio that is already waiting.
-@Suite(.enabled(if: isModelInstalled, modelRequirement))
+@Suite(.serialized, .enabled(if: isModelInstalled, modelRequirement))
 struct PartialResultsPaceTests {
   /// Feeds `samples` in chunks of 0.2 s (as vosk's client sends them), moving `clock` on by each
   /// chunk's audio when `asSpoken`, and returns every event.
@@ -54,12 +54,13 @@ struct PartialResultsPaceTests {
     // next one; the final words are the same.
     let atOnce = try feed(
       audio, to: recognizer(.balanced), clock: StoppedClock(), asSpoken: false)
-    // At most the first look and the one early in the pause, per utterance.
+    // Each utterance's first look, and the transcriptions early in its pauses (which the final
+    // words reuse), but no more looks while it is spoken.
     let utterances = atOnce.count - partialCount(atOnce)
     #expect(partialCount(spoken) > 2 * utterances)
     #expect(
-      partialCount(atOnce) <= 2 * utterances,
-      "\(partialCount(atOnce)) partial results for \(utterances) utterances")
+      partialCount(atOnce) * 2 <= partialCount(spoken),
+      "\(partialCount(atOnce)) partial results at once, \(partialCount(spoken)) as spoken")
     #expect(finalText(atOnce) == finalText(spoken))
     #expect(!finalText(atOnce).isEmpty)
   }
@@ -108,6 +109,10 @@ struct PartialResultsPaceTests {
     let fastWait = fast.lookInterval(samples: 16_000 * 20)
     let balancedWait = balanced.lookInterval(samples: 16_000 * 20)
     #expect(fastWait > MoonshineRecognizer.partialInterval)
-    #expect(balancedWait > 2 * fastWait, "fast \(fastWait) s, balanced \(balancedWait) s")
+    // Both from transcription times measured on this machine: balanced waits several looks'
+    // time (4), fast one.
+    #expect(balancedWait > fastWait, "fast \(fastWait) s, balanced \(balancedWait) s")
+    #expect(balanced.lookInterval(samples: 0) == MoonshineRecognizer.partialInterval)
+    #expect(try recognizer(.off).lookInterval(samples: 16_000) == .infinity)
   }
 }

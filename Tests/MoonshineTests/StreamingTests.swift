@@ -48,7 +48,7 @@ struct StreamingTests {
     let long = try #require(libriVoxClips().max { $0.samples.count < $1.samples.count })
     _ = try stream(long.samples + [Int16](repeating: 0, count: 16_000), to: recognizer, chunk: 800)
     try recognizer.reset()
-    // The command arrives as it is spoken, whatever the machine's speed.
+    // The command arrives as it is spoken, on the wall clock the recognizer paces looks by.
     let clock = StoppedClock()
     recognizer.now = clock.now
     var fed = 0
@@ -112,7 +112,7 @@ struct StreamingTests {
       defer { withExtendedLifetime(others) {} }
       let recognizer = try MoonshineRecognizer(
         configuration: installedConfiguration, speakingStreams: speaking, cores: 2)
-      // Audio arrives as it is spoken, whatever the machine's speed.
+      // Audio arrives as it is spoken, on the wall clock the recognizer paces looks by.
       let clock = StoppedClock()
       recognizer.now = clock.now
       var events: [RecognitionEvent] = []

@@ -119,7 +119,7 @@ func modelCopy() throws -> URL {
 }
 
 /// A wall clock that shows what the test says, so audio can arrive "as spoken" or all at once
-/// whatever the machine's speed.
+/// (the time transcriptions take is still the machine's own).
 final class StoppedClock: Sendable {
   private let start = ContinuousClock.now
   private let elapsed = Mutex(Duration.zero)
