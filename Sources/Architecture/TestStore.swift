@@ -1,6 +1,7 @@
 @_spi(Internals) import CasePaths
 import ConcurrencyExtras
 import CustomDump
+@_spi(Internals) import Dependencies
 import Foundation
 import IssueReporting
 
@@ -104,10 +105,20 @@ public final class TestStore<State: Equatable, Action> {
   ///
   /// ```swift
   /// store.dependencies.uuid = .incrementing
+  /// store.dependencies.calendar.firstWeekday = 2
   /// ```
+  ///
+  /// As in the test store's `withDependencies`, the read that a write such as
+  /// `store.dependencies.client.endpoint = …` implies does not report a missing test value; a
+  /// feature that reads a key the test did not set still does.
   public var dependencies: DependencyValues {
     get { core.dependencies }
     set { core.dependencies = newValue }
+    _modify {
+      core.dependencies.isBeingSet = true
+      defer { core.dependencies.isBeingSet = false }
+      yield &core.dependencies
+    }
   }
 
   /// Creates a test store from an initial state and a reducer.

@@ -33,8 +33,8 @@ public struct DependencyValues: Sendable {
   @TaskLocal static var currentName: StaticString?
 
   /// Whether dependencies are being overridden, in the update closure of `withDependencies` or
-  /// `prepareDependencies`. The read that a write such as `$0.client.endpoint = …` implies must not
-  /// report a missing test value.
+  /// `prepareDependencies`, or through values that are ``isBeingSet``. The read that a write such
+  /// as `$0.client.endpoint = …` implies must not report a missing test value.
   @TaskLocal static var isSetting = false
 
   /// Identifies the running `prepareDependencies` call: its writes go to the cached defaults.
@@ -46,6 +46,14 @@ public struct DependencyValues: Sendable {
   /// ``currentAccess`` only where a default is created (the only code that reports issues about
   /// the read), so that an ordinary read does not pay for entering a task-local scope.
   var access: DependencyAccess?
+
+  /// Whether these values are being written through a mutable property, such as a test store's
+  /// `dependencies` in `store.dependencies.calendar.firstWeekday = 2`, where `isSetting` cannot
+  /// be set around the write. While it is `true`, reading a key that is not overridden counts as
+  /// setting, as in the update closure of `withDependencies`: the read that the write implies
+  /// reports nothing and its default is not cached. The owner of the property sets it for the
+  /// duration of the write only, so it never reaches the values a feature reads.
+  @_spi(Internals) public var isBeingSet = false
 
   /// The default values created for these values. `DependencyValues()` starts a fresh cache, and
   /// copies share it.
@@ -73,6 +81,11 @@ public struct DependencyValues: Sendable {
           fatalError("DependencyValues storage holds a value of the wrong type for \(Key.self)")
         }
         return value
+      }
+      if isBeingSet {
+        var values = self
+        values.isBeingSet = false
+        return DependencyValues.$isSetting.withValue(true) { values[key, function: function] }
       }
       return cachedValues.value(
         for: Key.self,

@@ -328,3 +328,82 @@ struct TestStoreTests {
     #expect(store.state.count == 0)
   }
 }
+
+/// Writes through a test store's `dependencies` between steps: a write such as
+/// `store.dependencies.calendar.firstWeekday = 2` reads the key first, and that read must not
+/// report a missing test value, as in the test store's `withDependencies`.
+@MainActor
+struct TestStoreDependencyWritingTests {
+  /// Reads the calendar and the time zone, and fetches a greeting from a client registered with
+  /// only a live value.
+  struct Almanac: Reducer {
+    struct State: Equatable {
+      var firstWeekday = 0
+      var greeting = ""
+      var secondsFromGMT: Int?
+    }
+    enum Action: Equatable { case readCalendar, readTimeZone, greet, greeted(String) }
+    @Dependency(\.calendar) var calendar
+    @Dependency(\.timeZone) var timeZone
+    @Dependency(\.liveOnlyGreeter) var greeter
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .readCalendar:
+        state.firstWeekday = calendar.firstWeekday
+        return .none
+      case .readTimeZone:
+        state.secondsFromGMT = timeZone.secondsFromGMT()
+        return .none
+      case .greet:
+        return .run { send in await send(.greeted(try await greeter.greet(name: "Oslo"))) }
+      case .greeted(let greeting):
+        state.greeting = greeting
+        return .none
+      }
+    }
+  }
+
+  @Test func settingAFieldOfAKeyWhoseReadReportsReportsNothing() async {
+    let store = TestStore(initialState: Almanac.State()) { Almanac() }
+    store.dependencies.calendar.firstWeekday = 2
+    await store.send(.readCalendar) { $0.firstWeekday = 2 }
+  }
+
+  @Test func settingAnEndpointOfAClientWhoseReadReportsReportsNothing() async {
+    let store = TestStore(initialState: Almanac.State()) { Almanac() }
+    store.dependencies.liveOnlyGreeter.greet = { "Hi, \($0)" }
+    await store.send(.greet)
+    await store.receive(.greeted("Hi, Oslo")) { $0.greeting = "Hi, Oslo" }
+  }
+
+  @Test func aKeyTheTestDidNotSetStillReports() async {
+    let store = TestStore(initialState: Almanac.State()) { Almanac() }
+    store.dependencies.calendar.firstWeekday = 2
+    await store.send(.readCalendar) { $0.firstWeekday = 2 }
+    let offset = TimeZone.autoupdatingCurrent.secondsFromGMT()
+    await withKnownIssue {
+      await store.send(.readTimeZone) { $0.secondsFromGMT = offset }
+    } matching: {
+      $0.description.contains(
+        #"@Dependency(\.timeZone) has no test implementation, but was read from a test."#)
+    }
+  }
+}
+
+/// Greets someone; its endpoints are unimplemented in tests.
+@DependencyClient
+struct GreeterClient: Sendable {
+  var greet: @Sendable (_ name: String) async throws -> String
+}
+
+/// The greeter registered with only a live value, so reading it in a test reports.
+private enum LiveOnlyGreeterKey: DependencyKey {
+  static let liveValue = GreeterClient(greet: { "Hello, \($0)" })
+}
+
+extension DependencyValues {
+  fileprivate var liveOnlyGreeter: GreeterClient {
+    get { self[LiveOnlyGreeterKey.self] }
+    set { self[LiveOnlyGreeterKey.self] = newValue }
+  }
+}

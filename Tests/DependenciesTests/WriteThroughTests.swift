@@ -1,4 +1,4 @@
-import Dependencies
+@_spi(Internals) import Dependencies
 import Testing
 
 /// A client with only a live value, as in an app that never wrote a test value.
@@ -35,6 +35,21 @@ extension DependencyValues {
       $0.numberClient.fetch = { 1729 }
     } operation: {
     }
+    @Dependency(\.numberClient) var numberClient
+    withKnownIssue {
+      _ = numberClient.fetch()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains(#"@Dependency(\.numberClient)"#)
+    }
+  }
+
+  // The way a test store's `dependencies` is written (`store.dependencies.client.endpoint = …`).
+  @Test func writingThroughValuesBeingSetReportsNothingAndCachesNothing() {
+    var values = DependencyValues._current
+    values.isBeingSet = true
+    values.numberClient.fetch = { 1729 }
+    values.isBeingSet = false
+    #expect(values.numberClient.fetch() == 1729)
     @Dependency(\.numberClient) var numberClient
     withKnownIssue {
       _ = numberClient.fetch()
