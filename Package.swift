@@ -135,6 +135,7 @@ let package = Package(
       name: "SpeechClientTests",
       dependencies: [
         "SpeechClient",
+        "Dependencies",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
@@ -260,6 +261,11 @@ let package = Package(
       name: "SpeechRecognitionFeatureTests",
       dependencies: [
         "SpeechRecognitionFeature",
+        // Imported directly: declared, so the tests rebuild when their layouts change.
+        "Architecture",
+        "Dependencies",
+        "SpeechClient",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -323,6 +329,10 @@ let package = Package(
       name: "TranscribeServerTests",
       dependencies: [
         "TranscribeServer",
+        // Imported directly: declared, so the tests rebuild when their layouts change.
+        "Architecture",
+        "SpeechClient",
+        "SpeechRecognitionFeature",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
@@ -352,6 +362,12 @@ let package = Package(
       name: "TranscribeTests",
       dependencies: [
         "transcribe",
+        // Imported directly: declared, so the tests rebuild when their layouts change.
+        "Moonshine",
+        "SpeechClient",
+        "SpeechClientLive",
+        "SpeechRecognitionFeature",
+        "TranscribeServer",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
