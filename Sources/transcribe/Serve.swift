@@ -81,8 +81,8 @@ struct Serve: AsyncParsableCommand {
     parsing: .unconditional,
     help: ArgumentHelp(
       """
-      Sessions that may run at once (default: 8 per core with Moonshine, \
-      \(Serve.defaultMaxSessions(engine: .moonshine, cores: Serve.cores)) here; \
+      Sessions that may run at once (default: 8 per core with Moonshine\
+      \(HelpContext.local(", \(Serve.defaultMaxSessions(engine: .moonshine, cores: Serve.cores)) here")); \
       1 per core with pocketsphinx).
       """, valueName: "n"))
   var maxSessions: Int?
@@ -92,7 +92,7 @@ struct Serve: AsyncParsableCommand {
     help: ArgumentHelp(
       """
       Connections that may be open at once; past it new ones get 503 (default: three quarters \
-      of the open-file limit, \(ServerConfiguration.defaultMaxConnections) here).
+      of the open-file limit\(HelpContext.local(", \(ServerConfiguration.defaultMaxConnections) here"))).
       """, valueName: "n"))
   var maxConnections: Int?
 
@@ -263,9 +263,11 @@ struct Serve: AsyncParsableCommand {
   /// else `--zeroconf`'s (``defaultZeroconfName`` when it has none).
   var announcedName: String? { zeroconfName ?? zeroconf }
 
-  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`.
+  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`, with this machine's
+  /// name (left as `HOSTNAME` in generated documents, see ``HelpContext``).
   static var defaultZeroconfName: String {
-    String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
+    guard !HelpContext.isGeneratingDocuments else { return "transcribe-HOSTNAME" }
+    return String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
   }
 
   /// The `--wyoming` addresses, parsed.
