@@ -5,6 +5,8 @@
 # modules (for that user's python3) and the Moonshine model and library link under $HOME.
 #
 #   build:  pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
+#           libcurl4-openssl-dev (scripts/package-deb.sh's static build: static
+#           FoundationNetworking links libcurl)
 #   lint:   eslint (the captions page's scripts, in .ci/run)
 #   run:    pocketsphinx-en-us (the default English model)
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
@@ -41,6 +43,7 @@ set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
+  libcurl4-openssl-dev
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng

@@ -194,7 +194,8 @@ enum ModelFileCheck {
   }
 }
 
-/// Where `scripts/install-dependencies.sh` puts the models transcribe finds by itself.
+/// Where `scripts/install-dependencies.sh` (under `$HOME` or `/usr/local`) and the Debian package
+/// (under `/usr`, `scripts/package-deb.sh`) put the models transcribe finds by itself.
 enum InstalledData {
   /// `path` under `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe`
   /// and `/usr/share/transcribe`, in that order.

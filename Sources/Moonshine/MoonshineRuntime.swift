@@ -17,7 +17,8 @@ import Synchronization
 /// Without an explicit path the library is searched for, first found wins:
 /// 1. `$TRANSCRIBE_ONNXRUNTIME` (a file; when set, nothing else is tried);
 /// 2. `~/.local/lib/transcribe/libonnxruntime.so.1` and `/usr/local/lib/transcribe/libonnxruntime.so.1`
-///    (where `scripts/install-dependencies.sh` links it);
+///    (where `scripts/install-dependencies.sh` links it), then
+///    `/usr/lib/transcribe/libonnxruntime.so.1` (where the Debian package puts it);
 /// 3. `libonnxruntime.so.1` on the system's library path;
 /// 4. pip's `onnxruntime/capi/libonnxruntime.so.1*` under the usual `site-packages` and
 ///    `dist-packages` directories (the active virtual environment, `~/.local`, pyenv, `/usr/local`,
@@ -159,6 +160,8 @@ public enum MoonshineRuntime {
     var paths = [
       home.appendingPathComponent(".local/lib/transcribe/\(libraryName)").path,
       "/usr/local/lib/transcribe/\(libraryName)",
+      // The Debian package's copy (`scripts/package-deb.sh`).
+      "/usr/lib/transcribe/\(libraryName)",
       libraryName,
     ]
     // pip installs: <prefix>/lib/python3.*/{site,dist}-packages/onnxruntime/capi/.

@@ -80,8 +80,9 @@ struct DecodingOptions: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       """
-      Decode files with this many decoders at once (default: the number of cores, \
-      \(LiveSpeechConfiguration().jobs) here). The microphone always uses one.
+      Decode files with this many decoders at once (default: the number of cores\
+      \(HelpContext.local(", \(LiveSpeechConfiguration().jobs) here"))). The microphone always \
+      uses one.
       """,
       valueName: "n"))
   var jobs: Int?

@@ -16,7 +16,8 @@ struct Serve: AsyncParsableCommand {
       "Serve speech recognition over WebSocket (vosk protocol, OpenAI Realtime) and HTTP (OpenAI API).",
     discussion: """
       Listens on \(defaults.host):\(defaults.port) unless --host/--port say otherwise. Binding \
-      to 0.0.0.0 serves every interface: set --token (or TRANSCRIBE_TOKEN) when you do. Once \
+      to 0.0.0.0 serves every interface: set --token, --token-file (which win over \
+      TRANSCRIBE_TOKEN) or TRANSCRIBE_TOKEN when you do. Once \
       listening it prints "transcribe: listening on http://HOST:PORT" on stderr (with --port 0, \
       the port it got).
 
@@ -56,7 +57,8 @@ struct Serve: AsyncParsableCommand {
       \(seconds(defaults.shutdownGracePeriod)) (then 503), and exits 0.
 
       EXIT STATUS: 0 after a shutdown; 12 when it cannot listen (port in use, no permission, \
-      unknown host); 64 for a usage error (an empty token, an option out of range); 1 for \
+      unknown host); 64 for a usage error (an empty token, a token file that cannot be read, an \
+      option out of range); 1 for \
       anything unexpected.
       """
   )
@@ -79,8 +81,8 @@ struct Serve: AsyncParsableCommand {
     parsing: .unconditional,
     help: ArgumentHelp(
       """
-      Sessions that may run at once (default: 8 per core with Moonshine, \
-      \(Serve.defaultMaxSessions(engine: .moonshine, cores: Serve.cores)) here; \
+      Sessions that may run at once (default: 8 per core with Moonshine\
+      \(HelpContext.local(", \(Serve.defaultMaxSessions(engine: .moonshine, cores: Serve.cores)) here")); \
       1 per core with pocketsphinx).
       """, valueName: "n"))
   var maxSessions: Int?
@@ -90,7 +92,7 @@ struct Serve: AsyncParsableCommand {
     help: ArgumentHelp(
       """
       Connections that may be open at once; past it new ones get 503 (default: three quarters \
-      of the open-file limit, \(ServerConfiguration.defaultMaxConnections) here).
+      of the open-file limit\(HelpContext.local(", \(ServerConfiguration.defaultMaxConnections) here"))).
       """, valueName: "n"))
   var maxConnections: Int?
 
@@ -98,6 +100,13 @@ struct Serve: AsyncParsableCommand {
     help: ArgumentHelp(
       "Require `Authorization: Bearer TOKEN` (default: $TRANSCRIBE_TOKEN).", valueName: "token"))
   var token: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Read the token --token would give from FILE (one line), keeping it out of the process "
+        + "list; wins over $TRANSCRIBE_TOKEN, and cannot be used with --token.",
+      valueName: "file"))
+  var tokenFile: String?
 
   @Option(
     help: ArgumentHelp(
@@ -245,7 +254,7 @@ struct Serve: AsyncParsableCommand {
     if engine == nil {
       _ = try EngineOption.engine(fromEnvironment: ProcessInfo.processInfo.environment)
     }
-    if let problem = Self.tokenProblem(resolvedToken) {
+    if let problem = Self.tokenProblem(try resolvedToken()) {
       throw ValidationError(problem)
     }
   }
@@ -254,9 +263,11 @@ struct Serve: AsyncParsableCommand {
   /// else `--zeroconf`'s (``defaultZeroconfName`` when it has none).
   var announcedName: String? { zeroconfName ?? zeroconf }
 
-  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`.
+  /// The name `--zeroconf` announces by default: `transcribe-HOSTNAME`, with this machine's
+  /// name (left as `HOSTNAME` in generated documents, see ``HelpContext``).
   static var defaultZeroconfName: String {
-    String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
+    guard !HelpContext.isGeneratingDocuments else { return "transcribe-HOSTNAME" }
+    return String("transcribe-\(ProcessInfo.processInfo.hostName)".prefix(63))
   }
 
   /// The `--wyoming` addresses, parsed.
@@ -292,13 +303,81 @@ struct Serve: AsyncParsableCommand {
     return "\(option) does not apply to `transcribe serve`: \(why). Leave it out."
   }
 
-  /// The token: `--token`, else `TRANSCRIBE_TOKEN`, else none.
-  var resolvedToken: (value: String, source: String)? {
+  /// The token, and where it came from: `--token`'s or `--token-file`'s (both at once are a
+  /// usage error), else `TRANSCRIBE_TOKEN`'s, else none. The command line wins over the
+  /// environment, so a unit's `--token-file` holds even when `TRANSCRIBE_TOKEN` is set around it.
+  ///
+  /// - Throws: `ValidationError` for `--token` with `--token-file`, or a token file that cannot
+  ///   be used (see ``readTokenFile(_:)``).
+  func resolvedToken(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> (value: String, source: String)? {
+    if let tokenFile {
+      guard token == nil else {
+        throw ValidationError(
+          "--token and --token-file both give the token: keep one (--token-file keeps it out "
+            + "of the process list).")
+      }
+      return (try Self.readTokenFile(tokenFile), "--token-file \(tokenFile)")
+    }
     if let token { return (token, "--token") }
-    if let token = ProcessInfo.processInfo.environment["TRANSCRIBE_TOKEN"] {
+    if let token = environment["TRANSCRIBE_TOKEN"] {
       return (token, "TRANSCRIBE_TOKEN")
     }
     return nil
+  }
+
+  /// The most a token file may hold: a token is a line, not a document.
+  static let tokenFileLimit = 4096
+
+  /// The token in the file at `path`: its text without the line break(s) that end it (`echo`
+  /// and editors add one), so `printf s3cret` and `echo s3cret` write the same token. What is
+  /// left is checked by ``tokenProblem(_:)`` like any token.
+  ///
+  /// - Throws: `ValidationError` naming the fix when the file is missing, unreadable, a
+  ///   directory, empty (or only line breaks), over ``tokenFileLimit`` bytes, or not UTF-8.
+  static func readTokenFile(_ path: String) throws -> String {
+    let subject = "--token-file \(path)"
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw ValidationError(
+        "\(subject) does not exist: write the token into it (one line), or leave "
+          + "--token-file out to serve without one.")
+    }
+    guard !isDirectory.boolValue else {
+      throw ValidationError(
+        "\(subject) is a directory: name the file that holds the token, e.g. "
+          + "--token-file /etc/transcribe/token.")
+    }
+    let data: Data
+    do {
+      guard FileManager.default.isReadableFile(atPath: path) else {
+        throw CocoaError(.fileReadNoPermission)
+      }
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      defer { try? handle.close() }
+      data = try handle.read(upToCount: tokenFileLimit + 1) ?? Data()
+    } catch {
+      throw ValidationError(
+        "\(subject) cannot be read by \(ProcessInfo.processInfo.userName): give that user "
+          + "read access (e.g. chgrp its group and chmod 0640), or run as one who has it.")
+    }
+    guard data.count <= tokenFileLimit else {
+      throw ValidationError(
+        "\(subject) is over \(tokenFileLimit) bytes: it should hold the token alone, on one "
+          + "line.")
+    }
+    guard var text = String(data: data, encoding: .utf8) else {
+      throw ValidationError(
+        "\(subject) is not text: write the token into it as printable ASCII, on one line.")
+    }
+    while text.last?.isNewline == true { text.removeLast() }
+    guard !text.isEmpty else {
+      throw ValidationError(
+        "\(subject) is empty: write a token of at least one character into it, or leave "
+          + "--token-file out to serve without one.")
+    }
+    return text
   }
 
   /// Why a token cannot be used, if it cannot: an empty one would turn authentication off
@@ -369,7 +448,7 @@ struct Serve: AsyncParsableCommand {
 
   func run() async throws {
     bootstrapServeLogging(level: logLevel)
-    let token = resolvedToken?.value
+    let token = try resolvedToken()?.value
     var live = LiveSpeechConfiguration()
     let defaultEngine = engineOption.engineOrDefault
     let maxSessions =

@@ -48,6 +48,26 @@ import Testing
       ]).path == xdg.path)
   }
 
+  @Test func installedModelsAreLookedForUnderTheUserLocalAndPackageDirectories() {
+    // The user's own first, then install-dependencies.sh's (as root), then the Debian
+    // package's (scripts/package-deb.sh), for Moonshine's model and Silero VAD's alike.
+    let environment = ["HOME": "/home/someone"]
+    #expect(
+      InstalledData.candidates("moonshine/base-en", environment: environment).map(\.path) == [
+        "/home/someone/.local/share/transcribe/moonshine/base-en",
+        "/usr/local/share/transcribe/moonshine/base-en",
+        "/usr/share/transcribe/moonshine/base-en",
+      ])
+    #expect(
+      InstalledData.candidates(
+        "silero-vad/silero_vad.onnx", environment: ["HOME": "/h", "XDG_DATA_HOME": "/data"]
+      ).map(\.path) == [
+        "/data/transcribe/silero-vad/silero_vad.onnx",
+        "/usr/local/share/transcribe/silero-vad/silero_vad.onnx",
+        "/usr/share/transcribe/silero-vad/silero_vad.onnx",
+      ])
+  }
+
   @Test func onnxFilesArePreferredToOrtFiles() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -169,9 +169,10 @@ import Testing
       "HOME": home.path, "PYENV_ROOT": home.appendingPathComponent("none").path,
     ])
     #expect(
-      Array(paths.prefix(5)) == [
+      Array(paths.prefix(6)) == [
         home.appendingPathComponent(".local/lib/transcribe/libonnxruntime.so.1").path,
         "/usr/local/lib/transcribe/libonnxruntime.so.1",
+        "/usr/lib/transcribe/libonnxruntime.so.1",
         "libonnxruntime.so.1",
         capi.appendingPathComponent("libonnxruntime.so.1.17.1").path,
         capi.appendingPathComponent("libonnxruntime.so.1.9.0").path,

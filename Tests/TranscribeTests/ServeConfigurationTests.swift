@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LiveTestSupport
 import SpeechClient
 import SpeechClientLive
 import Testing
@@ -89,6 +91,88 @@ import TranscribeServer
     #expect(help.contains("--zeroconf [<name>]"), "\(help)")
     #expect(help.contains("--zeroconf-name <name>"))
     #expect(help.contains("The same as --zeroconf NAME"))
+  }
+
+  @Test func theTokenComesFromTheCommandLineBeforeTheEnvironment() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.url.appendingPathComponent("token")
+    try Data("s3cret\n".utf8).write(to: file)
+    let environment = ["TRANSCRIBE_TOKEN": "fr0m-env"]
+    // --token-file wins over TRANSCRIBE_TOKEN, and the line break echo adds is not the token's.
+    let fromFile = try Serve.parse(["--token-file", file.path]).resolvedToken(
+      environment: environment)
+    #expect(fromFile?.value == "s3cret")
+    #expect(fromFile?.source == "--token-file \(file.path)")
+    // So does --token; without either, the environment's token.
+    #expect(
+      try Serve.parse(["--token", "t0ken"]).resolvedToken(environment: environment)?.value
+        == "t0ken")
+    #expect(try Serve.parse([]).resolvedToken(environment: environment)?.value == "fr0m-env")
+    #expect(try Serve.parse([]).resolvedToken(environment: [:]) == nil)
+    // A Windows line end is a line break too.
+    try Data("s3cret\r\n".utf8).write(to: file)
+    #expect(
+      try Serve.parse(["--token-file", file.path]).resolvedToken(environment: [:])?.value
+        == "s3cret")
+  }
+
+  @Test func aTokenFileThatCannotBeUsedIsRefusedWithTheFix() throws {
+    let directory = try TemporaryDirectory()
+    func file(_ name: String, _ contents: Data) throws -> String {
+      let url = directory.url.appendingPathComponent(name)
+      try contents.write(to: url)
+      return url.path
+    }
+    let missing = directory.url.appendingPathComponent("missing").path
+    let cases: [(arguments: [String], message: String)] = [
+      (
+        ["--token-file", missing],
+        "--token-file \(missing) does not exist: write the token into it (one line), or leave "
+          + "--token-file out to serve without one."
+      ),
+      (
+        ["--token-file", directory.url.path],
+        "--token-file \(directory.url.path) is a directory: name the file that holds the "
+          + "token, e.g. --token-file /etc/transcribe/token."
+      ),
+      (
+        ["--token-file", try file("empty", Data())],
+        "--token-file \(directory.url.path)/empty is empty: write a token of at least one "
+          + "character into it, or leave --token-file out to serve without one."
+      ),
+      (
+        ["--token-file", try file("newline", Data("\n\n".utf8))],
+        "--token-file \(directory.url.path)/newline is empty: write a token of at least one "
+          + "character into it, or leave --token-file out to serve without one."
+      ),
+      (
+        ["--token-file", try file("large", Data(repeating: 0x61, count: 4097))],
+        "--token-file \(directory.url.path)/large is over 4096 bytes: it should hold the token "
+          + "alone, on one line."
+      ),
+      (
+        ["--token-file", try file("binary", Data([0x73, 0xFF, 0xFE]))],
+        "--token-file \(directory.url.path)/binary is not text: write the token into it as "
+          + "printable ASCII, on one line."
+      ),
+      (
+        ["--token-file", try file("lines", Data("one\ntwo\n".utf8))],
+        "--token-file \(directory.url.path)/lines holds a control character (U+A), which cannot "
+          + "be sent in an Authorization header: use printable ASCII without spaces (letters, "
+          + "digits, punctuation)."
+      ),
+      (
+        ["--token", "t0ken", "--token-file", try file("both", Data("s3cret".utf8))],
+        "--token and --token-file both give the token: keep one (--token-file keeps it out of "
+          + "the process list)."
+      ),
+    ]
+    for (arguments, message) in cases {
+      let error = #expect(throws: (any Error).self, "\(arguments)") {
+        try Serve.parse(arguments)
+      }
+      #expect(error.map(Serve.message(for:)) == message)
+    }
   }
 
   @Test func theHelpSaysTheServersLimits() {

@@ -377,6 +377,100 @@ extension CommandTests {
       #expect(output.stderr.contains(message), "\(output.stderr)")
     }
 
+    @Test(
+      arguments: [
+        ("missing", nil, "does not exist: write the token into it"),
+        ("empty", Data(), "is empty: write a token of at least one character into it"),
+        ("spaced", Data("s3 cret\n".utf8), "holds a space"),
+      ] as [(String, Data?, String)])
+    func aTokenFileThatCannotBeUsedIsAUsageError(
+      name: String, contents: Data?, message: String
+    ) async throws {
+      let directory = try TemporaryDirectory()
+      let file = directory.url.appendingPathComponent(name)
+      if let contents { try contents.write(to: file) }
+      let output = try await TranscribeProcess.run(
+        ["serve", "--port", "0", "--token-file", file.path], timeout: 30)
+      #expect(output.status == 64)
+      // One line that names the file and the fix (ArgumentParser's usage lines follow it).
+      let first = output.stderr.split(separator: "\n").first.map(String.init) ?? ""
+      #expect(first.hasPrefix("Error: --token-file \(file.path) "), "\(output.stderr)")
+      #expect(first.contains(message), "\(output.stderr)")
+    }
+
+    @Test func aTokenFileKeepsTheTokenOffTheCommandLineAndWinsOverTheEnvironment()
+      async throws
+    {
+      let directory = try TemporaryDirectory()
+      let file = directory.url.appendingPathComponent("token")
+      try Data("\(Self.token)\n".utf8).write(to: file)
+      let server = try await ServeProcess(
+        ["--preview", "--token-file", file.path], environment: ["TRANSCRIBE_TOKEN": "fr0m-env"])
+      defer { server.kill() }
+      let url = server.baseURL + "/metrics"
+      #expect(try curl(url, []).status == 401)
+      #expect(try curl(url, ["-H", "Authorization: Bearer fr0m-env"]).status == 401)
+      #expect(try curl(url, ["-H", "Authorization: Bearer \(Self.token)"]).status == 200)
+      // What `ps` shows: the file's name, not the token.
+      let commandLine = try String(
+        decoding: Data(
+          contentsOf: URL(
+            fileURLWithPath: "/proc/\(server.process.process.processIdentifier)/cmdline")),
+        as: UTF8.self)
+      #expect(commandLine.contains(file.path))
+      #expect(!commandLine.contains(Self.token))
+      #expect(await !server.stop().contains(Self.token))
+    }
+
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.isRequired
+          || FileManager.default.fileExists(atPath: "/usr/bin/systemd-analyze"),
+        "needs systemd-analyze (the systemd package)"))
+    func theServeUnitVerifiesAndServesWithTheTokenFileSystemdHandsIt() async throws {
+      let text = try String(
+        contentsOf: PythonClient.scripts.deletingLastPathComponent()
+          .appendingPathComponent("packaging/transcribe-serve.service"), encoding: .utf8)
+      #expect(text.contains("\nLoadCredential=token:/etc/transcribe/token\n"))
+      let directory = try TemporaryDirectory()
+      // The unit with the binary this build made. Its Documentation= names the package's man
+      // page, which is not installed here (scripts/check-deb.sh verifies the installed unit).
+      let unit = directory.url.appendingPathComponent("transcribe-serve.service")
+      try text.replacingOccurrences(
+        of: "/usr/bin/transcribe", with: TranscribeProcess.executable.path
+      )
+      .split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { !$0.hasPrefix("Documentation=") }.joined(separator: "\n")
+      .write(to: unit, atomically: true, encoding: .utf8)
+      let verify = Process()
+      verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+      verify.arguments = ["verify", unit.path]
+      let errors = Pipe()
+      verify.standardError = errors
+      try verify.run()
+      let complaints = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      verify.waitUntilExit()
+      #expect(verify.terminationStatus == 0, "\(complaints)")
+      #expect(complaints.isEmpty, "\(complaints)")
+      // Its command line, on a free port, with the token where systemd puts the credential (%d).
+      let credentials = directory.url.appendingPathComponent("credentials")
+      try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+      try Data("\(Self.token)\n".utf8).write(to: credentials.appendingPathComponent("token"))
+      let execStart = try #require(
+        text.split(separator: "\n").first { $0.hasPrefix("ExecStart=/usr/bin/transcribe serve ") })
+      let arguments = execStart.split(separator: " ").dropFirst(2).map {
+        $0 == "2700" ? "0" : $0.replacingOccurrences(of: "%d", with: credentials.path)
+      }
+      #expect(arguments.contains("--token-file"), "\(execStart)")
+      let server = try await ServeProcess(arguments + ["--preview"])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/models"
+      #expect(try curl(url, []).status == 401)
+      #expect(try curl(url, ["-H", "Authorization: Bearer \(Self.token)"]).status == 200)
+      #expect(await !server.stop().contains(Self.token))
+    }
+
     @Test func helpDescribesTheUploadLimit() async throws {
       let output = try await TranscribeProcess.run(["serve", "--help"], timeout: 30)
       #expect(output.stdout.contains("--max-upload-mb <mib>"))
