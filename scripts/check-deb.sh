@@ -58,7 +58,7 @@ server_pid=""
 installed=0
 # A failed check leaves the machine as it found it too: the package purged.
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
   if [ "$installed" = 1 ] && dpkg-query -W transcribe >/dev/null 2>&1; then
     dpkg --purge transcribe >/dev/null 2>&1 || true
   fi

@@ -64,9 +64,10 @@ done
 onnxruntime_link=/usr/local/lib/transcribe/libonnxruntime.so.1
 moonshine_dir=/usr/local/share/transcribe/moonshine/base-en
 silero_dir=/usr/local/share/transcribe/silero-vad
-[ -e "$onnxruntime_link" ] && [ -f "$moonshine_dir/encoder_model.onnx" ] \
-  && [ -f "$silero_dir/silero_vad.onnx" ] \
-  || fail "ONNX Runtime, Moonshine or Silero VAD is not installed under /usr/local: run sudo ./scripts/install-dependencies.sh first"
+if [ ! -e "$onnxruntime_link" ] || [ ! -f "$moonshine_dir/encoder_model.onnx" ] \
+  || [ ! -f "$silero_dir/silero_vad.onnx" ]; then
+  fail "ONNX Runtime, Moonshine or Silero VAD is not installed under /usr/local: run sudo ./scripts/install-dependencies.sh first"
+fi
 onnxruntime_library="$(readlink -f "$onnxruntime_link")"
 # The wheel's package directory: onnxruntime/capi/libonnxruntime.so.1.x.y → onnxruntime/.
 onnxruntime_package="$(dirname "$(dirname "$onnxruntime_library")")"
@@ -145,8 +146,9 @@ swift build --package-path "$source_dir" -c release --static-swift-stdlib \
   || fail "building generate-manual failed (the log is $build_dir/build.log)"
 "$bin_dir/generate-manual" "$binary" --multi-page --section 1 \
   --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)" --output-directory "$manual_dir"
-[ -f "$manual_dir/transcribe.1" ] && [ -f "$manual_dir/transcribe.serve.1" ] \
-  || fail "generate-manual wrote no transcribe.1 and transcribe.serve.1 in $manual_dir"
+if [ ! -f "$manual_dir/transcribe.1" ] || [ ! -f "$manual_dir/transcribe.serve.1" ]; then
+  fail "generate-manual wrote no transcribe.1 and transcribe.serve.1 in $manual_dir"
+fi
 
 version="$("$binary" --version)"
 version="${version#transcribe }"
