@@ -6,14 +6,15 @@
 #   2. a second build gives the same bytes (skip with --no-rebuild);
 #   3. `apt-get install ./transcribe_*.deb`, then /usr/bin/transcribe -i on
 #      pocketsphinx-testdata's clip in a mount namespace where this checkout, the build
-#      directory, /usr/local/share/transcribe, /usr/local/lib/transcribe, the Swift toolchain
-#      and $HOME are empty directories: the words come out, Moonshine and Silero VAD are named
-#      on stderr, and ONNX Runtime is the package's;
+#      directory, /usr/local/share/transcribe, /usr/local/lib/transcribe and the Swift
+#      toolchain are empty directories, with a scratch $HOME: the words come out, Moonshine and
+#      Silero VAD are named on stderr, and ONNX Runtime is the package's;
 #   4. `man -l` renders both pages, bash completes, systemd-analyze verify passes both units,
 #      neither unit is enabled, and the serve unit's command line serves with the token file
 #      the package made;
-#   5. `dpkg -r` leaves only the token (configuration), `dpkg --purge` leaves nothing: the
-#      file system outside dpkg's own records is as it was before the install.
+#   5. `dpkg -r` leaves only configuration (the token, links of a unit enabled after the
+#      install), `dpkg --purge` leaves nothing: the system's directories, outside dpkg's own
+#      records, are as they were before the install.
 # It prints the package's size and how long the install took to the first transcript.
 #
 #   sudo ./scripts/check-deb.sh [--deb FILE] [--no-rebuild]
@@ -89,12 +90,13 @@ if [ "$rebuild" = 1 ]; then
   say "the second build is byte for byte the first ($(sha256sum "$deb" | cut -c1-16)…)"
 fi
 
-# What the file system holds outside dpkg's own records, apt's caches and logs.
+# Every file where a package and its maintainer scripts write (the system's directories, not
+# the home directories or temporary ones, which other programs on a shared machine change
+# meanwhile), without dpkg's own records, apt's caches and the logs.
 snapshot() {
-  find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
-    -o -path /var/tmp -o -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache \
-    -o -path /var/log -o -path "$repo" -o -path "$build_dir" -o -path /root/.cache \) \
-    -prune -o -print 2>/dev/null \
+  find /etc /usr /lib /lib64 /bin /sbin /opt /srv /var -xdev \( -path /var/tmp \
+    -o -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache -o -path /var/log \
+    -o -path "$repo" -o -path "$build_dir" \) -prune -o -print 2>/dev/null \
     | LC_ALL=C sort
 }
 snapshot >"$scratch/before"
