@@ -442,16 +442,8 @@ extension CommandTests {
       .split(separator: "\n", omittingEmptySubsequences: false)
       .filter { !$0.hasPrefix("Documentation=") }.joined(separator: "\n")
       .write(to: unit, atomically: true, encoding: .utf8)
-      let verify = Process()
-      verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-      verify.arguments = ["verify", unit.path]
-      let errors = Pipe()
-      verify.standardError = errors
-      try verify.run()
-      let complaints = String(
-        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      verify.waitUntilExit()
-      #expect(verify.terminationStatus == 0, "\(complaints)")
+      let (status, complaints) = try systemdAnalyzeVerify(unit)
+      #expect(status == 0, "\(complaints)")
       #expect(complaints.isEmpty, "\(complaints)")
       // Its command line, on a free port, with the token where systemd puts the credential (%d).
       let credentials = directory.url.appendingPathComponent("credentials")

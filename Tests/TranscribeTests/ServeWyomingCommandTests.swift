@@ -323,16 +323,8 @@ extension CommandTests {
       try text.replacingOccurrences(
         of: "/usr/local/bin/transcribe", with: TranscribeProcess.executable.path
       ).write(to: unit, atomically: true, encoding: .utf8)
-      let verify = Process()
-      verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-      verify.arguments = ["verify", unit.path]
-      let errors = Pipe()
-      verify.standardError = errors
-      try verify.run()
-      let complaints = String(
-        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      verify.waitUntilExit()
-      #expect(verify.terminationStatus == 0, "\(complaints)")
+      let (status, complaints) = try systemdAnalyzeVerify(unit)
+      #expect(status == 0, "\(complaints)")
       #expect(complaints.isEmpty, "\(complaints)")
       // Its command line serves (on a free loopback port rather than 10300, with the lorem
       // client).
