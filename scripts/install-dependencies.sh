@@ -5,8 +5,10 @@
 # modules (for that user's python3) and the Moonshine model and library link under $HOME.
 #
 #   build:  pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
-#           libcurl4-openssl-dev (scripts/package-deb.sh's static build: static
-#           FoundationNetworking links libcurl)
+#   package: dpkg-dev libcurl4-openssl-dev (scripts/package-deb.sh: dpkg-shlibdeps and
+#           dpkg-gencontrol; its static build links FoundationNetworking, which links libcurl),
+#           lintian man-db zsh fish (scripts/check-deb.sh checks the package, its man pages and
+#           its completions)
 #   lint:   eslint (the captions page's scripts, in .ci/run)
 #   run:    pocketsphinx-en-us (the default English model)
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
@@ -43,7 +45,7 @@ set -euo pipefail
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
-  libcurl4-openssl-dev
+  dpkg-dev libcurl4-openssl-dev lintian man-db zsh fish
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
