@@ -398,6 +398,32 @@ extension CommandTests {
       #expect(first.contains(message), "\(output.stderr)")
     }
 
+    @Test(
+      .enabled(
+        if: getuid() == 0 && FileManager.default.fileExists(atPath: "/usr/bin/setpriv"),
+        "needs root, to run the server as nobody"))
+    func aTokenFileItsUserCannotReadIsAUsageErrorNamingTheUser() async throws {
+      // Root reads any file: the server runs as nobody, the file is root's alone (0600).
+      let directory = try TemporaryDirectory()
+      try FileManager.default.setAttributes(
+        [.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
+      let file = directory.url.appendingPathComponent("token")
+      try Data("s3cret\n".utf8).write(to: file)
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+      let output = try await TranscribeProcess.run(
+        ["serve", "--port", "0", "--token-file", file.path], timeout: 30,
+        shellScript:
+          #"exec /usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups "$0" "$@""#
+      )
+      #expect(output.status == 64, "\(output.stderr)")
+      let first = output.stderr.split(separator: "\n").first.map(String.init) ?? ""
+      #expect(
+        first
+          == "Error: --token-file \(file.path) cannot be read by nobody: give that user read "
+          + "access (e.g. chgrp its group and chmod 0640), or run as one who has it.",
+        "\(output.stderr)")
+    }
+
     @Test func aTokenFileKeepsTheTokenOffTheCommandLineAndWinsOverTheEnvironment()
       async throws
     {
