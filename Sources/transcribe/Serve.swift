@@ -48,8 +48,10 @@ struct Serve: AsyncParsableCommand {
       HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
       serves the Wyoming protocol there, with the same models, session places and limits; add \
       the Wyoming integration in Home Assistant with this host and port. The server ends a \
-      command at the first pause of --silence seconds (default 0.5). --no-http serves Wyoming \
-      alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
+      command when the sentence is finished (--endpointing sentence, the default with \
+      Moonshine: after a pause of --silence seconds, 0.25 by default) or at the first pause of \
+      --silence seconds (--endpointing fixed, and pocketsphinx: 0.5 by default). --no-http \
+      serves Wyoming alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
 
       SIGTERM, SIGHUP (a closed terminal or ssh session) or Ctrl-C stops accepting streams and \
       uploads, lets running streams deliver their \
@@ -169,6 +171,10 @@ struct Serve: AsyncParsableCommand {
   /// `--partials`, shared with the parent command: what every stream spends on partial results.
   @OptionGroup var partialsOption: PartialsOption
 
+  /// `--endpointing`, `--max-silence`, shared with the parent command: how every stream's
+  /// utterances end.
+  @OptionGroup var endpointingOption: EndpointingOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
@@ -208,6 +214,9 @@ struct Serve: AsyncParsableCommand {
       let problem = Transcribe.secondsProblem(silence, limit: 3600)
     {
       throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
+    }
+    if let problem = endpointingOption.problem(silence: decodingOptions.silence) {
+      throw ValidationError(problem)
     }
     _ = try wyomingAddresses()
     if let name = announcedName {
@@ -459,6 +468,7 @@ struct Serve: AsyncParsableCommand {
     live.defaultEngine = defaultEngine
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)
+    endpointingOption.apply(to: &live)
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()

@@ -90,6 +90,9 @@ struct Transcribe: AsyncParsableCommand {
   /// `--partials`, shared with `transcribe serve` too (see ``PartialsOption``).
   @OptionGroup var partialsOption: PartialsOption
 
+  /// `--endpointing`, `--max-silence`, shared with `transcribe serve` too.
+  @OptionGroup var endpointingOption: EndpointingOption
+
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
   /// The model and decoding (a group `transcribe serve` refuses).
@@ -166,6 +169,9 @@ struct Transcribe: AsyncParsableCommand {
     }
     if let maxUtterance, let problem = Self.secondsProblem(maxUtterance, limit: 3600) {
       throw ValidationError("--max-utterance must be a number of seconds (e.g. 20): \(problem).")
+    }
+    if let problem = endpointingOption.problem(silence: silence) {
+      throw ValidationError(problem)
     }
     try voiceActivityOption.check()
     if input.filter({ $0 == "-" }).count > 1 {
@@ -274,6 +280,7 @@ struct Transcribe: AsyncParsableCommand {
     if let silence { configuration.endOfUtteranceSilence = silence }
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
     partialsOption.apply(to: &configuration)
+    endpointingOption.apply(to: &configuration)
     return configuration
   }
 
