@@ -25,6 +25,14 @@ import Synchronization
 /// utterance is transcribed once early, so its final words are ready when the pause is long
 /// enough to end it.
 ///
+/// With ``MoonshineConfiguration/endpointing`` `.sentence`, the utterance is transcribed 0.08 s
+/// into a pause (the early look, at the end of a chunk; or when the judgement needs it) and
+/// again at the shortest pause (``MoonshineConfiguration/endOfUtteranceSilence``), with what its
+/// final words hear; ``SentenceEnd`` judges the sentence from the two, and a finished one ends
+/// there, any other after ``MoonshineConfiguration/maximumEndOfUtteranceSilence`` unless speech
+/// resumes (which drops the judgement). Pauses are counted in audio, so a file ends its
+/// utterances where a live stream of it would, however fast it is read.
+///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they
 /// have no alternatives.
@@ -58,8 +66,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   static let minimumSpeechSamples = RecognitionAudio.sampleRate * 8 / 100
   /// The least new audio between partial results: 0.1 s.
   static let partialInterval = 0.1
-  /// The pause the early look of sentence endpointing hears: 0.1 s.
-  static let earlySamples = RecognitionAudio.sampleRate / 10
+  /// The pause the early look of sentence endpointing hears after the last speech window: 0.08 s
+  /// (about 0.1 s after the last word ends: the detector hears the end a little late).
+  static let earlySamples = RecognitionAudio.sampleRate * 8 / 100
 
   /// How many times a look's cost the next look waits for, beyond the configuration's own
   /// factor, with `speaking` streams transcribing speech on `cores` cores: 1 while they keep at
@@ -138,7 +147,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     /// The audio a final transcription hears: up to 0.3 s after the last speech (with sentence
     /// endpointing, up to the shortest pause if that is shorter).
     var finalLength: Int { min(samples.count, speechEnd + trailingSamples) }
-    /// The audio the early look at a pause hears: 0.1 s after the last speech.
+    /// The audio the early look at a pause hears: 0.08 s after the last speech.
     var earlyLength: Int { min(samples.count, speechEnd + MoonshineRecognizer.earlySamples) }
   }
 
@@ -381,7 +390,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   }
 
   /// The audio a final transcription hears after the last speech: 0.3 s, or with sentence
-  /// endpointing the shortest pause if that is shorter (but at least 0.1 s), so the
+  /// endpointing the shortest pause if that is shorter (but at least 0.08 s), so the
   /// transcription that judges the sentence is its final words.
   private var trailingSamples: Int {
     guard endpointing == .sentence else { return Self.trailingSamples }
@@ -418,7 +427,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
   }
 
-  /// Transcribes the utterance with 0.1 s of its pause: the early look of sentence endpointing.
+  /// Transcribes the utterance with 0.08 s of its pause: the early look of sentence endpointing.
   private func lookEarly(_ utterance: inout Utterance) throws(RecognitionFailure) {
     try transcribe(&utterance, samples: utterance.earlyLength)
     if let transcript = utterance.transcript {
