@@ -54,6 +54,63 @@ extension CommandTests {
       #expect(rate <= 0.05, "WER \(rate)")
     }
 
+    @Test func aThinkingPauseInsideASentenceNoLongerCutsIt() async throws {
+      // The measure: each LibriVox sentence with a 0.8 s pause at a word boundary.
+      let directory = try TemporaryDirectory()
+      let files = try ThinkingPauses.files(pause: 0.8, in: directory.url)
+      func run(_ options: [String]) async throws -> (utterances: Int, rate: Double) {
+        var utterances = 0
+        var errors = 0
+        var words = 0
+        for file in files {
+          let output = try await TranscribeProcess.run(
+            ["--engine", "moonshine"] + options + ["-i", file.url.path])
+          #expect(output.status == 0, "stderr: \(output.stderr)")
+          utterances += output.stdout.split(separator: "\n").count
+          let reference = WordErrorRate.normalized(file.reference)
+          errors += WordErrorRate.distance(reference, WordErrorRate.normalized(output.stdout))
+          words += reference.count
+        }
+        return (utterances, Double(errors) / Double(max(words, 1)))
+      }
+      // Sentence endpointing is the default: five sentences, five utterances.
+      let sentence = try await run([])
+      #expect(sentence.utterances == 5)
+      #expect(sentence.rate <= 0.02, "WER \(sentence.rate)")
+      // The fixed pause cuts most of them in two, and misreads words at the cuts.
+      let fixed = try await run(["--endpointing", "fixed"])
+      #expect(fixed.utterances >= 8)
+      #expect(fixed.rate > sentence.rate)
+      // Standard input streams through the same rule.
+      let input = Pipe()
+      let process = TranscribeProcess(["--engine", "moonshine", "-i", "-"])
+      process.process.standardInput = input
+      try process.start()
+      input.fileHandleForWriting.write(try Data(contentsOf: files[4].url))
+      try input.fileHandleForWriting.close()
+      let streamed = await process.wait(timeout: 60)
+      #expect(streamed.status == 0, "stderr: \(streamed.stderr)")
+      #expect(streamed.stdout.split(separator: "\n").count == 1, "\(streamed.stdout)")
+    }
+
+    @Test(arguments: [
+      (
+        ["--max-silence", "0.2", "--silence", "0.3"],
+        "--max-silence (0.2 s) must be at least --silence"
+      ),
+      (
+        ["--max-silence", "2", "--endpointing", "fixed"],
+        "--max-silence applies to --endpointing sentence"
+      ),
+      (["--max-silence", "-1"], "--max-silence must be a number of seconds"),
+      (["--endpointing", "semantic"], "--endpointing"),
+    ])
+    func badEndpointingOptionsAreUsageErrors(arguments: [String], message: String) async throws {
+      let output = try await TranscribeProcess.run(arguments + ["--preview"], timeout: 30)
+      #expect(output.status == 64)
+      #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
     @Test func standardInputIsTranscribedAsItStreams() async throws {
       let input = Pipe()
       let process = TranscribeProcess(["--engine", "moonshine", "--raw", "-i", "-"])
