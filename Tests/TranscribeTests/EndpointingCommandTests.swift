@@ -79,5 +79,35 @@ extension CommandTests {
         .compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
       #expect(cutFinals.count > 5, "\(cutFinals)")
     }
+
+    @Test(
+      .enabled(
+        if: PythonClient.canImport("websockets"),
+        "needs python3 with websockets (scripts/install-dependencies.sh)"))
+    func aRealtimeSessionAsksForSemanticVADAndGetsWholeSentences() async throws {
+      let directory = try TemporaryDirectory()
+      // "He might even have been made | amiable himself", a 0.8 s pause after "made".
+      let file = try ThinkingPauses.files(pause: 0.8, in: directory.url)[4]
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      func items(_ detection: [String]) async throws -> [String] {
+        let answer = try await ServeRealtimeCommandTests.client(
+          [
+            server.baseURL, file.url.path, "--client", "raw", "--pace", "2", "--silence", "2.5",
+            "--wait-completed", "1", "--timeout", "10", "--model", "moonshine",
+          ] + detection)
+        return ServeRealtimeCommandTests.events(
+          answer, "conversation.item.input_audio_transcription.completed"
+        ).compactMap { $0["transcript"] as? String }
+      }
+      let semantic = try await items(["--turn-detection", "semantic_vad"])
+      #expect(semantic.count == 1, "\(semantic)")
+      #expect(
+        semantic.first.map(WordErrorRate.normalized)
+          == ["he", "might", "even", "have", "been", "made", "amiable", "himself"], "\(semantic)")
+      // Server VAD is the fixed pause: the sentence is cut at its pause.
+      let fixed = try await items(["--silence-duration-ms", "500"])
+      #expect(fixed.count == 2, "\(fixed)")
+    }
   }
 }
