@@ -33,7 +33,7 @@ PCM_DIRECTORY = "/usr/share/pocketsphinx/test/data"
 
 
 def clip_samples(clip: dict) -> bytes:
-    source = Path(clip["source"])
+    source = Path(PCM_DIRECTORY) / clip["source"]
     if source.suffix == ".raw":
         return source.read_bytes()
     with wave.open(str(source)) as audio:

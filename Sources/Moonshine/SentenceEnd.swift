@@ -4,7 +4,7 @@ import Foundation
 /// ``Recognition/Endpointing/sentence``, read from two transcriptions of the utterance, one with
 /// 0.08 s of the pause after the last speech window (the early look: about 0.1 s after the last
 /// word ends, as the detector lags it a little) and one with the pause that its final words hear
-/// (0.25 s by default, about 0.3 s after the word).
+/// (0.2 s by default: about 0.25–0.35 s after the word, as the detector hears it end late).
 ///
 /// Measured in `Benchmarks/endpointing/README.md` on 75 pauses cut inside sentences and 13 ends:
 /// the final period alone means little (the model writes one at most cuts), but what the model

@@ -16,7 +16,7 @@ import Foundation
 /// ```swift
 /// var configuration = MoonshineConfiguration()
 /// configuration.endpointing = .sentence
-/// configuration.endOfUtteranceSilence = Endpointing.sentence.defaultSilence  // 0.25 s
+/// configuration.endOfUtteranceSilence = Endpointing.sentence.defaultSilence  // 0.2 s
 /// configuration.maximumEndOfUtteranceSilence = 1.5
 /// ```
 public enum Endpointing: String, CaseIterable, Equatable, Sendable {
@@ -27,11 +27,11 @@ public enum Endpointing: String, CaseIterable, Equatable, Sendable {
   case sentence
 
   /// The pause that ends an utterance when none is given: 0.5 s for ``fixed``; for
-  /// ``sentence``, the shortest pause, after which a finished sentence ends: 0.25 s.
+  /// ``sentence``, the shortest pause, after which a finished sentence ends: 0.2 s.
   public var defaultSilence: TimeInterval {
     switch self {
     case .fixed: Self.fixedSilence
-    case .sentence: 0.25
+    case .sentence: 0.2
     }
   }
 

@@ -37,7 +37,7 @@ public struct LiveSpeechConfiguration: Sendable {
   public var jobs: Int = DecoderPool.defaultSize
   /// How long a silence ends an utterance, in seconds; with sentence endpointing, the shortest
   /// pause, which ends a finished sentence. `nil`: the endpointing's default (0.5 s fixed,
-  /// 0.25 s sentence; see ``Recognition/Endpointing/defaultSilence``).
+  /// 0.2 s sentence; see ``Recognition/Endpointing/defaultSilence``).
   public var endOfUtteranceSilence: TimeInterval?
   /// How Moonshine decides that an utterance is over: by judging whether the sentence is
   /// finished (the default), or after a fixed pause. pocketsphinx always uses the fixed pause.

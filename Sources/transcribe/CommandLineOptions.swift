@@ -92,7 +92,7 @@ struct DecodingOptions: ParsableArguments {
     help: ArgumentHelp(
       """
       The pause that ends an utterance, in seconds: with --endpointing fixed, every one \
-      (default 0.5); with sentence, the shortest, which ends a finished sentence (default 0.25).
+      (default 0.5); with sentence, the shortest, which ends a finished sentence (default 0.2).
       """, valueName: "seconds"))
   var silence: Double?
 

@@ -14,7 +14,7 @@ struct EndpointingOption: ParsableArguments {
     help: ArgumentHelp(
       """
       How an utterance ends: sentence (the default: a finished sentence ends after the shortest \
-      pause, --silence, 0.25 s by default; one that is not finished is held open through a \
+      pause, --silence, 0.2 s by default; one that is not finished is held open through a \
       pause of up to --max-silence; Moonshine only) or fixed (every utterance after --silence, \
       0.5 s by default; pocketsphinx always does this).
       """,

@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
       serves the Wyoming protocol there, with the same models, session places and limits; add \
       the Wyoming integration in Home Assistant with this host and port. The server ends a \
       command when the sentence is finished (--endpointing sentence, the default with \
-      Moonshine: after a pause of --silence seconds, 0.25 by default) or at the first pause of \
+      Moonshine: after a pause of --silence seconds, 0.2 by default) or at the first pause of \
       --silence seconds (--endpointing fixed, and pocketsphinx: 0.5 by default). --no-http \
       serves Wyoming alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
 

@@ -14,7 +14,7 @@ import SpeechClient
 ///   ends after a fixed pause, `--endpointing fixed` with `silence_duration_ms` as `--silence`),
 ///   `{"type": "semantic_vad", "eagerness": "low|medium|high|auto"}` (an item ends when the
 ///   sentence does: `--endpointing sentence`; `auto` and `medium` keep the server's pauses,
-///   `high` ends a finished sentence after 0.2 s and holds an unfinished one up to 1 s, `low`
+///   `high` ends a finished sentence after 0.15 s and holds an unfinished one up to 1 s, `low`
 ///   after 0.5 s and up to 2.5 s), or `null`: the client commits each item.
 /// - `audio.input.noise_reduction`: accepted (`null` or an object) and not applied.
 /// - `include`: `["item.input_audio_transcription.logprobs"]` adds log probabilities.
@@ -73,7 +73,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
           threshold: $0.threshold, minimumSilence: Double($0.silenceMilliseconds) / 1000,
           judgesSentences: false)
       case "high":
-        VoiceActivityTuning(minimumSilence: 0.2, judgesSentences: true, maximumSilence: 1)
+        VoiceActivityTuning(minimumSilence: 0.15, judgesSentences: true, maximumSilence: 1)
       case "low":
         VoiceActivityTuning(minimumSilence: 0.5, judgesSentences: true, maximumSilence: 2.5)
       default:

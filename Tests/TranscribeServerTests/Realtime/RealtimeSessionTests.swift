@@ -228,7 +228,7 @@ struct RealtimeSessionTests {
       ),
       (
         #"{"type": "semantic_vad", "eagerness": "high", "create_response": false}"#,
-        VoiceActivityTuning(minimumSilence: 0.2, judgesSentences: true, maximumSilence: 1)
+        VoiceActivityTuning(minimumSilence: 0.15, judgesSentences: true, maximumSilence: 1)
       ),
       (
         #"{"type": "semantic_vad", "eagerness": "low"}"#,
