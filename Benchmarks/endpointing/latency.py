@@ -13,8 +13,8 @@ word's sound ends (`words[i][3]`, seconds), so "the last word" is measured, not 
   keeps streaming). Latency: from when the last word's end was due (the start plus its time in
   the clip) to the transcript.
 - **vosk**: one stream per run with every clip named, each followed by 2.5 s of silence, in
-  8000-sample messages at real-time pace (vosk's own demo pace); each final result is matched
-  to its clip in order. Latency: from when that clip's last word's end was due to the final.
+  messages of `--chunk-ms` (default 100 ms; vosk's demo client sends 250 ms) at real-time
+  pace; each final result is matched to its clip in order. Latency: from when that clip's last word's end was due to the final.
 
 Prints one JSON line per measurement and a summary per clip and overall (median, p95). Run
 against a release build on a quiet machine for the figures that count (README.md here).
@@ -94,7 +94,7 @@ async def wyoming_run(uri: str, clip: dict) -> dict:
             "text": got["text"]}
 
 
-async def vosk_run(uri: str, clips: list[dict]) -> list[dict]:
+async def vosk_run(uri: str, clips: list[dict], chunk_ms: int) -> list[dict]:
     import websockets
 
     gap = 2.5
@@ -115,7 +115,7 @@ async def vosk_run(uri: str, clips: list[dict]) -> list[dict]:
                     finals.append((time.monotonic(), reply["text"]))
 
         reading = asyncio.create_task(reader())
-        step = 8000
+        step = 2 * RATE * chunk_ms // 1000
         start = time.monotonic()
         for index, position in enumerate(range(0, len(pcm), step)):
             await asyncio.sleep(max(0, start + (index + 1) * step / 2 / RATE - time.monotonic()))
@@ -141,6 +141,7 @@ async def main():
     parser.add_argument("set", type=Path)
     parser.add_argument("--clip", action="append", help="a clip's name (default: by protocol)")
     parser.add_argument("--runs", type=int, default=None)
+    parser.add_argument("--chunk-ms", type=int, default=100, help="vosk: audio per message")
     args = parser.parse_args()
     manifest = json.loads((args.set / "set.json").read_text())
     by_name = {clip["name"]: clip for clip in manifest["clips"]}
@@ -156,7 +157,7 @@ async def main():
         if args.protocol == "wyoming":
             results = [await wyoming_run(args.uri, clip) for clip in clips]
         else:
-            results = await vosk_run(args.uri, clips)
+            results = await vosk_run(args.uri, clips, args.chunk_ms)
         for result in results:
             print(json.dumps({"run": run} | result), flush=True)
             if "latency_s" in result:
