@@ -36,7 +36,8 @@ struct Transcribe: AsyncParsableCommand {
         transcribe --device virtual_mic --duration 10
         transcribe --grammar cards.gram --dict cards.dict
         transcribe --jobs 1 --input long.wav    decode with one core instead of all
-        transcribe -i talk.wav --silence 1.2    only a 1.2 s pause ends an utterance
+        transcribe -i talk.wav --silence 1.2    no pause under 1.2 s ends an utterance
+        transcribe --endpointing fixed          end utterances at a fixed pause, not sentences
         transcribe --engine pocketsphinx -i talk.wav   the light engine instead of Moonshine
 
       ENGINES: Moonshine (base, English; ONNX Runtime) is far more accurate on open speech and \
