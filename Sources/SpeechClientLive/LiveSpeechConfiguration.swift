@@ -61,6 +61,9 @@ public struct LiveSpeechConfiguration: Sendable {
   /// The engine for requests that leave the choice to the client
   /// (`SpeechRecognitionRequest.Engine.automatic`).
   public var defaultEngine: SpeechRecognitionRequest.EngineName = .pocketsphinx
+  /// Phrases every Moonshine request favours, before the request's own (`transcribe serve
+  /// --hotwords`: a server-wide list); a request's boost wins over this one's.
+  public var hotwords = Hotwords()
 
   /// Creates a configuration; by default the default server, quiet, a 2 s connect timeout, a 3 s
   /// no-audio watchdog, 50 ms fragments, and authorization checked for the default microphone.

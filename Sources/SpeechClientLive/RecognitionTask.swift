@@ -1,6 +1,7 @@
 import AudioInput
 import ConcurrencyExtras
 import Foundation
+import Moonshine
 import PocketSphinx
 import Recognition
 import SpeechClient
@@ -49,6 +50,8 @@ final class RecognitionTask: Sendable {
       // A phrase list restricts a default decoder for the session rather than loading one.
       var poolRequest = request
       if case .pocketsphinx(.phrases) = request.engine { poolRequest.engine = .pocketsphinx() }
+      // A stream's own hotwords are given to the borrowed recognizer, too (see `run`).
+      poolRequest.hotwords = Hotwords()
       let poolEngine = (try? configuration.engine(for: poolRequest)) ?? engine
       poolEngine.sharedPool(size: configuration.jobs).submitAny { recognizer in
         task.run(
@@ -138,6 +141,14 @@ final class RecognitionTask: Sendable {
           // the read below ends at once.
           let stopSignal = self.stopSignal
           try pocketsphinx.restrict(toPhrases: phrases) { stopSignal.discardsPendingAudio }
+        }
+        if case let .moonshine(configuration) = engine,
+          let moonshine = loaded as? MoonshineRecognizer,
+          configuration.hotwords != moonshine.configuration.hotwords
+            || configuration.hotwordBoost != moonshine.configuration.hotwordBoost
+        {
+          // The stream's phrases, until the recognizer goes back to the pool (its reset).
+          moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
         }
       } else {
         loaded = try engine.makeRecognizer()

@@ -26,7 +26,9 @@ struct Serve: AsyncParsableCommand {
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
       reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
       holds at most \(VoskStreamConfiguration.phraseLimit) phrases of at most \
-      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007). Last words \
+      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007); with \
+      Moonshine its phrases are hotwords (at most \(Hotwords.maximumCount) of \
+      \(Hotwords.maximumLength) characters). Last words \
       that do not come within \(seconds(SpeechRecognition().stopDeadline)) of the end close the \
       stream with 1011. GET /readyz answers 503 "stuck" while every decoder has been busy for \
       over \(seconds(TranscriptionServer.stuckDecoderAge)) with sessions that are over.
@@ -43,7 +45,11 @@ struct Serve: AsyncParsableCommand {
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
-      lists them, and a stream's phrase_list runs on pocketsphinx.
+      lists them. A stream's phrase_list runs on pocketsphinx (a grammar) when pocketsphinx is \
+      the default; with Moonshine it favours the phrases (hotwords) and still hears everything.
+
+      HOTWORDS: --hotwords, --hotwords-file and --hotword-boost give phrases every Moonshine \
+      stream and upload favours (names of lamps, rooms, people), before the stream's own.
 
       HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
       serves the Wyoming protocol there, with the same models, session places and limits; add \
@@ -160,7 +166,8 @@ struct Serve: AsyncParsableCommand {
   var noHTTP = false
 
   /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
-  /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
+  /// uploads pick another with their `model` field; phrase lists use pocketsphinx when it is
+  /// the default, else become hotwords.
   @OptionGroup var engineOption: EngineOption
 
   /// `--vad`, `--vad-threshold`, `--vad-model`: the detector every stream and upload uses.
@@ -168,6 +175,10 @@ struct Serve: AsyncParsableCommand {
 
   /// `--partials`, shared with the parent command: what every stream spends on partial results.
   @OptionGroup var partialsOption: PartialsOption
+
+  /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with the parent command: phrases
+  /// every Moonshine stream and upload favours, before its own.
+  @OptionGroup var hotwordsOption: HotwordsOption
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
@@ -228,6 +239,7 @@ struct Serve: AsyncParsableCommand {
           + "--wyoming tcp://0.0.0.0:10300.")
     }
     try voiceActivityOption.check()
+    _ = try hotwordsOption.resolved()
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
@@ -459,6 +471,7 @@ struct Serve: AsyncParsableCommand {
     live.defaultEngine = defaultEngine
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)
+    live.hotwords = try hotwordsOption.resolved()
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()

@@ -38,6 +38,7 @@ struct Transcribe: AsyncParsableCommand {
         transcribe --jobs 1 --input long.wav    decode with one core instead of all
         transcribe -i talk.wav --silence 1.2    only a 1.2 s pause ends an utterance
         transcribe --engine pocketsphinx -i talk.wav   the light engine instead of Moonshine
+        transcribe --hotwords "Kallax, Siobhan, Nanoleaf"   favour these names (Moonshine)
 
       ENGINES: Moonshine (base, English; ONNX Runtime) is far more accurate on open speech and \
       writes punctuated, capitalized text; ./scripts/install-dependencies.sh installs it, and \
@@ -46,6 +47,12 @@ struct Transcribe: AsyncParsableCommand {
       and it has no word alternatives. pocketsphinx (Debian's pocketsphinx-en-us) measures \
       every word's time, and alone takes grammars, key phrases and model files \
       (--grammar, --keyphrase, --hmm, --lm, --dict imply it).
+
+      HOTWORDS: --hotwords and --hotwords-file give phrases Moonshine favours while it \
+      decodes: each token that spells on one of them gets --hotword-boost added to its score, \
+      and a phrase begun but abandoned is taken back, so speech without the phrases decodes as \
+      before. Letters are compared without regard to case; the model writes them as it hears \
+      them. At most \(Hotwords.maximumCount) phrases of \(Hotwords.maximumLength) characters.
 
       FILES are cut at pauses and decoded on --jobs decoders at once (each loads its state \
       once; Moonshine's model is shared by all of them); the words and times come out in \
@@ -89,6 +96,9 @@ struct Transcribe: AsyncParsableCommand {
 
   /// `--partials`, shared with `transcribe serve` too (see ``PartialsOption``).
   @OptionGroup var partialsOption: PartialsOption
+
+  /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with `transcribe serve` too.
+  @OptionGroup var hotwordsOption: HotwordsOption
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
@@ -199,6 +209,16 @@ struct Transcribe: AsyncParsableCommand {
     if raw, input.isEmpty {
       throw ValidationError("--raw describes --input files; give at least one --input.")
     }
+    if hotwordsOption.isGiven {
+      _ = try hotwordsOption.resolved()
+      if selectedEngine == .pocketsphinx {
+        throw ValidationError(
+          "\(hotwordsOption.given[0]) biases Moonshine, not pocketsphinx"
+            + (pocketsphinxOption.map { " (which \($0) implies)" } ?? "")
+            + ": use Moonshine (./scripts/install-dependencies.sh installs it), or leave out "
+            + "\(hotwordsOption.given[0]).")
+      }
+    }
     if input.count > 1, format == .srt || format == .vtt {
       throw ValidationError("--format \(format.rawValue) makes subtitles for one file at a time.")
     }
@@ -274,6 +294,8 @@ struct Transcribe: AsyncParsableCommand {
     if let silence { configuration.endOfUtteranceSilence = silence }
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
     partialsOption.apply(to: &configuration)
+    // Checked by `checkOptions()`.
+    configuration.hotwords = (try? hotwordsOption.resolved()) ?? Hotwords()
     return configuration
   }
 

@@ -163,6 +163,9 @@ extension LiveSpeechConfiguration {
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults = request.shouldReportPartialResults
       configuration.partialResults = partialResults
+      let hotwords = self.hotwords.merged(with: request.hotwords)
+      configuration.hotwords = hotwords.phrases
+      if let boost = hotwords.boost { configuration.hotwordBoost = Float(boost) }
       // A capture source is the only stream decoding: let it use two cores for lower latency.
       // Files and server streams run many recognizers at once, one core each.
       if request.source.isLive {
