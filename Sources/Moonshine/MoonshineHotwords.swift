@@ -29,12 +29,15 @@ public struct MoonshineHotwords: Sendable {
   public static let defaultBoost: Float = 5
   /// The boosts accepted.
   public static let boosts: ClosedRange<Float> = 0...20
-  /// The most take-backs one transcription makes; after them, phrases are left as they stand.
+  /// The most take-backs one transcription makes; after them, it decodes without bonus.
   static let maximumTakeBacks = 16
   /// How far below the model's own choices a phrase's tokens may score in all, as a multiple of
   /// the boost, before the phrase is taken back: the bonus helps each token, but a phrase the
-  /// model finds unlikely as a whole (names forced on unrelated speech) does not stay.
-  static let budgetFactor: Float = 1
+  /// model finds unlikely as a whole (names forced on unrelated speech) does not stay. Chosen on
+  /// the espeak-ng commands of `Benchmarks/hotwords`: 1 gave 10 of 33 names and no name
+  /// inserted, 1.5 gave 12 and one name heard for a similar one, 2 gave 13 and three
+  /// (a name repeated over a whole command among them).
+  static let budgetFactor: Float = 1.5
 
   /// The phrases, as given (blank ones left out).
   public let phrases: [String]
@@ -169,6 +172,12 @@ struct HotwordCursor {
     self.hotwords = hotwords
   }
 
+  /// Whether a phrase may start with the bonus's help: not right after one ended, so that the
+  /// bonus cannot string phrases together ("Siobhan Siobhan Siobhan").
+  private var startsPhrases: Bool {
+    node == 0 || !hotwords.nodes[Int(node)].isEnd
+  }
+
   /// Chooses the token at `position` from a row of logits: the highest once the bonus is added,
   /// with the model's own probability for it (softmax of the row). Moves along the tree; when
   /// that abandons a phrase whose choices the bonus changed, ``takeBack`` says where to go back to.
@@ -187,16 +196,23 @@ struct HotwordCursor {
     let boost = hotwords.boost
     let banned = self.banned?.position == position ? self.banned?.tokens ?? [] : []
     func bonus(_ token: Int32) -> Float {
-      guard !banned.contains(token) else { return 0 }
+      guard !banned.contains(token), takeBacks < MoonshineHotwords.maximumTakeBacks else {
+        return 0
+      }
       if node != 0, hotwords.nodes[Int(node)].targets[token] != nil { return boost }
-      return hotwords.nodes[0].targets[token] != nil ? boost : 0
+      return startsPhrases && hotwords.nodes[0].targets[token] != nil ? boost : 0
     }
     var chosen = Int32(best)
     var chosenScore = top + bonus(chosen)
-    // The end of the text is the model's to choose: no phrase is added after it.
+    // The end of the text is the model's to choose: no phrase is added after it. After the
+    // most take-backs, decoding goes on plainly.
     let candidateLists: [[MoonshineHotwords.Step]] =
-      best == Int(MoonshineTokenizer.endOfText)
-      ? [] : [node == 0 ? [] : hotwords.nodes[Int(node)].steps, hotwords.nodes[0].steps]
+      best == Int(MoonshineTokenizer.endOfText) || takeBacks >= MoonshineHotwords.maximumTakeBacks
+      ? []
+      : [
+        node == 0 ? [] : hotwords.nodes[Int(node)].steps,
+        startsPhrases ? hotwords.nodes[0].steps : [],
+      ]
     for candidates in candidateLists {
       for step in candidates where Int(step.token) < count && !banned.contains(step.token) {
         let score = row[Int(step.token)] + boost

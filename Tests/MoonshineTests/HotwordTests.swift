@@ -134,6 +134,47 @@ struct HotwordTests {
     #expect(biased.takeBacks == 0)
   }
 
+  @Test func aPhraseTheModelFindsTooUnlikelyAsAWholeIsTakenBack() {
+    // Each token is within the boost of the model's choice, but together they are 8 below it,
+    // more than 1.5 boosts of 5.
+    let rows = [
+      Self.row([" call": 3, " k": 0]),
+      Self.row(["yx": 3, "all": 0]),
+      Self.row(["ax": 2, ".": 4]),
+      Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax"]))
+    #expect(biased.tokens.first == Self.id(" call"))
+    #expect(!biased.tokens.contains(Self.id(" k")))
+    #expect(biased.takeBacks >= 1)
+  }
+
+  @Test func theEndOfTheTextStaysTheModelsChoice() {
+    var cursor = HotwordCursor(Self.hotwords(["Kallax"]))
+    var row = Self.row([" k": 2])
+    row[Int(MoonshineTokenizer.endOfText)] = 3
+    let choice = row.withUnsafeBufferPointer {
+      cursor.choose($0.baseAddress!, count: Self.count, position: 4)
+    }
+    #expect(choice.token == MoonshineTokenizer.endOfText)
+  }
+
+  @Test func noPhraseStartsWithTheBonusRightAfterOneEnded() {
+    let rows = [
+      Self.row([" k": 3]),
+      Self.row(["all": 3]),
+      Self.row(["ax": 3]),
+      Self.row([" the": 3, " k": 1]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax"]))
+    #expect(biased.tokens == [" k", "all", "ax", " the"].map(Self.id))
+    // The same row after another word does start the phrase.
+    let later = Self.decode(
+      [Self.row([" the": 3]), Self.row([" the": 3, " k": 1])],
+      hotwords: Self.hotwords(["Kallax"]))
+    #expect(later.tokens == [" the", " k"].map(Self.id))
+  }
+
   @Test func theProbabilityIsTheModelsOwn() {
     var cursor = HotwordCursor(Self.hotwords(["Kallax"]))
     let row = Self.row([" call": 3, " k": 1])
