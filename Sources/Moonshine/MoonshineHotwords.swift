@@ -284,12 +284,25 @@ struct HotwordCursor {
 
 extension MoonshineRecognizer {
   /// Favours `phrases` (in place of the configuration's) until the next ``reset()``: a stream's
-  /// own list, on a recognizer borrowed from a pool.
+  /// own list, on a recognizer borrowed from a pool. ``decodeSegment(_:startingAt:)`` keeps
+  /// them: a file's pieces are decoded with its list.
   ///
   /// - Parameter boost: what is added to a favoured token's logit; `nil` for the configuration's.
   public func favour(_ phrases: [String], boost: Float? = nil) {
-    let list = model.hotwords(phrases, boost: boost ?? configuration.hotwordBoost)
-    hotwords = list.isEmpty ? nil : list
+    let boost = boost ?? configuration.hotwordBoost
+    let phrases = phrases.filter { !MoonshineHotwords.spelling(of: $0).isEmpty }
+    // The list it favours already, or the configuration's, is not compiled again.
+    if phrases.isEmpty {
+      hotwords = nil
+    } else if let hotwords, hotwords.phrases == phrases, hotwords.boost == boost {
+      return
+    } else if let configuredHotwords, configuredHotwords.phrases == phrases,
+      configuredHotwords.boost == boost
+    {
+      hotwords = configuredHotwords
+    } else {
+      hotwords = model.hotwords(phrases, boost: boost)
+    }
   }
 
   /// The phrases the recognizer favours now.

@@ -239,7 +239,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    let favoured = hotwords
     try reset()
+    hotwords = favoured
     var firstSpeech: Int?
     var lastSpeech = 0
     var speechSamples = 0

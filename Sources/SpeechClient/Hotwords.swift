@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Phrases a recognition should favour: the names of lamps, rooms, people and playlists, which
 /// a general model knows least. Moonshine biases its decoder towards them; pocketsphinx does
@@ -170,5 +171,21 @@ public struct Hotwords: Equatable, Sendable {
           + "\(Hotwords.boosts.upperBound)"
       }
     }
+  }
+}
+
+/// Hotwords that change while a client runs (Home Assistant's names, fetched every few
+/// minutes): whoever learns them sets ``current``, and every request started afterwards
+/// favours them.
+public final class HotwordSource: Sendable {
+  private let list = Mutex(Hotwords())
+
+  /// Creates a source with no phrases yet.
+  public init() {}
+
+  /// The phrases now.
+  public var current: Hotwords {
+    get { list.withLock { $0 } }
+    set { list.withLock { $0 = newValue } }
   }
 }

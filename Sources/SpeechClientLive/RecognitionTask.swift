@@ -50,9 +50,8 @@ final class RecognitionTask: Sendable {
       // A phrase list restricts a default decoder for the session rather than loading one.
       var poolRequest = request
       if case .pocketsphinx(.phrases) = request.engine { poolRequest.engine = .pocketsphinx() }
-      // A stream's own hotwords are given to the borrowed recognizer, too (see `run`).
-      poolRequest.hotwords = Hotwords()
-      let poolEngine = (try? configuration.engine(for: poolRequest)) ?? engine
+      // A stream's hotwords are given to the borrowed recognizer for the stream (see `run`).
+      let poolEngine = (try? configuration.pooledEngine(for: poolRequest)) ?? engine
       poolEngine.sharedPool(size: configuration.jobs).submitAny { recognizer in
         task.run(
           request, engine: engine, configuration: configuration, continuation: continuation,
@@ -143,9 +142,7 @@ final class RecognitionTask: Sendable {
           try pocketsphinx.restrict(toPhrases: phrases) { stopSignal.discardsPendingAudio }
         }
         if case let .moonshine(configuration) = engine,
-          let moonshine = loaded as? MoonshineRecognizer,
-          configuration.hotwords != moonshine.configuration.hotwords
-            || configuration.hotwordBoost != moonshine.configuration.hotwordBoost
+          let moonshine = loaded as? MoonshineRecognizer
         {
           // The stream's phrases, until the recognizer goes back to the pool (its reset).
           moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
