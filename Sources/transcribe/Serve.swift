@@ -115,6 +115,25 @@ struct Serve: AsyncParsableCommand {
   var tokenFile: String?
 
   @Option(
+    name: .customLong("hass-url"),
+    help: ArgumentHelp(
+      """
+      Home Assistant's URL (e.g. http://homeassistant.local:8123): the names of its entities, \
+      areas and floors become hotwords Moonshine favours, read over its REST API now and every \
+      \(HomeAssistantNames.refreshInterval.components.seconds / 60) minutes. Needs \
+      --hass-token-file.
+      """,
+      valueName: "url"))
+  var hassURL: String?
+
+  @Option(
+    name: .customLong("hass-token-file"),
+    help: ArgumentHelp(
+      "A file holding a long-lived access token of Home Assistant (one line), for --hass-url.",
+      valueName: "file"))
+  var hassTokenFile: String?
+
+  @Option(
     help: ArgumentHelp(
       "Also let web pages from ORIGIN use the server (repeat it; * for any), e.g. "
         + "https://captions.example; other pages' requests get 403.",
@@ -240,6 +259,7 @@ struct Serve: AsyncParsableCommand {
     }
     try voiceActivityOption.check()
     _ = try hotwordsOption.resolved()
+    _ = try homeAssistant()
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
@@ -291,6 +311,38 @@ struct Serve: AsyncParsableCommand {
         throw ValidationError("--wyoming: \(error)")
       }
     }
+  }
+
+  /// Where Home Assistant's names come from: `--hass-url` with `--hass-token-file`'s token, or
+  /// `nil` without `--hass-url`.
+  ///
+  /// - Throws: `ValidationError` naming the fix for one option without the other, a URL that is
+  ///   not http(s) with a host, or a token file that cannot be used.
+  func homeAssistant() throws -> HomeAssistantNames? {
+    guard let hassURL else {
+      if hassTokenFile != nil {
+        throw ValidationError(
+          "--hass-token-file is the token for --hass-url: give Home Assistant's URL too, e.g. "
+            + "--hass-url http://homeassistant.local:8123.")
+      }
+      return nil
+    }
+    guard let url = URL(string: hassURL), ["http", "https"].contains(url.scheme?.lowercased()),
+      url.host?.isEmpty == false
+    else {
+      throw ValidationError(
+        "--hass-url must be Home Assistant's http(s) URL, e.g. "
+          + "--hass-url http://homeassistant.local:8123 (got '\(hassURL)').")
+    }
+    guard let hassTokenFile else {
+      throw ValidationError(
+        "--hass-url needs --hass-token-file: a file with a long-lived access token (Home "
+          + "Assistant: your profile, Security, Long-lived access tokens).")
+    }
+    let token = try Self.readTokenFile(
+      hassTokenFile, option: "--hass-token-file",
+      withoutIt: "(and --hass-url) to serve without Home Assistant's names")
+    return HomeAssistantNames(url: url, token: token)
   }
 
   /// Why one of `transcribe`'s own options does not apply to `serve`, and what to do instead.
@@ -348,13 +400,15 @@ struct Serve: AsyncParsableCommand {
   ///
   /// - Throws: `ValidationError` naming the fix when the file is missing, unreadable, a
   ///   directory, empty (or only line breaks), over ``tokenFileLimit`` bytes, or not UTF-8.
-  static func readTokenFile(_ path: String) throws -> String {
-    let subject = "--token-file \(path)"
+  static func readTokenFile(
+    _ path: String, option: String = "--token-file", withoutIt: String = "to serve without one"
+  ) throws -> String {
+    let subject = "\(option) \(path)"
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw ValidationError(
         "\(subject) does not exist: write the token into it (one line), or leave "
-          + "--token-file out to serve without one.")
+          + "\(option) out \(withoutIt).")
     }
     guard !isDirectory.boolValue else {
       throw ValidationError(
@@ -387,7 +441,7 @@ struct Serve: AsyncParsableCommand {
     guard !text.isEmpty else {
       throw ValidationError(
         "\(subject) is empty: write a token of at least one character into it, or leave "
-          + "--token-file out to serve without one.")
+          + "\(option) out \(withoutIt).")
     }
     return text
   }
@@ -472,6 +526,9 @@ struct Serve: AsyncParsableCommand {
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)
     live.hotwords = try hotwordsOption.resolved()
+    let homeAssistant = try homeAssistant()
+    let homeAssistantNames = HotwordSource()
+    if homeAssistant != nil { live.hotwordSource = homeAssistantNames }
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()
@@ -543,6 +600,11 @@ struct Serve: AsyncParsableCommand {
       }
     }
     defer { signalLog.cancel() }
+    // Home Assistant's names, read now and every few minutes; a failure is a warning.
+    let refresh = Task {
+      await homeAssistant?.refresh(into: homeAssistantNames, logger: logger)
+    }
+    defer { refresh.cancel() }
     do {
       try await group.run()
     } catch let failure as WyomingListenFailure {
