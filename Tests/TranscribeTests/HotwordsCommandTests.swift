@@ -46,6 +46,21 @@ extension CommandTests {
       try await expectUsageError(
         ["serve", "--port", "0", "--hotwords", "Kallax", "--hotword-boost", "-1"],
         mentioning: "--hotword-boost must be a number from 0 to 20")
+      try await expectUsageError(
+        ["serve", "--port", "0", "--hass-url", "http://homeassistant.local:8123"],
+        mentioning: "--hass-url needs --hass-token-file")
+      try await expectUsageError(
+        ["serve", "--port", "0", "--hass-token-file", "/etc/hostname"],
+        mentioning: "--hass-token-file is the token for --hass-url")
+      try await expectUsageError(
+        ["serve", "--port", "0", "--hass-url", "homeassistant:8123", "--hass-token-file", "x"],
+        mentioning: "--hass-url must be Home Assistant's http(s) URL")
+      try await expectUsageError(
+        [
+          "serve", "--port", "0", "--hass-url", "http://homeassistant.local:8123",
+          "--hass-token-file", "/nonexistent/token",
+        ],
+        mentioning: "--hass-token-file /nonexistent/token does not exist")
     }
 
     @Test(

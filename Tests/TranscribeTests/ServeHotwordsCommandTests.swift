@@ -100,6 +100,16 @@ extension CommandTests {
       #expect(output.stderr.contains("http://127.0.0.1:9/api/states cannot be reached"))
     }
 
+    @Test func aServerWideListBiasesEveryStream() async throws {
+      let directory = try TemporaryDirectory()
+      let file = try Self.spokenCommand(in: directory)
+      let server = try await WyomingServer(["--engine", "moonshine", "--hotwords", "Kallax"])
+      let heard = try await Self.transcript(server, file)
+      let output = await server.terminate()
+      #expect(heard?.contains("Kallax") == true, "\(heard ?? "")")
+      #expect(output.status == 0, "\(output.stderr)")
+    }
+
     @Test func wyomingTranscriptNamesBiasThatCommand() async throws {
       let directory = try TemporaryDirectory()
       let file = try Self.spokenCommand(in: directory)
