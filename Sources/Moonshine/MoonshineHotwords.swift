@@ -45,6 +45,8 @@ public struct MoonshineHotwords: Sendable {
   public let boost: Float
   /// The prefix tree; node 0 is the root, where no phrase has started.
   let nodes: [Node]
+  /// The vocabulary the tree was compiled against.
+  let vocabulary: HotwordVocabulary
 
   /// A node of the tree: a position in one or more phrases' spellings.
   struct Node: Sendable {
@@ -70,6 +72,7 @@ public struct MoonshineHotwords: Sendable {
   init(phrases: [String], boost: Float, vocabulary: HotwordVocabulary) {
     self.phrases = phrases.filter { !Self.spelling(of: $0).isEmpty }
     self.boost = boost
+    self.vocabulary = vocabulary
     var nodes = [Node()]
     for phrase in self.phrases {
       var node = 0
@@ -123,6 +126,9 @@ final class HotwordVocabulary: Sendable {
   let tokens: [[UInt8]: [Int32]]
   /// The most bytes a token has.
   let longest: Int
+  /// Whether each token, by id, starts with a letter or digit (or a byte of a UTF-8 sequence):
+  /// after a phrase, such a token makes it part of a longer word.
+  let continuesWord: [Bool]
 
   /// Indexes `pieces` (each token's bytes, spaces as spaces) from `first` on: the tokens before
   /// it are special or single raw bytes, which favour nothing.
@@ -136,6 +142,16 @@ final class HotwordVocabulary: Sendable {
     }
     self.tokens = tokens
     self.longest = longest
+    continuesWord = pieces.map { piece in
+      guard let first = piece.first else { return false }
+      return first >= 0x80 || (0x30...0x39).contains(first)
+        || (0x61...0x7A).contains(Self.folded(first))
+    }
+  }
+
+  /// Whether `token` starts with a letter or digit (see ``continuesWord``).
+  func continuesWord(_ token: Int32) -> Bool {
+    token >= 0 && Int(token) < continuesWord.count && continuesWord[Int(token)]
   }
 
   /// A byte with ASCII upper-case letters in lower case.
@@ -234,6 +250,10 @@ struct HotwordCursor {
 
   /// Moves along the tree with the token chosen; `choice` is set when the bonus changed it.
   private mutating func advance(_ token: Int32, choice: Choice?, gap: Float) {
+    // A phrase is whole once the word it ends goes no further.
+    let ended =
+      node != 0 && hotwords.nodes[Int(node)].isEnd && !hotwords.vocabulary.continuesWord(token)
+    if ended { changed = nil }
     if node != 0, let next = hotwords.nodes[Int(node)].targets[token] {
       node = next
       if changed == nil {
@@ -241,10 +261,9 @@ struct HotwordCursor {
         deficit = 0
       }
     } else {
-      if node != 0, !hotwords.nodes[Int(node)].isEnd, let changed,
-        takeBacks < MoonshineHotwords.maximumTakeBacks
-      {
-        // Abandoned before its end: go back to where the bonus first changed a choice.
+      if node != 0, !ended, let changed, takeBacks < MoonshineHotwords.maximumTakeBacks {
+        // Abandoned before its end, or its end is the start of a longer word ("Aoifei"): go
+        // back to where the bonus first changed a choice.
         takeBack = changed
         return
       }
@@ -262,7 +281,6 @@ struct HotwordCursor {
         return
       }
     }
-    if hotwords.nodes[Int(node)].isEnd { changed = nil }
   }
 
   /// Goes back to the choice ``takeBack`` names, to make it again without its token's bonus;

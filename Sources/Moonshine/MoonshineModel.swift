@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Load it with ``shared(_:)``: there is one model per process for each model directory (and
 /// runtime library and thread count), so memory does not grow with the number of recognizers.
-/// ``transcribe(_:prefix:hotwords:)`` may be called from any number of threads at once: each call keeps
-/// its own decoding state, and ONNX Runtime sessions accept concurrent runs.
+/// ``transcribe(_:prefix:hotwords:)`` may be called from any number of threads at once: each
+/// call keeps its own decoding state, and ONNX Runtime sessions accept concurrent runs.
 ///
 /// Decoding is greedy, with the decoder's key/value cache: the first step feeds `<s>` (and the
 /// prefix, if any) with empty past tensors, every later step the last token alone with the

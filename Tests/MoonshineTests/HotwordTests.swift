@@ -175,6 +175,29 @@ struct HotwordTests {
     #expect(later.tokens == [" the", " k"].map(Self.id))
   }
 
+  @Test func aPhraseThatIsTheStartOfALongerWordIsTakenBack() {
+    // "Kallax" spelled with the bonus's help, then the model goes on with the word: "Kallaxyx".
+    let rows = [
+      Self.row([" call": 3, " k": 1]),
+      Self.row(["all": 3]),
+      Self.row(["ax": 3]),
+      Self.row(["yx": 9, ".": 1]),
+      Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax"], boost: 2.5))
+    #expect(biased.tokens.first == Self.id(" call"))
+    #expect(biased.takeBacks >= 1)
+    // Punctuation after it ends the word: the phrase stays.
+    let ended = Self.decode(
+      [
+        Self.row([" call": 3, " k": 1]), Self.row(["all": 3]), Self.row(["ax": 3]),
+        Self.row([".": 9]),
+      ],
+      hotwords: Self.hotwords(["Kallax"], boost: 2.5))
+    #expect(ended.tokens == [" k", "all", "ax", "."].map(Self.id))
+    #expect(ended.takeBacks == 0)
+  }
+
   @Test func theProbabilityIsTheModelsOwn() {
     var cursor = HotwordCursor(Self.hotwords(["Kallax"]))
     let row = Self.row([" call": 3, " k": 1])
