@@ -24,6 +24,13 @@ struct HotwordBenchmarkTests {
 
   @Test func hotwordCost() throws {
     let model = try MoonshineModel.shared(installedConfiguration)
+    _ = model.hotwords(["warm up"])
+    let clock = ContinuousClock()
+    let compileStart = clock.now
+    _ = model.hotwords(Self.fiveHundred)
+    print(
+      "hotwords 500: compiled in \((clock.now - compileStart).formatted(.units(allowed: [.milliseconds])))"
+    )
     let clips = try libriVoxClips()
     let directory = try TemporaryDirectory()
     let noisy = try NoisySpeech.libriVoxClips().map { clip in
