@@ -110,6 +110,38 @@ extension CommandTests {
       #expect(output.status == 0, "\(output.stderr)")
     }
 
+    @Test func anUploadsPromptAndAVoskPhraseListBiasTheirTranscripts() async throws {
+      let directory = try TemporaryDirectory()
+      let file = try Self.spokenCommand(in: directory)
+      let server = try await ServeProcess(["--engine", "moonshine"])
+      defer { server.kill() }
+      let url = server.baseURL + "/v1/audio/transcriptions"
+      func upload(_ fields: [String]) throws -> String {
+        try runCommand(
+          "/usr/bin/curl",
+          ["-sS", "-F", "file=@\(file.path)", "-F", "response_format=text"]
+            + fields.flatMap { ["-F", $0] } + [url])
+      }
+      let plain = try upload([])
+      #expect(!plain.contains("Kallax"), "\(plain)")
+      let prompted = try upload(["prompt=Our lamps: Kallax. Our rooms: Siobhan's room."])
+      #expect(prompted.contains("Kallax"), "\(prompted)")
+      // stream=true reads the same prompt.
+      let streamed = try runCommand(
+        "/usr/bin/curl",
+        ["-sS", "-N", "-F", "file=@\(file.path)", "-F", "stream=true", "-F", "prompt=Kallax", url])
+      #expect(streamed.contains("Kallax"), "\(streamed)")
+
+      guard PythonClient.canImport("websockets") else { return }
+      let vosk = try await PythonClient.run(
+        "vosk_client.py",
+        ["ws://127.0.0.1:\(server.port)/", file.path, "--phrases", "Kallax, Siobhan"])
+      #expect(vosk.status == 0, "\(vosk.stderr)")
+      #expect(vosk.stdout.contains("Kallax"), "\(vosk.stdout)")
+      // It still hears the words that are not in the list (Moonshine, not a grammar).
+      #expect(vosk.stdout.contains("lamp"), "\(vosk.stdout)")
+    }
+
     @Test func wyomingTranscriptNamesBiasThatCommand() async throws {
       let directory = try TemporaryDirectory()
       let file = try Self.spokenCommand(in: directory)
