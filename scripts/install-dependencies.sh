@@ -13,7 +13,8 @@
 #   run:    pocketsphinx-en-us (the default English model)
 #   tests:  pocketsphinx-testdata pocketsphinx (pocketsphinx_continuous, for comparison)
 #           pulseaudio pulseaudio-utils (a private server with a virtual microphone)
-#           sox espeak-ng (convert and synthesize test speech)
+#           sox espeak-ng (convert and synthesize test speech: noise benchmarks, the
+#           hotword tests' commands with rare names)
 #           curl python3-pip, then pip: websockets (a vosk-style client for `transcribe serve`)
 #           and openai (the REST endpoint's official client), wyoming (Home Assistant's Wyoming
 #           protocol, its client for `transcribe serve --wyoming`)

@@ -6,12 +6,13 @@ for exactly one reply after each, then {"eof" : 1} and its reply. Every reply is
 line of JSON on stdout, and finally {"close": CODE, "reason": "..."} once the server closed.
 
     vosk_client.py ws://127.0.0.1:2700 speech.wav [--token T] [--words/--no-words] [--realtime]
-                   [--chunk-bytes N]
+                   [--chunk-bytes N] [--phrases "A, B"]
 
 A .raw file is headerless 16 kHz mono 16-bit little-endian audio. --realtime sends each chunk
 when its audio would have been spoken, as a microphone does; --latency writes to stderr how long
 each reply took after its message was sent, and how long the last words took after the end.
 --chunk-bytes sends chunks of that many bytes instead (e.g. more than the server accepts).
+--phrases sends them as the configuration's phrase_list (comma-separated).
 """
 
 import argparse
@@ -43,6 +44,8 @@ async def run(arguments):
         config = {"sample_rate": rate}
         if arguments.words is not None:
             config["words"] = arguments.words
+        if arguments.phrases is not None:
+            config["phrase_list"] = [p.strip() for p in arguments.phrases.split(",") if p.strip()]
         await websocket.send(json.dumps({"config": config}))
         try:
             chunk = arguments.chunk_bytes or int(rate * 0.2) * 2
@@ -87,6 +90,7 @@ def main():
     parser.add_argument("--realtime", action="store_true")
     parser.add_argument("--latency", action="store_true")
     parser.add_argument("--chunk-bytes", type=int)
+    parser.add_argument("--phrases")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -6,12 +6,13 @@ It prints every event the server sends as one JSON line ({"type": ..., "data": .
 
   wyoming_client.py URI describe
   wyoming_client.py URI transcribe AUDIO [--name MODEL] [--language en] [--realtime]
-                                          [--no-stop] [--chunk-ms 100]
+                                          [--no-stop] [--chunk-ms 100] [--names A,B]
       AUDIO: a WAV file (its rate, width and channels are sent as they are) or headerless
       16 kHz mono 16-bit PCM (.raw). Home Assistant's sequence: transcribe, audio-start,
       audio-chunks, audio-stop, then events until the transcript (and transcript-stop).
       --no-stop sends the audio and then silence at real-time pace, never audio-stop, until
-      the transcript arrives (server-side endpointing). --until-closed reads on after
+      the transcript arrives (server-side endpointing). --names sends transcribe's
+      transcript_names (names that should bias the transcription). --until-closed reads on after
       transcript-stop until the server closes.
   wyoming_client.py URI raw HEX    sends these bytes as they are, then reads until closed.
   wyoming_client.py URI abuse COUNT
@@ -64,7 +65,9 @@ async def transcribe(client, args):
     rate, width, channels, pcm = read_audio(args.audio)
     step = rate * width * channels * args.chunk_ms // 1000
     step -= step % (width * channels)
-    await client.write_event(Transcribe(name=args.name, language=args.language).event())
+    names = [name.strip() for name in args.names.split(",")] if args.names else None
+    await client.write_event(
+        Transcribe(name=args.name, language=args.language, transcript_names=names).event())
     await client.write_event(AudioStart(rate, width, channels).event())
     transcript = asyncio.Event()
 
@@ -166,6 +169,7 @@ async def main():
     command = commands.add_parser("transcribe")
     command.add_argument("audio")
     command.add_argument("--name")
+    command.add_argument("--names")
     command.add_argument("--language", default="en")
     command.add_argument("--realtime", action="store_true")
     command.add_argument("--no-stop", action="store_true")

@@ -41,6 +41,11 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   /// energy detector (hosts choose Silero VAD with ``VoiceActivityDetection/silero(_:threshold:)``
   /// when it is installed).
   public var voiceActivity: VoiceActivityDetection = .energy
+  /// Phrases the decoder favours, such as names of lamps, rooms and people (see
+  /// ``MoonshineHotwords``); empty for none, which decodes exactly as plain greedy decoding.
+  public var hotwords: [String] = []
+  /// What the decoder adds to the logit of a token that spells on a phrase of ``hotwords``.
+  public var hotwordBoost: Float = MoonshineHotwords.defaultBoost
 
   /// The environment variable that names the model directory.
   public static let modelEnvironmentVariable = "TRANSCRIBE_MOONSHINE_MODEL"

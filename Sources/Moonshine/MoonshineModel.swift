@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Load it with ``shared(_:)``: there is one model per process for each model directory (and
 /// runtime library and thread count), so memory does not grow with the number of recognizers.
-/// ``transcribe(_:prefix:)`` may be called from any number of threads at once: each call keeps
-/// its own decoding state, and ONNX Runtime sessions accept concurrent runs.
+/// ``transcribe(_:prefix:hotwords:)`` may be called from any number of threads at once: each
+/// call keeps its own decoding state, and ONNX Runtime sessions accept concurrent runs.
 ///
 /// Decoding is greedy, with the decoder's key/value cache: the first step feeds `<s>` (and the
 /// prefix, if any) with empty past tensors, every later step the last token alone with the
@@ -34,7 +34,9 @@ public final class MoonshineModel: Sendable {
   let tokenizer: MoonshineTokenizer
   let encoder: ONNXRuntimeSession
   let decoder: ONNXRuntimeSession
-  private let layout: DecoderLayout
+  let layout: DecoderLayout
+  /// The vocabulary indexed for hotwords, built the first time a list is compiled.
+  let hotwordVocabulary = Mutex<HotwordVocabulary?>(nil)
 
   /// Samples per second of the audio the model takes.
   public static let sampleRate = RecognitionAudio.sampleRate
@@ -159,7 +161,7 @@ public final class MoonshineModel: Sendable {
   }
 
   /// Where each of the merged decoder's inputs comes from, read from the session's names.
-  private struct DecoderLayout {
+  struct DecoderLayout {
     enum Input {
       case tokens
       case encoderOutput
@@ -234,8 +236,11 @@ public final class MoonshineModel: Sendable {
   ///     dropped, and decoding continues from there, so the result is what decoding from scratch
   ///     would give, sooner.
   /// - Throws: `RecognitionFailure.decoderFailure` with ONNX Runtime's message when a run fails.
+  ///   - hotwords: phrases to favour (see ``MoonshineHotwords``); `nil` or an empty list decodes
+  ///     plainly.
   public func transcribe(
-    _ samples: UnsafeBufferPointer<Float>, prefix: [Int32] = []
+    _ samples: UnsafeBufferPointer<Float>, prefix: [Int32] = [],
+    hotwords: MoonshineHotwords? = nil
   ) throws(RecognitionFailure) -> MoonshineTranscript {
     guard samples.count >= Self.minimumSamples, let base = samples.baseAddress else {
       return MoonshineTranscript()
@@ -255,7 +260,12 @@ public final class MoonshineModel: Sendable {
       var decoding = Decoding(model: self, hidden: hidden)
       defer { decoding.release() }
       let limit = Self.maximumTokens(forSamples: samples.count)
-      transcript = try decoding.run(prefix: Array(prefix.prefix(limit)), limit: limit)
+      if let hotwords, !hotwords.isEmpty {
+        transcript = try decoding.run(
+          prefix: Array(prefix.prefix(limit)), limit: limit, hotwords: hotwords)
+      } else {
+        transcript = try decoding.run(prefix: Array(prefix.prefix(limit)), limit: limit)
+      }
     } catch {
       throw .decoderFailure("ONNX Runtime failed to run Moonshine's decoder: \(error.message)")
     }
@@ -280,7 +290,7 @@ public final class MoonshineModel: Sendable {
   }
 
   /// One transcription's decoder state: the values it owns, released by ``release()``.
-  private struct Decoding {
+  struct Decoding {
     let model: MoonshineModel
     let api: ONNXRuntimeAPI
     let hidden: OpaquePointer
@@ -318,7 +328,7 @@ public final class MoonshineModel: Sendable {
       buffers = []
     }
 
-    private func tensor(
+    func tensor(
       _ data: UnsafeMutableRawPointer, bytes: Int, shape: [Int64], type: ONNXRuntimeAPI.ElementType
     ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
       try api.make("CreateTensorWithDataAsOrtValue") {
@@ -329,7 +339,7 @@ public final class MoonshineModel: Sendable {
 
     /// Runs one decoder step over `ids` and returns the logits (released by the caller); the
     /// presents wait in ``presents`` for ``keep(length:)``.
-    private mutating func step(
+    mutating func step(
       _ ids: [Int32], first: Bool
     ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
       steps += 1
@@ -365,7 +375,7 @@ public final class MoonshineModel: Sendable {
 
     /// Replaces the past keys/values with the last step's presents; the decoder's own are cut to
     /// the first `length` positions when `length` is given (dropping a rejected prefix's tail).
-    private mutating func keep(length: Int64?) throws(ONNXRuntimeAPI.Failure) {
+    mutating func keep(length: Int64?) throws(ONNXRuntimeAPI.Failure) {
       for (index, input) in model.layout.inputs.enumerated() {
         guard case let .past(present, isEncoder) = input, let value = presents[present] else {
           continue
@@ -383,7 +393,7 @@ public final class MoonshineModel: Sendable {
     }
 
     /// A copy of a [1, heads, n, size] tensor with only the first `length` positions.
-    private mutating func truncated(
+    mutating func truncated(
       _ value: OpaquePointer, to length: Int64
     ) throws(ONNXRuntimeAPI.Failure) -> OpaquePointer {
       let shape = try api.shape(of: value)
@@ -489,7 +499,7 @@ public final class MoonshineModel: Sendable {
         keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
     }
 
-    private func logitsShape(
+    func logitsShape(
       _ logits: OpaquePointer
     ) throws(ONNXRuntimeAPI.Failure) -> (rows: Int, vocabulary: Int) {
       let shape = try api.shape(of: logits)

@@ -13,7 +13,7 @@ import Synchronization
 /// 80 ms of speech are dropped unheard (the model invents words for noise and silence).
 ///
 /// While an utterance goes on, partial results come from transcribing it again (a look), with the
-/// previous look's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:)``). A look costs
+/// previous look's tokens as a prefix (see ``MoonshineModel/transcribe(_:prefix:hotwords:)``). A look costs
 /// in proportion to the utterance's length, so looks are spaced by their cost: the next one waits
 /// for at least 0.1 s and for the time it is expected to take (the last look's, in proportion to
 /// the audio's length) times ``PartialResults/costFactor`` (1 for `fast`, 4 for `balanced`) times
@@ -112,6 +112,11 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// many cores there are: they set the pace of partial results.
   let speakingStreams: SpeakingStreams
   let cores: Int
+  /// The phrases the decoder favours: the configuration's, or a stream's own until the reset
+  /// (see ``favour(_:boost:)``).
+  var hotwords: MoonshineHotwords?
+  /// The configuration's phrases, compiled once.
+  let configuredHotwords: MoonshineHotwords?
 
   /// An utterance in progress.
   private struct Utterance {
@@ -174,6 +179,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     self.endpointing = configuration.endpointing
     self.maximumSilence = configuration.maximumEndOfUtteranceSilence
     self.frameLength = detector.windowLength
+    self.configuredHotwords =
+      configuration.hotwords.isEmpty
+      ? nil : model.hotwords(configuration.hotwords, boost: configuration.hotwordBoost)
+    self.hotwords = configuredHotwords
   }
 
   // MARK: SpeechRecognizer
@@ -256,6 +265,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     leading = []
     utterance = nil
     isCatchingUp = false
+    hotwords = configuredHotwords
   }
 
   /// Transcribes a piece of a longer input (a file cut at pauses) on its own, in one
@@ -268,10 +278,13 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
-    // The pauses tuned for this input stay (a request's own); everything else starts afresh.
+    // The pauses tuned for this input and the phrases favoured stay (a request's own);
+    // everything else starts afresh.
     let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
+    let favoured = hotwords
     try reset()
     (endOfUtteranceSilence, endpointing, maximumSilence) = tuned
+    hotwords = favoured
     // Sentence endpointing decides where utterances end inside the piece, as on a stream.
     if endpointing == .sentence { return try streamSegment(samples, startingAt: offset) }
     var firstSpeech: Int?
@@ -294,7 +307,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
     let audio = samples[start..<end].map { Float($0) / 32768 }
     let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
-      try model.transcribe(audio)
+      try model.transcribe(audio, hotwords: hotwords)
     }
     let words = transcript.recognizedWords(
       from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate)
@@ -520,7 +533,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let started = ContinuousClock.now
     let transcript = try utterance.samples.withUnsafeBufferPointer {
       samples throws(RecognitionFailure) in
-      try model.transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix)
+      try model.transcribe(
+        UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
     }
     lastDecodeSeconds = (ContinuousClock.now - started).seconds
     lastDecodeSamples = count

@@ -1,7 +1,7 @@
 import Foundation
 import Recognition
 
-/// What ``MoonshineModel/transcribe(_:prefix:)`` made of some audio: the tokens it chose, how
+/// What ``MoonshineModel/transcribe(_:prefix:hotwords:)`` made of some audio: the tokens it chose, how
 /// sure it was of each, and the text and words they spell.
 ///
 /// The text is Moonshine's own, with its casing and punctuation (`Go forward ten meters.`); words

@@ -23,6 +23,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// How the voice-activity detector cuts this request's file into utterances, where it should
   /// differ from the client's settings; `nil` for the client's.
   public var voiceActivity: VoiceActivityTuning?
+  /// Phrases to favour, such as names of lamps, rooms and people: Moonshine biases its decoder
+  /// towards them (pocketsphinx does not use them). Empty by default.
+  public var hotwords = Hotwords()
 
   /// Creates a request; by default the default microphone, the client's default engine, partial
   /// results.

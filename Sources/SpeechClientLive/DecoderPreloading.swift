@@ -13,7 +13,8 @@ extension LiveSpeechConfiguration {
     for request: SpeechRecognitionRequest = SpeechRecognitionRequest(
       source: .pushed(PushedAudio()))
   ) async throws(SpeechClient.Failure) {
-    let pool = try validatedEngine(for: request).sharedPool(size: jobs)
+    _ = try validatedEngine(for: request)
+    let pool = try pooledEngine(for: request).sharedPool(size: jobs)
     let result = await withCheckedContinuation {
       (continuation: CheckedContinuation<SpeechClient.Failure?, Never>) in
       pool.submitAny { recognizer in

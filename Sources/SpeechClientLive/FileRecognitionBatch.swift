@@ -1,6 +1,7 @@
 import AudioInput
 import ConcurrencyExtras
 import Foundation
+import Moonshine
 import PocketSphinx
 import Recognition
 import SpeechClient
@@ -108,14 +109,16 @@ public final class FileRecognitionBatch: Sendable {
     let ahead = DispatchSemaphore(value: 2 * jobs + 2)
     for recognition in recognitions {
       let engine: LiveEngine
+      let pooled: LiveEngine
       do {
         engine = try configuration.engine(for: recognition.request)
+        pooled = try configuration.pooledEngine(for: recognition.request)
       } catch {
         recognition.readingEnded(at: 0, failure: error)
         continue
       }
       let pool =
-        (configuration.reportsPartialWordsOfFiles ? engine : engine.withoutPartialResults())
+        (configuration.reportsPartialWordsOfFiles ? pooled : pooled.withoutPartialResults())
         .sharedPool(size: jobs)
       let rate = Double(RecognitionAudio.sampleRate)
       let submit = { (segment: UtteranceSegmenter.Segment) in
@@ -130,7 +133,13 @@ public final class FileRecognitionBatch: Sendable {
             return
           }
           let result = recognizer.flatMap { recognizer in
-            Result { () throws(RecognitionFailure) in
+            if case let .moonshine(configuration) = engine,
+              let moonshine = recognizer as? MoonshineRecognizer
+            {
+              // The request's phrases, which the pool's recognizers do not know.
+              moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
+            }
+            return Result { () throws(RecognitionFailure) in
               // The request's own pauses (nil: the configuration's), for this piece.
               let tuning = recognition.request.voiceActivity
               recognizer.tuneVoiceActivity(

@@ -69,6 +69,12 @@ public struct LiveSpeechConfiguration: Sendable {
   /// The engine for requests that leave the choice to the client
   /// (`SpeechRecognitionRequest.Engine.automatic`).
   public var defaultEngine: SpeechRecognitionRequest.EngineName = .pocketsphinx
+  /// Phrases every Moonshine request favours, before the request's own (`transcribe serve
+  /// --hotwords`: a server-wide list); a request's boost wins over this one's.
+  public var hotwords = Hotwords()
+  /// Phrases that change while the client runs (`serve --hass-url`: Home Assistant's names),
+  /// favoured after ``hotwords`` and before a request's own.
+  public var hotwordSource: HotwordSource?
 
   /// Creates a configuration; by default the default server, quiet, a 2 s connect timeout, a 3 s
   /// no-audio watchdog, 50 ms fragments, and authorization checked for the default microphone.

@@ -1,6 +1,7 @@
 import AudioInput
 import ConcurrencyExtras
 import Foundation
+import Moonshine
 import PocketSphinx
 import Recognition
 import SpeechClient
@@ -49,7 +50,8 @@ final class RecognitionTask: Sendable {
       // A phrase list restricts a default decoder for the session rather than loading one.
       var poolRequest = request
       if case .pocketsphinx(.phrases) = request.engine { poolRequest.engine = .pocketsphinx() }
-      let poolEngine = (try? configuration.engine(for: poolRequest)) ?? engine
+      // A stream's hotwords are given to the borrowed recognizer for the stream (see `run`).
+      let poolEngine = (try? configuration.pooledEngine(for: poolRequest)) ?? engine
       poolEngine.sharedPool(size: configuration.jobs).submitAny { recognizer in
         task.run(
           request, engine: engine, configuration: configuration, continuation: continuation,
@@ -138,6 +140,12 @@ final class RecognitionTask: Sendable {
           // the read below ends at once.
           let stopSignal = self.stopSignal
           try pocketsphinx.restrict(toPhrases: phrases) { stopSignal.discardsPendingAudio }
+        }
+        if case let .moonshine(configuration) = engine,
+          let moonshine = loaded as? MoonshineRecognizer
+        {
+          // The stream's phrases, until the recognizer goes back to the pool (its reset).
+          moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
         }
       } else {
         loaded = try engine.makeRecognizer()

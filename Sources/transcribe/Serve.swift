@@ -26,7 +26,9 @@ struct Serve: AsyncParsableCommand {
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
       reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
       holds at most \(VoskStreamConfiguration.phraseLimit) phrases of at most \
-      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007). Last words \
+      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007); with \
+      Moonshine its phrases are hotwords (at most \(Hotwords.maximumCount) of \
+      \(Hotwords.maximumLength) characters). Last words \
       that do not come within \(seconds(SpeechRecognition().stopDeadline)) of the end close the \
       stream with 1011. GET /readyz answers 503 "stuck" while every decoder has been busy for \
       over \(seconds(TranscriptionServer.stuckDecoderAge)) with sessions that are over.
@@ -43,7 +45,11 @@ struct Serve: AsyncParsableCommand {
 
       ENGINES: --engine (or TRANSCRIBE_ENGINE) sets the default; Moonshine when installed. An \
       upload's model field (moonshine, pocketsphinx) picks the engine for it, GET /v1/models \
-      lists them, and a stream's phrase_list runs on pocketsphinx.
+      lists them. A stream's phrase_list runs on pocketsphinx (a grammar) when pocketsphinx is \
+      the default; with Moonshine it favours the phrases (hotwords) and still hears everything.
+
+      HOTWORDS: --hotwords, --hotwords-file and --hotword-boost give phrases every Moonshine \
+      stream and upload favours (names of lamps, rooms, people), before the stream's own.
 
       HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
       serves the Wyoming protocol there, with the same models, session places and limits; add \
@@ -111,6 +117,25 @@ struct Serve: AsyncParsableCommand {
   var tokenFile: String?
 
   @Option(
+    name: .customLong("hass-url"),
+    help: ArgumentHelp(
+      """
+      Home Assistant's URL (e.g. http://homeassistant.local:8123): the names of its entities, \
+      areas and floors become hotwords Moonshine favours, read over its REST API now and every \
+      \(HomeAssistantNames.refreshInterval.components.seconds / 60) minutes. Needs \
+      --hass-token-file.
+      """,
+      valueName: "url"))
+  var hassURL: String?
+
+  @Option(
+    name: .customLong("hass-token-file"),
+    help: ArgumentHelp(
+      "A file holding a long-lived access token of Home Assistant (one line), for --hass-url.",
+      valueName: "file"))
+  var hassTokenFile: String?
+
+  @Option(
     help: ArgumentHelp(
       "Also let web pages from ORIGIN use the server (repeat it; * for any), e.g. "
         + "https://captions.example; other pages' requests get 403.",
@@ -162,7 +187,8 @@ struct Serve: AsyncParsableCommand {
   var noHTTP = false
 
   /// `--engine`, shared with the parent command (see ``EngineOption``): the default engine;
-  /// uploads pick another with their `model` field, phrase lists use pocketsphinx.
+  /// uploads pick another with their `model` field; phrase lists use pocketsphinx when it is
+  /// the default, else become hotwords.
   @OptionGroup var engineOption: EngineOption
 
   /// `--vad`, `--vad-threshold`, `--vad-model`: the detector every stream and upload uses.
@@ -174,6 +200,9 @@ struct Serve: AsyncParsableCommand {
   /// `--endpointing`, `--max-silence`, shared with the parent command: how every stream's
   /// utterances end.
   @OptionGroup var endpointingOption: EndpointingOption
+  /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with the parent command: phrases
+  /// every Moonshine stream and upload favours, before its own.
+  @OptionGroup var hotwordsOption: HotwordsOption
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
@@ -237,6 +266,8 @@ struct Serve: AsyncParsableCommand {
           + "--wyoming tcp://0.0.0.0:10300.")
     }
     try voiceActivityOption.check()
+    _ = try hotwordsOption.resolved()
+    _ = try homeAssistant()
     guard (0...65_535).contains(port) else {
       throw ValidationError(
         "--port must be between 0 and 65535 (got \(port)\(port < 0 ? ", a negative number" : "")).")
@@ -288,6 +319,38 @@ struct Serve: AsyncParsableCommand {
         throw ValidationError("--wyoming: \(error)")
       }
     }
+  }
+
+  /// Where Home Assistant's names come from: `--hass-url` with `--hass-token-file`'s token, or
+  /// `nil` without `--hass-url`.
+  ///
+  /// - Throws: `ValidationError` naming the fix for one option without the other, a URL that is
+  ///   not http(s) with a host, or a token file that cannot be used.
+  func homeAssistant() throws -> HomeAssistantNames? {
+    guard let hassURL else {
+      if hassTokenFile != nil {
+        throw ValidationError(
+          "--hass-token-file is the token for --hass-url: give Home Assistant's URL too, e.g. "
+            + "--hass-url http://homeassistant.local:8123.")
+      }
+      return nil
+    }
+    guard let url = URL(string: hassURL), ["http", "https"].contains(url.scheme?.lowercased()),
+      url.host?.isEmpty == false
+    else {
+      throw ValidationError(
+        "--hass-url must be Home Assistant's http(s) URL, e.g. "
+          + "--hass-url http://homeassistant.local:8123 (got '\(hassURL)').")
+    }
+    guard let hassTokenFile else {
+      throw ValidationError(
+        "--hass-url needs --hass-token-file: a file with a long-lived access token (Home "
+          + "Assistant: your profile, Security, Long-lived access tokens).")
+    }
+    let token = try Self.readTokenFile(
+      hassTokenFile, option: "--hass-token-file",
+      withoutIt: "(and --hass-url) to serve without Home Assistant's names")
+    return HomeAssistantNames(url: url, token: token)
   }
 
   /// Why one of `transcribe`'s own options does not apply to `serve`, and what to do instead.
@@ -345,13 +408,15 @@ struct Serve: AsyncParsableCommand {
   ///
   /// - Throws: `ValidationError` naming the fix when the file is missing, unreadable, a
   ///   directory, empty (or only line breaks), over ``tokenFileLimit`` bytes, or not UTF-8.
-  static func readTokenFile(_ path: String) throws -> String {
-    let subject = "--token-file \(path)"
+  static func readTokenFile(
+    _ path: String, option: String = "--token-file", withoutIt: String = "to serve without one"
+  ) throws -> String {
+    let subject = "\(option) \(path)"
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw ValidationError(
         "\(subject) does not exist: write the token into it (one line), or leave "
-          + "--token-file out to serve without one.")
+          + "\(option) out \(withoutIt).")
     }
     guard !isDirectory.boolValue else {
       throw ValidationError(
@@ -384,7 +449,7 @@ struct Serve: AsyncParsableCommand {
     guard !text.isEmpty else {
       throw ValidationError(
         "\(subject) is empty: write a token of at least one character into it, or leave "
-          + "--token-file out to serve without one.")
+          + "\(option) out \(withoutIt).")
     }
     return text
   }
@@ -469,6 +534,10 @@ struct Serve: AsyncParsableCommand {
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)
     endpointingOption.apply(to: &live)
+    live.hotwords = try hotwordsOption.resolved()
+    let homeAssistant = try homeAssistant()
+    let homeAssistantNames = HotwordSource()
+    if homeAssistant != nil { live.hotwordSource = homeAssistantNames }
     var detectorName = ""
     if !previewOption.preview {
       let voiceActivity = try voiceActivityOption.resolved()
@@ -540,6 +609,11 @@ struct Serve: AsyncParsableCommand {
       }
     }
     defer { signalLog.cancel() }
+    // Home Assistant's names, read now and every few minutes; a failure is a warning.
+    let refresh = Task {
+      await homeAssistant?.refresh(into: homeAssistantNames, logger: logger)
+    }
+    defer { refresh.cancel() }
     do {
       try await group.run()
     } catch let failure as WyomingListenFailure {

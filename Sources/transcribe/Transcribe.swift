@@ -39,6 +39,7 @@ struct Transcribe: AsyncParsableCommand {
         transcribe -i talk.wav --silence 1.2    no pause under 1.2 s ends an utterance
         transcribe --endpointing fixed          end utterances at a fixed pause, not sentences
         transcribe --engine pocketsphinx -i talk.wav   the light engine instead of Moonshine
+        transcribe --hotwords "Kallax, Siobhan, Nanoleaf"   favour these names (Moonshine)
 
       ENGINES: Moonshine (base, English; ONNX Runtime) is far more accurate on open speech and \
       writes punctuated, capitalized text; ./scripts/install-dependencies.sh installs it, and \
@@ -47,6 +48,12 @@ struct Transcribe: AsyncParsableCommand {
       and it has no word alternatives. pocketsphinx (Debian's pocketsphinx-en-us) measures \
       every word's time, and alone takes grammars, key phrases and model files \
       (--grammar, --keyphrase, --hmm, --lm, --dict imply it).
+
+      HOTWORDS: --hotwords and --hotwords-file give phrases Moonshine favours while it \
+      decodes: each token that spells on one of them gets --hotword-boost added to its score, \
+      and a phrase begun but abandoned is taken back, so speech without the phrases decodes as \
+      before. Letters are compared without regard to case; the model writes them as it hears \
+      them. At most \(Hotwords.maximumCount) phrases of \(Hotwords.maximumLength) characters.
 
       FILES are cut at pauses and decoded on --jobs decoders at once (each loads its state \
       once; Moonshine's model is shared by all of them); the words and times come out in \
@@ -93,6 +100,8 @@ struct Transcribe: AsyncParsableCommand {
 
   /// `--endpointing`, `--max-silence`, shared with `transcribe serve` too.
   @OptionGroup var endpointingOption: EndpointingOption
+  /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with `transcribe serve` too.
+  @OptionGroup var hotwordsOption: HotwordsOption
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
@@ -206,6 +215,16 @@ struct Transcribe: AsyncParsableCommand {
     if raw, input.isEmpty {
       throw ValidationError("--raw describes --input files; give at least one --input.")
     }
+    if hotwordsOption.isGiven {
+      _ = try hotwordsOption.resolved()
+      if selectedEngine == .pocketsphinx {
+        throw ValidationError(
+          "\(hotwordsOption.given[0]) biases Moonshine, not pocketsphinx"
+            + (pocketsphinxOption.map { " (which \($0) implies)" } ?? "")
+            + ": use Moonshine (./scripts/install-dependencies.sh installs it), or leave out "
+            + "\(hotwordsOption.given[0]).")
+      }
+    }
     if input.count > 1, format == .srt || format == .vtt {
       throw ValidationError("--format \(format.rawValue) makes subtitles for one file at a time.")
     }
@@ -282,6 +301,8 @@ struct Transcribe: AsyncParsableCommand {
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
     partialsOption.apply(to: &configuration)
     endpointingOption.apply(to: &configuration)
+    // Checked by `checkOptions()`.
+    configuration.hotwords = (try? hotwordsOption.resolved()) ?? Hotwords()
     return configuration
   }
 

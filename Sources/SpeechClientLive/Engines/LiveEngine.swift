@@ -125,6 +125,19 @@ extension LiveSpeechConfiguration {
     return engine
   }
 
+  /// The engine of the shared pool that serves `request`: without the request's own hotwords
+  /// and the changing ones, which a recognizer borrowed from the pool takes for the request
+  /// alone (so every list does not load a pool of its own).
+  func pooledEngine(
+    for request: SpeechRecognitionRequest
+  ) throws(SpeechClient.Failure) -> LiveEngine {
+    var request = request
+    request.hotwords = Hotwords()
+    var configuration = self
+    configuration.hotwordSource = nil
+    return try configuration.engine(for: request)
+  }
+
   /// The engine, with its settings, that decodes `request`.
   ///
   /// - Throws: ``SpeechClient/Failure/engineUnavailable(engine:reason:)`` for an engine this
@@ -165,6 +178,10 @@ extension LiveSpeechConfiguration {
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults = request.shouldReportPartialResults
       configuration.partialResults = partialResults
+      let hotwords = self.hotwords.merged(with: hotwordSource?.current ?? Hotwords())
+        .merged(with: request.hotwords)
+      configuration.hotwords = hotwords.phrases
+      if let boost = hotwords.boost { configuration.hotwordBoost = Float(boost) }
       // A capture source is the only stream decoding: let it use two cores for lower latency.
       // Files and server streams run many recognizers at once, one core each.
       if request.source.isLive {

@@ -175,6 +175,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
         source: .file(file), engine: options.engine.map(\.defaultEngine) ?? .automatic,
         shouldReportPartialResults: false, maximumAudioDuration: audioLimit)
       recognition.voiceActivity = options.chunkingStrategy?.voiceActivity
+      recognition.hotwords = options.hotwords
       return (recognition, Received(options: options, decodingStarted: .now))
     }
     do throws(OpenAIError) {

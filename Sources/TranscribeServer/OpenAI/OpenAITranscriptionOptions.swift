@@ -9,7 +9,10 @@ import SpeechClient
 /// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
 ///   requires); by default `segment`.
 /// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
-/// - `prompt`: accepted and ignored (pocketsphinx takes no prompt).
+/// - `prompt`: its names become hotwords Moonshine favours (pocketsphinx takes none): each run
+///   of capitalised words (`Aoife Ni Bhriain`), each word with inner capitals or digits
+///   (`iPhone`), and each sentence's first word unless it is a common one (`The`, `Please`);
+///   see `Hotwords.phrases(inPrompt:)`. Ordinary lower-case words are left out.
 /// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
 /// - `include[]`: `logprobs` adds each token's log probability (`logprobs`) to `json` and to
 ///   the events of a stream: Moonshine's decoder tokens; pocketsphinx has no tokens, so each of
@@ -37,6 +40,8 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var language: String?
   /// The `prompt` the client sent, if any.
   public var prompt: String?
+  /// The prompt's names, which Moonshine favours.
+  public var hotwords: Hotwords { Hotwords(prompt.map(Hotwords.phrases(inPrompt:)) ?? []) }
   /// The `temperature` the client asked for, if any.
   public var temperature: Double?
   /// Whether the transcript is streamed as server-sent events.
@@ -56,6 +61,12 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
     }
     model = value("model")
     prompt = value("prompt")
+    if let prompt, let problem = hotwords.problem {
+      throw .invalidField(
+        "prompt", value: prompt,
+        expected: "a prompt naming at most \(Hotwords.maximumCount) names of at most "
+          + "\(Hotwords.maximumLength) characters (its names \(problem))")
+    }
     if let format = value("response_format") {
       guard let responseFormat = OpenAIResponseFormat(rawValue: format) else {
         throw .invalidField(

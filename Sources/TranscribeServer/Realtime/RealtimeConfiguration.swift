@@ -8,7 +8,8 @@ import SpeechClient
 ///   `{"type": "audio/pcmu"}` or `{"type": "audio/pcma"}`.
 /// - `audio.input.transcription`: `model` (`moonshine` or `pocketsphinx` picks that engine,
 ///   any other name the server's default, as on `/v1/audio/transcriptions`), `language` (only
-///   English), `prompt` (accepted and ignored).
+///   English), `prompt` (its names become hotwords Moonshine favours: runs of capitalised
+///   words and words with inner capitals or digits, see `Hotwords.phrases(inPrompt:)`).
 /// - `audio.input.turn_detection`: `{"type": "server_vad", "threshold", "prefix_padding_ms",
 ///   "silence_duration_ms", "idle_timeout_ms"}` (the default, with OpenAI's defaults: an item
 ///   ends after a fixed pause, `--endpointing fixed` with `silence_duration_ms` as `--silence`),
@@ -24,6 +25,8 @@ struct RealtimeConfiguration: Equatable, Sendable {
   var model: String?
   var language: String?
   var prompt: String?
+  /// The prompt's names, which Moonshine favours.
+  var hotwords: Hotwords { Hotwords(prompt.map(Hotwords.phrases(inPrompt:)) ?? []) }
   var turnDetection: TurnDetection? = TurnDetection()
   var includesLogprobs = false
   /// The noise reduction the client asked for, echoed back.
@@ -183,7 +186,15 @@ struct RealtimeConfiguration: Equatable, Sendable {
           next.language = nil
         }
       }
-      if let prompt = transcription["prompt"] { next.prompt = prompt.stringValue }
+      if let prompt = transcription["prompt"] {
+        next.prompt = prompt.stringValue
+        if let problem = next.hotwords.problem {
+          throw .invalidValue(
+            param: "session.audio.input.transcription.prompt", value: prompt,
+            expected: "a prompt naming at most \(Hotwords.maximumCount) names of at most "
+              + "\(Hotwords.maximumLength) characters (its names \(problem))")
+        }
+      }
     }
     if let turnDetection = input["turn_detection"] {
       next.turnDetection = try Self.turnDetection(turnDetection)

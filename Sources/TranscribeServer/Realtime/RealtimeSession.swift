@@ -367,6 +367,7 @@ struct RealtimeSession: Sendable {
       request.engine = engine.defaultEngine
     }
     request.voiceActivity = state.configuration.voiceActivity
+    request.hotwords = state.configuration.hotwords
     state.recognition = SpeechRecognition.State(request: request)
     return .send(.recognition(.start))
   }

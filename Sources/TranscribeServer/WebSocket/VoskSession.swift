@@ -151,6 +151,10 @@ struct VoskSession: Sendable {
 
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
+
+  /// Whether a `phrase_list` becomes hotwords the server's default engine, Moonshine, favours;
+  /// otherwise (pocketsphinx) the stream is restricted to the phrases, a grammar.
+  var biasesPhraseList: Bool { limits.engines.first == .moonshine }
   /// The clock of the short wait for a message to answer with the last words: real time,
   /// whatever the server's clock, so a client that is not sending gets its last words a moment
   /// later, never not at all.
@@ -198,6 +202,13 @@ struct VoskSession: Sendable {
         case .config(let configuration):
           guard state.recognition == nil else {
             return fail(&state, .configurationAfterAudio)
+          }
+          if biasesPhraseList, let phrases = configuration.phraseList,
+            let problem = Hotwords(Hotwords.cleaned(phrases)).problem
+          {
+            // Moonshine's hotwords have limits of their own, tighter than a grammar's.
+            return fail(
+              &state, .invalidConfigurationValue(field: "phrase_list", reason: "\(problem)"))
           }
           state.configuration = configuration
           allowNextMessage(&state)
@@ -282,7 +293,12 @@ struct VoskSession: Sendable {
     guard state.recognition == nil else { return .none }
     var request = SpeechRecognitionRequest(source: audioInbox.open(state.configuration.sampleRate))
     if let phrases = state.configuration.phraseList, !phrases.isEmpty {
-      request.model = .phrases(phrases)
+      if biasesPhraseList {
+        // Moonshine favours the phrases and still hears everything else.
+        request.hotwords = Hotwords(Hotwords.cleaned(phrases))
+      } else {
+        request.model = .phrases(phrases)
+      }
     }
     state.recognition = SpeechRecognition.State(request: request)
     return .send(.recognition(.start))

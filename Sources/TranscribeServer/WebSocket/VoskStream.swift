@@ -100,9 +100,12 @@ struct VoskStream {
   }
 
   /// The engine a stream runs on, as metrics label it: pocketsphinx for a phrase list (a
-  /// grammar), the server's default otherwise.
+  /// grammar) when the server's default is pocketsphinx, the server's default otherwise
+  /// (Moonshine favours a phrase list's phrases as hotwords).
   private func engineName(_ configuration: VoskStreamConfiguration) -> String {
-    if let phrases = configuration.phraseList, !phrases.isEmpty {
+    if let phrases = configuration.phraseList, !phrases.isEmpty,
+      core.configuration.engines.first != .moonshine
+    {
       return SpeechRecognitionRequest.EngineName.pocketsphinx.rawValue
     }
     return core.configuration.engines.first?.rawValue ?? "default"

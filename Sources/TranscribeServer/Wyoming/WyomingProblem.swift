@@ -1,4 +1,5 @@
 import Foundation
+import SpeechClient
 
 /// Why a Wyoming connection gets an `error` event (`text`, `code`) and is closed: the protocol's
 /// one catalogue of errors, each a sentence that names the fix.
@@ -8,6 +9,7 @@ import Foundation
 /// | `header-too-long`, `data-too-long`, `payload-too-long` | a part of an event over its limit |
 /// | `bad-json`, `bad-event` | a header or data block that is not a JSON object, a missing `type`, a bad length |
 /// | `unknown-model`, `unsupported-language` | `transcribe` names what this server does not have |
+/// | `too-many-hotwords` | `transcribe`'s names, terms or context hold more than hotwords' limits |
 /// | `audio-before-start`, `unexpected-event` | events in the wrong order |
 /// | `unsupported-audio` | a rate, width or channel count that is not PCM this server reads |
 /// | `idle-timeout`, `too-little-audio`, `session-too-long` | the server's limits (after the last words) |
@@ -28,6 +30,8 @@ enum WyomingProblem: Error, Equatable, Sendable {
   case unknownModel(name: String, available: [String])
   /// `transcribe` asks for a language the models do not speak.
   case unsupportedLanguage(String)
+  /// `transcribe`'s names and terms are over the limits of hotwords.
+  case badHotwords(Hotwords.Problem)
   /// `audio-chunk` or `audio-stop` without `audio-start` first.
   case audioBeforeStart(event: String)
   /// An event that cannot come now (e.g. `transcribe` while audio streams).
@@ -60,6 +64,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .badHeader: "bad-event"
     case .unknownModel: "unknown-model"
     case .unsupportedLanguage: "unsupported-language"
+    case .badHotwords: "too-many-hotwords"
     case .audioBeforeStart: "audio-before-start"
     case .unexpectedEvent: "unexpected-event"
     case .unsupportedAudio: "unsupported-audio"
@@ -92,6 +97,8 @@ enum WyomingProblem: Error, Equatable, Sendable {
         + "(describe lists them), or leave out name"
     case .unsupportedLanguage(let language):
       "language '\(language)' is not served: the models here speak English (en)"
+    case .badHotwords(let problem):
+      "transcribe's names and terms (hotwords) \(problem); send fewer or shorter ones"
     case .audioBeforeStart(let event):
       "\(event) came before audio-start; send transcribe, audio-start, audio-chunk…, "
         + "audio-stop"
@@ -151,7 +158,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .shuttingDown: .shutdown
     case .recognitionFailed, .busy, .tooManyConnections: .failed(text)
     case .headerTooLong, .dataTooLong, .payloadTooLong, .notJSON, .badHeader, .unknownModel,
-      .unsupportedLanguage, .audioBeforeStart, .unexpectedEvent, .unsupportedAudio:
+      .unsupportedLanguage, .badHotwords, .audioBeforeStart, .unexpectedEvent, .unsupportedAudio:
       .badInput(text)
     }
   }

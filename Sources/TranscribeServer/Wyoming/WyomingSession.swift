@@ -73,6 +73,8 @@ struct WyomingSession: Sendable {
     var model: WyomingModel?
     /// The language `transcribe` asked for.
     var language: String?
+    /// The phrases the last `transcribe` asked to favour (``WyomingHotwords``).
+    var hotwords = Hotwords()
     /// The format of the audio streaming now.
     var format: WyomingAudioFormat?
     /// The utterance's recognition; its request reads the audio the session's ``AudioInbox``
@@ -280,6 +282,10 @@ struct WyomingSession: Sendable {
         return closeWithError(&state, .unsupportedLanguage(language))
       }
       state.language = language
+      state.hotwords = WyomingHotwords.hotwords(in: event.data)
+      if let problem = state.hotwords.problem {
+        return closeWithError(&state, .badHotwords(problem))
+      }
       return .none
 
     case "audio-start":
@@ -346,8 +352,9 @@ struct WyomingSession: Sendable {
     state.pushedSamples = 0
     state.streamedWords = []
     let engine = state.model?.engine.defaultEngine ?? .automatic
-    state.recognition = SpeechRecognition.State(
-      request: SpeechRecognitionRequest(source: source, engine: engine))
+    var request = SpeechRecognitionRequest(source: source, engine: engine)
+    request.hotwords = state.hotwords
+    state.recognition = SpeechRecognition.State(request: request)
     state.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .send(.recognition(.start))
   }

@@ -400,6 +400,19 @@ struct RealtimeSessionTests {
 
   // MARK: - Audio
 
+  @Test func thePromptsNamesAreTheRunsHotwords() async {
+    let store = makeStore()
+    await store.send(.start)
+    await store.send(
+      .text(
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"transcription": {"prompt": "Turn on the Kallax lamp in Siobhan's room."}}}}}"#
+      ))
+    await startRun(store)
+    #expect(
+      store.state.recognition?.request.hotwords == Hotwords(["Turn", "Kallax", "Siobhan"]))
+    await leave(store)
+  }
+
   @Test func audioIsDecodedFromBase64AndG711AtItsOwnRate() async {
     let store = makeStore()
     await store.send(.start)

@@ -1,0 +1,147 @@
+import Foundation
+import Recognition
+
+extension MoonshineModel {
+  /// Compiles phrases to favour against the model's vocabulary (see ``MoonshineHotwords``).
+  ///
+  /// - Parameters:
+  ///   - phrases: the phrases; blank ones are left out.
+  ///   - boost: what is added to a favoured token's logit (``MoonshineHotwords/defaultBoost``).
+  public func hotwords(
+    _ phrases: [String], boost: Float = MoonshineHotwords.defaultBoost
+  ) -> MoonshineHotwords {
+    let vocabulary = hotwordVocabulary.withLock { cached in
+      if let cached { return cached }
+      let vocabulary = HotwordVocabulary(
+        pieces: tokenizer.pieces, first: Int(MoonshineTokenizer.firstVocabularyToken))
+      cached = vocabulary
+      return vocabulary
+    }
+    return MoonshineHotwords(phrases: phrases, boost: boost, vocabulary: vocabulary)
+  }
+}
+
+extension MoonshineTokenizer {
+  /// The first token that is text proper: after the special tokens and the 256 raw bytes.
+  static let firstVocabularyToken: Int32 = 259
+}
+
+extension MoonshineModel.Decoding {
+  /// Decodes as ``run(prefix:limit:)`` does, favouring `hotwords`: each choice goes through a
+  /// ``HotwordCursor``, and when it takes a choice back, the tokens from there on are dropped,
+  /// the decoder's own keys/values cut to match, and the choice made again.
+  mutating func run(
+    prefix: [Int32], limit: Int, hotwords: MoonshineHotwords
+  ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
+    let layout = model.layout
+    for index in 0..<2 {
+      useCache.append(try tensor(flags + index, bytes: 1, shape: [1], type: .bool))
+    }
+    let empty = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 4)
+    buffers.append(empty)
+    let emptyPast = try tensor(empty, bytes: 0, shape: layout.emptyPastShape, type: .float)
+    owned.append(emptyPast)
+    for (index, input) in layout.inputs.enumerated() {
+      if case .past = input { pasts[index] = emptyPast }
+    }
+
+    var cursor = HotwordCursor(hotwords)
+    var tokens: [Int32] = []
+    var probabilities: [Float] = []
+    // What the model itself expected at each position (without the bonus), for the signals
+    // after the last word (see ``PauseSignals``).
+    var expectations: [PauseSignals] = []
+    let classes = model.tokenizer.classes
+    func expected(_ row: UnsafePointer<Float>, _ count: Int) -> PauseSignals {
+      MoonshineModel.Decoding.choose(row, count: count, classes: classes).expected
+    }
+    var ending = MoonshineTranscript.Ending.tokenLimit
+    let ids = [MoonshineTokenizer.beginningOfText] + prefix
+    let logits = try step(ids, first: true)
+    defer { api.releaseValue(logits) }
+    let (rows, vocabulary) = try logitsShape(logits)
+    guard rows == ids.count else {
+      throw ONNXRuntimeAPI.Failure(
+        code: ONNXRuntimeAPI.errorFail, message: "logits have \(rows) rows for \(ids.count) ids")
+    }
+    let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
+    var next = cursor.choose(scores, count: vocabulary, position: 0)
+    expectations.append(expected(scores, vocabulary))
+    var row = 0
+    // Keep the prefix's tokens while the model (with the bonus) predicts them.
+    while cursor.takeBack == nil, row + 1 < ids.count, next.token == ids[row + 1],
+      tokens.count < limit
+    {
+      tokens.append(next.token)
+      probabilities.append(next.probability)
+      row += 1
+      next = cursor.choose(scores + row * vocabulary, count: vocabulary, position: tokens.count)
+      expectations.append(expected(scores + row * vocabulary, vocabulary))
+    }
+    var keptPrefix = tokens.count
+    try keep(length: row + 1 < ids.count ? Int64(row + 1) : nil)
+
+    while tokens.count < limit {
+      if let choice = cursor.goBack() {
+        // A phrase was abandoned: make its first changed choice again.
+        tokens.removeLast(tokens.count - choice.position)
+        probabilities.removeLast(probabilities.count - choice.position)
+        keptPrefix = min(keptPrefix, choice.position)
+        try cutPasts(to: Int64(choice.position + 1))
+        expectations.removeLast(expectations.count - choice.position)
+        next = choice.row.withUnsafeBufferPointer { row in
+          expectations.append(expected(row.baseAddress!, row.count))
+          return cursor.choose(row.baseAddress!, count: row.count, position: choice.position)
+        }
+        continue
+      }
+      if next.token == MoonshineTokenizer.endOfText {
+        ending = .endOfText
+        break
+      }
+      tokens.append(next.token)
+      probabilities.append(next.probability)
+      if MoonshineModel.loopStart(in: tokens) < tokens.count {
+        ending = .repetition
+        break
+      }
+      guard tokens.count < limit else { break }
+      let logits = try step([next.token], first: false)
+      defer { api.releaseValue(logits) }
+      try keep(length: nil)
+      let (_, vocabulary) = try logitsShape(logits)
+      let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
+      next = cursor.choose(scores, count: vocabulary, position: tokens.count)
+      expectations.append(expected(scores, vocabulary))
+    }
+    let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
+    let afterLastWord = lastWord.flatMap {
+      $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
+    }
+
+    let words = model.tokenizer.words(of: tokens).map { word in
+      MoonshineTranscript.Word(
+        text: word.text,
+        confidence: word.tokens.reduce(Float(1)) { $0 * probabilities[$1] },
+        tokens: word.tokens)
+    }
+    return MoonshineTranscript(
+      tokens: tokens, probabilities: probabilities,
+      tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
+      text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
+      keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
+  }
+
+  /// Cuts the decoder's own past keys/values to their first `length` positions (`<s>` and the
+  /// tokens kept).
+  private mutating func cutPasts(to length: Int64) throws(ONNXRuntimeAPI.Failure) {
+    for (index, input) in model.layout.inputs.enumerated() {
+      guard case let .past(_, isEncoder) = input, !isEncoder, let value = pasts[index] else {
+        continue
+      }
+      let kept = try truncated(value, to: length)
+      if !owned.contains(value) { api.releaseValue(value) }
+      pasts[index] = kept
+    }
+  }
+}
