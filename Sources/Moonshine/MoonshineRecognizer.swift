@@ -319,7 +319,13 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
     suppressesPartials = true
-    defer { suppressesPartials = false }
+    // All of the piece is here: no look is taken, so what is transcribed, and the words, depend
+    // on the audio alone (a look's timing follows the wall clock).
+    isCatchingUp = true
+    defer {
+      suppressesPartials = false
+      isCatchingUp = false
+    }
     var events = try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
       try process(samples)
     }

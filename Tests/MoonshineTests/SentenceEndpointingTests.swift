@@ -189,4 +189,16 @@ struct SentenceEndpointingTests {
       ])
     #expect(finals.first?.first.map { $0.timestamp >= 10 } == true)
   }
+
+  @Test func aFilePieceGivesTheSameWordsEveryTime() throws {
+    // Its transcriptions follow the audio alone, not how long each took.
+    let samples = try madeAmiable(pause: 0.8) + goForwardSamples()
+    let recognizer = try MoonshineRecognizer(configuration: configuration(.sentence))
+    let first = try recognizer.decodeSegment(samples, startingAt: 0)
+    for _ in 0..<3 {
+      #expect(try recognizer.decodeSegment(samples, startingAt: 0) == first)
+    }
+    let other = try MoonshineRecognizer(configuration: configuration(.sentence))
+    #expect(try other.decodeSegment(samples, startingAt: 0) == first)
+  }
 }
