@@ -66,9 +66,12 @@ def session_update(arguments):
         "format": ({"type": "audio/pcm", "rate": 24000} if arguments.format == "pcm"
                    else {"type": "audio/" + arguments.format}),
         "transcription": {"model": arguments.model, "language": "en"},
-        "turn_detection": (None if arguments.turn_detection == "none" else {
-            "type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
-            "silence_duration_ms": arguments.silence_duration_ms}),
+        "turn_detection": (
+            None if arguments.turn_detection == "none"
+            else {"type": "semantic_vad", "eagerness": arguments.eagerness}
+            if arguments.turn_detection == "semantic_vad"
+            else {"type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
+                  "silence_duration_ms": arguments.silence_duration_ms}),
     }
     session = {"type": "transcription", "audio": {"input": audio_input}}
     if arguments.logprobs:
@@ -260,7 +263,9 @@ def main():
     parser.add_argument("audio", nargs="?")
     parser.add_argument("--client", choices=["sdk", "raw"], default="sdk")
     parser.add_argument("--token", default="unused")
-    parser.add_argument("--turn-detection", choices=["server_vad", "none"], default="server_vad")
+    parser.add_argument("--turn-detection", choices=["server_vad", "semantic_vad", "none"],
+                        default="server_vad")
+    parser.add_argument("--eagerness", choices=["low", "medium", "high", "auto"], default="auto")
     parser.add_argument("--format", choices=["pcm", "pcmu", "pcma"], default="pcm")
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--chunk-ms", type=int, default=100)

@@ -22,8 +22,15 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   /// How many threads one model run may use (ONNX Runtime's intra-op threads). Several streams
   /// decode at once on their own threads, so 1 usually serves a busy machine best.
   public var threadsPerRun: Int = 1
-  /// How long a pause ends an utterance, in seconds.
+  /// How long a pause ends an utterance, in seconds: with ``endpointing`` `.fixed`, every
+  /// utterance; with `.sentence`, the shortest pause, which ends a finished sentence.
   public var endOfUtteranceSilence: TimeInterval = 0.5
+  /// How the recognizer decides that an utterance is over: after a fixed pause (the default
+  /// here; hosts choose `.sentence`), or by judging whether the sentence is finished.
+  public var endpointing: Endpointing = .fixed
+  /// With `.sentence` endpointing, the longest pause an unfinished sentence is held open
+  /// through, in seconds.
+  public var maximumEndOfUtteranceSilence: TimeInterval = Endpointing.defaultMaximumSilence
   /// The longest utterance, in seconds; a longer one is ended there and the next one starts.
   public var maximumUtteranceDuration: TimeInterval = 30
   /// Whether a recognizer reports partial hypotheses while an utterance goes on.

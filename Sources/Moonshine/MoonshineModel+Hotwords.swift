@@ -48,6 +48,13 @@ extension MoonshineModel.Decoding {
     var cursor = HotwordCursor(hotwords)
     var tokens: [Int32] = []
     var probabilities: [Float] = []
+    // What the model itself expected at each position (without the bonus), for the signals
+    // after the last word (see ``PauseSignals``).
+    var expectations: [PauseSignals] = []
+    let classes = model.tokenizer.classes
+    func expected(_ row: UnsafePointer<Float>, _ count: Int) -> PauseSignals {
+      MoonshineModel.Decoding.choose(row, count: count, classes: classes).expected
+    }
     var ending = MoonshineTranscript.Ending.tokenLimit
     let ids = [MoonshineTokenizer.beginningOfText] + prefix
     let logits = try step(ids, first: true)
@@ -59,6 +66,7 @@ extension MoonshineModel.Decoding {
     }
     let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
     var next = cursor.choose(scores, count: vocabulary, position: 0)
+    expectations.append(expected(scores, vocabulary))
     var row = 0
     // Keep the prefix's tokens while the model (with the bonus) predicts them.
     while cursor.takeBack == nil, row + 1 < ids.count, next.token == ids[row + 1],
@@ -68,6 +76,7 @@ extension MoonshineModel.Decoding {
       probabilities.append(next.probability)
       row += 1
       next = cursor.choose(scores + row * vocabulary, count: vocabulary, position: tokens.count)
+      expectations.append(expected(scores + row * vocabulary, vocabulary))
     }
     var keptPrefix = tokens.count
     try keep(length: row + 1 < ids.count ? Int64(row + 1) : nil)
@@ -79,8 +88,10 @@ extension MoonshineModel.Decoding {
         probabilities.removeLast(probabilities.count - choice.position)
         keptPrefix = min(keptPrefix, choice.position)
         try cutPasts(to: Int64(choice.position + 1))
+        expectations.removeLast(expectations.count - choice.position)
         next = choice.row.withUnsafeBufferPointer { row in
-          cursor.choose(row.baseAddress!, count: row.count, position: choice.position)
+          expectations.append(expected(row.baseAddress!, row.count))
+          return cursor.choose(row.baseAddress!, count: row.count, position: choice.position)
         }
         continue
       }
@@ -99,9 +110,13 @@ extension MoonshineModel.Decoding {
       defer { api.releaseValue(logits) }
       try keep(length: nil)
       let (_, vocabulary) = try logitsShape(logits)
-      next = cursor.choose(
-        try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary,
-        position: tokens.count)
+      let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
+      next = cursor.choose(scores, count: vocabulary, position: tokens.count)
+      expectations.append(expected(scores, vocabulary))
+    }
+    let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
+    let afterLastWord = lastWord.flatMap {
+      $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
     }
 
     let words = model.tokenizer.words(of: tokens).map { word in
@@ -114,7 +129,7 @@ extension MoonshineModel.Decoding {
       tokens: tokens, probabilities: probabilities,
       tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
       text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
-      keptPrefixCount: keptPrefix, decoderSteps: steps)
+      keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
   }
 
   /// Cuts the decoder's own past keys/values to their first `length` positions (`<s>` and the

@@ -431,6 +431,9 @@ public final class MoonshineModel: Sendable {
 
       var tokens: [Int32] = []
       var probabilities: [Float] = []
+      // What each step's distribution expected, for the signals after the last word.
+      var expectations: [PauseSignals] = []
+      let classes = model.tokenizer.classes
       var ending = MoonshineTranscript.Ending.tokenLimit
       // The first step: <s> and the prefix.
       let ids = [MoonshineTokenizer.beginningOfText] + prefix
@@ -442,19 +445,21 @@ public final class MoonshineModel: Sendable {
           code: ONNXRuntimeAPI.errorFail, message: "logits have \(rows) rows for \(ids.count) ids")
       }
       let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
-      var next = Self.choose(scores, count: vocabulary)
+      var next = Self.choose(scores, count: vocabulary, classes: classes)
       var row = 0
       // Keep the prefix's tokens while the model predicts them.
       while row + 1 < ids.count, next.token == ids[row + 1], tokens.count < limit {
         tokens.append(next.token)
         probabilities.append(next.probability)
+        expectations.append(next.expected)
         row += 1
-        next = Self.choose(scores + row * vocabulary, count: vocabulary)
+        next = Self.choose(scores + row * vocabulary, count: vocabulary, classes: classes)
       }
       let keptPrefix = tokens.count
       try keep(length: row + 1 < ids.count ? Int64(row + 1) : nil)
 
       while tokens.count < limit {
+        expectations.append(next.expected)
         if next.token == MoonshineTokenizer.endOfText {
           ending = .endOfText
           break
@@ -471,7 +476,14 @@ public final class MoonshineModel: Sendable {
         try keep(length: nil)
         let (_, vocabulary) = try logitsShape(logits)
         next = Self.choose(
-          try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary)
+          try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary,
+          classes: classes)
+      }
+      // The step after the last token that is not punctuation: what the model expected after
+      // the last word (the step that chose the final punctuation, or the end).
+      let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
+      let afterLastWord = lastWord.flatMap {
+        $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
       }
 
       let words = model.tokenizer.words(of: tokens).map { word in
@@ -484,7 +496,7 @@ public final class MoonshineModel: Sendable {
         tokens: tokens, probabilities: probabilities,
         tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
         text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
-        keptPrefixCount: keptPrefix, decoderSteps: steps)
+        keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
     }
 
     func logitsShape(
@@ -498,19 +510,35 @@ public final class MoonshineModel: Sendable {
       return (Int(shape[1]), Int(shape[2]))
     }
 
-    /// The most likely token of a row of logits and its probability (softmax).
+    /// The most likely token of a row of logits, its probability (softmax), and how the
+    /// probability falls on each ``TokenClass`` (ids past `classes` count as words).
     static func choose(
-      _ row: UnsafePointer<Float>, count: Int
-    ) -> (token: Int32, probability: Float) {
+      _ row: UnsafePointer<Float>, count: Int, classes: [TokenClass]
+    ) -> (token: Int32, probability: Float, expected: PauseSignals) {
       var best = 0
       var top = row[0]
       for index in 1..<count where row[index] > top {
         best = index
         top = row[index]
       }
-      var sum: Float = 0
-      for index in 0..<count { sum += expf(row[index] - top) }
-      return (Int32(best), 1 / sum)
+      // Sums by class: word, terminal, continuing, other punctuation, end of text.
+      var sums: (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
+      classes.withUnsafeBufferPointer { classes in
+        for index in 0..<count {
+          let weight = expf(row[index] - top)
+          switch index < classes.count ? classes[index] : .word {
+          case .word: sums.0 += weight
+          case .terminal: sums.1 += weight
+          case .continuing: sums.2 += weight
+          case .punctuation: sums.3 += weight
+          case .endOfText: sums.4 += weight
+          }
+        }
+      }
+      let sum = sums.0 + sums.1 + sums.2 + sums.3 + sums.4
+      let expected = PauseSignals(
+        terminal: sums.1 / sum, continuing: sums.2 / sum, word: sums.0 / sum)
+      return (Int32(best), 1 / sum, expected)
     }
   }
 

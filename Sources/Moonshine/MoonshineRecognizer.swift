@@ -25,6 +25,14 @@ import Synchronization
 /// utterance is transcribed once early, so its final words are ready when the pause is long
 /// enough to end it.
 ///
+/// With ``MoonshineConfiguration/endpointing`` `.sentence`, the utterance is transcribed 0.08 s
+/// into a pause (the early look, at the end of a chunk; or when the judgement needs it) and
+/// again at the shortest pause (``MoonshineConfiguration/endOfUtteranceSilence``), with what its
+/// final words hear; ``SentenceEnd`` judges the sentence from the two, and a finished one ends
+/// there, any other after ``MoonshineConfiguration/maximumEndOfUtteranceSilence`` unless speech
+/// resumes (which drops the judgement). Pauses are counted in audio, so a file ends its
+/// utterances where a live stream of it would, however fast it is read.
+///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they
 /// have no alternatives.
@@ -58,6 +66,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   static let minimumSpeechSamples = RecognitionAudio.sampleRate * 8 / 100
   /// The least new audio between partial results: 0.1 s.
   static let partialInterval = 0.1
+  /// The pause the early look of sentence endpointing hears after the last speech window: 0.08 s
+  /// (about 0.1 s after the last word ends: the detector hears the end a little late).
+  static let earlySamples = RecognitionAudio.sampleRate * 8 / 100
 
   /// How many times a look's cost the next look waits for, beyond the configuration's own
   /// factor, with `speaking` streams transcribing speech on `cores` cores: 1 while they keep at
@@ -71,8 +82,13 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// Samples per voice-activity window.
   private let frameLength: Int
   private var detector: VoiceActivity
-  /// The pause that ends an utterance: the configuration's, or a stream's own until the reset.
+  /// The pause that ends an utterance (with sentence endpointing, the shortest): the
+  /// configuration's, or a stream's own until the reset.
   private var endOfUtteranceSilence: TimeInterval
+  /// How utterances end, and the longest pause an unfinished sentence is held open through: the
+  /// configuration's, or a stream's own until the reset.
+  private var endpointing: Endpointing
+  private var maximumSilence: TimeInterval
   /// Samples since the last reset, analysed or not.
   private var position = 0
   /// Samples of an incomplete frame, waiting for the rest.
@@ -121,13 +137,23 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var reportedWords: [String] = []
     /// When (on ``MoonshineRecognizer/now``) the last look at the utterance started.
     var lastLook: ContinuousClock.Instant?
+    /// Audio its final transcription hears after the last speech, in samples.
+    let trailingSamples: Int
+    /// With sentence endpointing: the transcription with ``MoonshineRecognizer/earlySamples`` of
+    /// the pause after the speech that ended at `speechEnd`, and the judgement of the pause (both
+    /// forgotten when speech resumes).
+    var early: (speechEnd: Int, transcript: MoonshineTranscript)?
+    var verdict: SentenceEnd?
     /// Counts the utterance among the streams speaking while any copy of it lives.
     let speaking: SpeakingStreams.Token
 
     var isConfirmed: Bool { speechSamples >= MoonshineRecognizer.minimumSpeechSamples }
 
-    /// The audio a final transcription hears: up to 0.3 s after the last speech.
-    var finalLength: Int { min(samples.count, speechEnd + MoonshineRecognizer.trailingSamples) }
+    /// The audio a final transcription hears: up to 0.3 s after the last speech (with sentence
+    /// endpointing, up to the shortest pause if that is shorter).
+    var finalLength: Int { min(samples.count, speechEnd + trailingSamples) }
+    /// The audio the early look at a pause hears: 0.08 s after the last speech.
+    var earlyLength: Int { min(samples.count, speechEnd + MoonshineRecognizer.earlySamples) }
   }
 
   /// Creates a recognizer over the process's shared model for `configuration` (loading it the
@@ -150,6 +176,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     self.model = try MoonshineModel.shared(configuration)
     self.detector = try configuration.voiceActivity.makeStream()
     self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
+    self.endpointing = configuration.endpointing
+    self.maximumSilence = configuration.maximumEndOfUtteranceSilence
     self.frameLength = detector.windowLength
     self.configuredHotwords =
       configuration.hotwords.isEmpty
@@ -217,11 +245,21 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
   }
 
+  /// Sets, until the next reset, how utterances end (`true`: sentence endpointing) and the
+  /// longest pause an unfinished sentence is held through; `nil` for the configuration's.
+  public func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?) {
+    endpointing =
+      judgesSentences.map { $0 ? .sentence : .fixed } ?? configuration.endpointing
+    self.maximumSilence =
+      maximumSilence.map { max(0.1, $0) } ?? configuration.maximumEndOfUtteranceSilence
+  }
+
   /// Forgets everything: the utterance in progress, the detector's state; word times count from
   /// the next sample.
   public func reset() throws(RecognitionFailure) {
     detector.reset()
     tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: nil)
+    tuneEndpointing(judgesSentences: nil, maximumSilence: nil)
     position = 0
     pendingFrame = []
     leading = []
@@ -234,14 +272,21 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// transcription of its speech (from 0.3 s before the first speech window to 0.3 s after the
   /// last): nothing when the detector hears less than 80 ms of speech in it (the model would
   /// invent words for noise), else one `.utterance` with word times counted from the start of
-  /// the whole input. A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration`` is
+  /// the whole input. A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration``,
+  /// and every piece with sentence endpointing (whose utterances end where the sentences do), is
   /// streamed through ``process(_:)`` instead, without partial results.
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    // The pauses tuned for this input and the phrases favoured stay (a request's own);
+    // everything else starts afresh.
+    let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
     let favoured = hotwords
     try reset()
+    (endOfUtteranceSilence, endpointing, maximumSilence) = tuned
     hotwords = favoured
+    // Sentence endpointing decides where utterances end inside the piece, as on a stream.
+    if endpointing == .sentence { return try streamSegment(samples, startingAt: offset) }
     var firstSpeech: Int?
     var lastSpeech = 0
     var speechSamples = 0
@@ -279,7 +324,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try process(samples)
     }
     if let words = try finish(), !words.isEmpty { events.append(.utterance(words)) }
+    let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
     try reset()
+    (endOfUtteranceSilence, endpointing, maximumSilence) = tuned
     return events.map { $0.shifted(by: offset) }
   }
 
@@ -303,7 +350,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
         utterance = Utterance(
           start: position - leading.count, samples: leading, speechStart: speechStart,
           speechEnd: leading.count, speechSamples: frame.count,
-          speaking: speakingStreams.token())
+          trailingSamples: trailingSamples, speaking: speakingStreams.token())
         leading = []
       }
       return
@@ -314,6 +361,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       current.speechSamples += frame.count
       current.speechEnd = current.samples.count
       current.quietSamples = 0
+      // Speech resumed: the pause's judgement no longer holds.
+      current.verdict = nil
     } else {
       current.quietSamples += frame.count
     }
@@ -323,7 +372,16 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let quiet = Double(current.quietSamples) / rate
     let isTooLong =
       Double(current.samples.count) >= configuration.maximumUtteranceDuration * rate
-    if quiet >= endOfUtteranceSilence || isTooLong {
+    var pause = endOfUtteranceSilence
+    if endpointing == .sentence, current.isConfirmed, !isTooLong, quiet >= endOfUtteranceSilence {
+      // The shortest pause: judge the sentence once, from what its final words will be.
+      if current.verdict == nil {
+        try judge(&current)
+        utterance = current
+      }
+      pause = pauseEnding(current.verdict ?? .undecided)
+    }
+    if quiet >= pause || isTooLong {
       utterance = nil
       // After a pause the next utterance may start with the end of it; an utterance cut for its
       // length hands none of its audio on, so no word is heard twice.
@@ -334,6 +392,66 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
   }
 
+  /// How long a pause ends an utterance with sentence endpointing, once judged: the shortest
+  /// for a finished sentence, the longest for any other (cutting a sentence costs its words;
+  /// holding a finished one costs a second).
+  private func pauseEnding(_ verdict: SentenceEnd) -> TimeInterval {
+    switch verdict {
+    case .finished: endOfUtteranceSilence
+    case .unfinished, .undecided: max(endOfUtteranceSilence, maximumSilence)
+    }
+  }
+
+  /// The audio a final transcription hears after the last speech: 0.3 s, or with sentence
+  /// endpointing the shortest pause if that is shorter (but at least 0.08 s), so the
+  /// transcription that judges the sentence is its final words.
+  private var trailingSamples: Int {
+    guard endpointing == .sentence else { return Self.trailingSamples }
+    let shortest = Int(endOfUtteranceSilence * Double(RecognitionAudio.sampleRate))
+    return max(Self.earlySamples, min(Self.trailingSamples, shortest))
+  }
+
+  /// Judges the sentence at a pause (``SentenceEnd``) from its early look (made now if it was
+  /// not) and the transcription its final words hear.
+  private func judge(_ utterance: inout Utterance) throws(RecognitionFailure) {
+    if utterance.early?.speechEnd != utterance.speechEnd {
+      try lookEarly(&utterance)
+    }
+    if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
+      try transcribe(&utterance, samples: utterance.finalLength)
+    }
+    guard let late = utterance.transcript else { return }
+    let verdict = SentenceEnd(early: utterance.early?.transcript, late: late)
+    utterance.verdict = verdict
+    if Self.logsJudgements {
+      let early = utterance.early?.transcript.afterLastWord
+      let after = late.afterLastWord
+      func text(_ signals: PauseSignals?) -> String {
+        signals.map {
+          String(format: "term %.3f cont %.3f word %.4f", $0.terminal, $0.continuing, $0.word)
+        } ?? "none"
+      }
+      let start =
+        Double(utterance.start + utterance.speechEnd) / Double(RecognitionAudio.sampleRate)
+      FileHandle.standardError.write(
+        Data(
+          ("transcribe: pause at \(String(format: "%.2f", start)) s: \(verdict) \"\(late.text)\" "
+            + "early [\(text(early))] late [\(text(after))]\n").utf8))
+    }
+  }
+
+  /// Transcribes the utterance with 0.08 s of its pause: the early look of sentence endpointing.
+  private func lookEarly(_ utterance: inout Utterance) throws(RecognitionFailure) {
+    try transcribe(&utterance, samples: utterance.earlyLength)
+    if let transcript = utterance.transcript {
+      utterance.early = (utterance.speechEnd, transcript)
+    }
+  }
+
+  /// Whether each judgement is written to standard error (`TRANSCRIBE_LOG_ENDPOINTS=1`), with
+  /// the signals it read: for tuning the rule on one's own speech.
+  static let logsJudgements = ProcessInfo.processInfo.environment["TRANSCRIBE_LOG_ENDPOINTS"] == "1"
+
   /// Looks at the utterance in progress, at most once per chunk: early in a pause, transcribes
   /// what its final result will hear (reported as a partial result meanwhile); during speech,
   /// transcribes it so far for a partial result when the pace allows.
@@ -341,7 +459,15 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard var current = utterance, current.isConfirmed else { return }
     let rate = Double(RecognitionAudio.sampleRate)
     let quiet = Double(current.quietSamples) / rate
-    if current.quietSamples >= Self.trailingSamples,
+    if endpointing == .sentence, current.quietSamples >= Self.earlySamples,
+      current.early?.speechEnd != current.speechEnd, current.verdict == nil
+    {
+      // A pause begins: the early look sentence endpointing needs, made while the pause grows
+      // (and reported as a partial result meanwhile).
+      try lookEarly(&current)
+      if let event = partial(&current) { events.append(event) }
+      utterance = current
+    } else if current.quietSamples >= current.trailingSamples,
       current.transcribedSamples < current.finalLength,
       quiet >= endOfUtteranceSilence - 1.2 * expectedDecodeSeconds(current)
     {

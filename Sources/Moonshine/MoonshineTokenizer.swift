@@ -11,6 +11,9 @@ import Recognition
 struct MoonshineTokenizer: Sendable {
   /// Each token's bytes, with `▁` already replaced by a space.
   let pieces: [[UInt8]]
+  /// What each token id writes, for the signals at a pause (``PauseSignals``), for every id the
+  /// model's logits have (32768; the ids past the vocabulary write nothing and count as words).
+  let classes: [TokenClass]
 
   /// How many tokens Moonshine's English vocabulary has.
   static let vocabularySize = 32_000
@@ -40,6 +43,35 @@ struct MoonshineTokenizer: Sendable {
         "\(url.path) is not a Moonshine tokenizer: it has \(pieces.count) tokens, not "
           + "\(Self.vocabularySize) (cut short, or another model's)")
     }
+    classes = Self.classes(of: pieces)
+  }
+
+  /// Sorts the tokens (see ``TokenClass``): a token is punctuation when its text, spaces aside,
+  /// is not empty and has no letter or digit; byte-fallback tokens count as the character they
+  /// hold.
+  static func classes(of pieces: [[UInt8]]) -> [TokenClass] {
+    var classes = [TokenClass](repeating: .word, count: 32_768)
+    classes[Int(endOfText)] = .endOfText
+    for (id, piece) in pieces.enumerated() where id >= Int(firstTextToken) {
+      let text = String(decoding: piece, as: UTF8.self).filter { !$0.isWhitespace }
+      guard !text.isEmpty, !text.contains(where: { $0.isLetter || $0.isNumber }) else {
+        continue
+      }
+      let characters = Set(text)
+      if characters.isSubset(of: TokenClass.terminalCharacters.union(TokenClass.closingCharacters)),
+        !characters.isDisjoint(with: TokenClass.terminalCharacters)
+      {
+        classes[id] = .terminal
+      } else if characters.isSubset(
+        of: TokenClass.continuingCharacters.union(TokenClass.closingCharacters)),
+        !characters.isDisjoint(with: TokenClass.continuingCharacters)
+      {
+        classes[id] = .continuing
+      } else {
+        classes[id] = .punctuation
+      }
+    }
+    return classes
   }
 
   /// Parses the file's bytes; throws what is wrong with them.
@@ -125,4 +157,22 @@ struct MoonshineTokenizer: Sendable {
     endWord()
     return words
   }
+}
+
+/// What a token writes, as the signals at a pause count it.
+enum TokenClass: UInt8, Sendable {
+  /// Anything but punctuation and `</s>`: a word or part of one (and the special tokens).
+  case word = 0
+  /// Only sentence-ending marks (`. ? ! …`), maybe with closing quotes or brackets: `.`, `?"`.
+  case terminal = 1
+  /// Only marks that go on (`, ; : — – -`), maybe with closing quotes: `,`, `",`.
+  case continuing = 2
+  /// Other punctuation: opening quotes, brackets, `&`...
+  case punctuation = 3
+  /// `</s>`, the end of the text.
+  case endOfText = 4
+
+  static let terminalCharacters: Set<Character> = [".", "?", "!", "…"]
+  static let continuingCharacters: Set<Character> = [",", ";", ":", "—", "–", "-"]
+  static let closingCharacters: Set<Character> = ["\"", "'", "”", "’", "»", ")"]
 }

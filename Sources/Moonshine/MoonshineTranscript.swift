@@ -62,14 +62,19 @@ public struct MoonshineTranscript: Equatable, Sendable {
   public var encoderSeconds: TimeInterval
   /// Time spent in the decoder, in seconds.
   public var decoderSeconds: TimeInterval
+  /// What the model expected right after the last word (the step that wrote the final
+  /// punctuation, or the end): `nil` when the transcript has no word or stopped right after it.
+  public var afterLastWord: PauseSignals?
 
   /// Creates a transcript.
   public init(
     tokens: [Int32] = [], probabilities: [Float] = [], tokenBytes: [[UInt8]] = [],
     text: String = "", words: [Word] = [], ending: Ending = .endOfText, keptPrefixCount: Int = 0,
     decoderSteps: Int = 0,
-    encoderSeconds: TimeInterval = 0, decoderSeconds: TimeInterval = 0
+    encoderSeconds: TimeInterval = 0, decoderSeconds: TimeInterval = 0,
+    afterLastWord: PauseSignals? = nil
   ) {
+    self.afterLastWord = afterLastWord
     self.tokens = tokens
     self.probabilities = probabilities
     self.tokenBytes = tokenBytes
@@ -117,5 +122,24 @@ public struct MoonshineTranscript: Equatable, Sendable {
         text: word.text, timestamp: time, duration: duration,
         confidence: isPartial ? 0 : word.confidence, tokens: tokens)
     }
+  }
+}
+
+/// How the model's next token was spread, at one step of decoding: the signals the recognizer
+/// reads at a pause, right after the last word, to tell a finished sentence from an unfinished
+/// one (see ``SentenceEnd``).
+public struct PauseSignals: Equatable, Sendable {
+  /// The probability of sentence-ending punctuation (`. ? ! …`, maybe with closing quotes).
+  public var terminal: Float
+  /// The probability of punctuation that goes on (`, ; : —`).
+  public var continuing: Float
+  /// The probability of another word: anything but punctuation and the end of the text.
+  public var word: Float
+
+  /// Creates the signals.
+  public init(terminal: Float, continuing: Float, word: Float) {
+    self.terminal = terminal
+    self.continuing = continuing
+    self.word = word
   }
 }

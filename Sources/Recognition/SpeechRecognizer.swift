@@ -37,6 +37,12 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// recognizer that cannot change them ignores them.
   func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?)
 
+  /// Sets, until the next ``reset()``, how utterances end (`true`: ``Endpointing/sentence``,
+  /// `false`: ``Endpointing/fixed``) and the longest pause an unfinished sentence is held open
+  /// through, each `nil` to keep the configuration's: a Realtime session's `semantic_vad` or
+  /// `server_vad`. A recognizer that always ends utterances after a fixed pause ignores them.
+  func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?)
+
   /// Whether more of the stream is already waiting to be fed after the next chunk (audio that
   /// arrived faster than it is decoded, or the stream's end): the feeder sets it before each
   /// ``process(_:)``. A recognizer then skips work that only serves partial results, which would
@@ -47,6 +53,8 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// Decodes a piece of a longer input on its own (a file cut at pauses), as if the recognizer
   /// had just been loaded, and returns its events with word times counted from the start of the
   /// whole input (`offset` seconds before the piece). Utterances without words are left out.
+  /// The pauses set by ``tuneVoiceActivity(threshold:endOfUtteranceSilence:)`` and
+  /// ``tuneEndpointing(judgesSentences:maximumSilence:)`` before it apply to the piece.
   func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   )
@@ -56,6 +64,9 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
 extension SpeechRecognizer {
   /// Keeps the configuration's settings.
   public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {}
+
+  /// Keeps the fixed pause.
+  public func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?) {}
 
   /// Partial results are cheap: nothing to skip.
   public var isCatchingUp: Bool {

@@ -160,12 +160,22 @@ extension SpeechRecognitionRequest.EngineName {
 public struct VoiceActivityTuning: Equatable, Sendable {
   /// The speech probability from which audio is speech, between 0 and 1 (exclusive).
   public var threshold: Double?
-  /// How long a pause ends an utterance, in seconds.
+  /// How long a pause ends an utterance, in seconds (with sentence endpointing, the shortest).
   public var minimumSilence: TimeInterval?
+  /// Whether utterances end when the sentence does (`true`: sentence endpointing, a Realtime
+  /// session's `semantic_vad`) or after ``minimumSilence`` (`false`: `server_vad`).
+  public var judgesSentences: Bool?
+  /// With sentence endpointing, the longest pause an unfinished sentence is held open through.
+  public var maximumSilence: TimeInterval?
 
   /// Creates settings; by default the client's.
-  public init(threshold: Double? = nil, minimumSilence: TimeInterval? = nil) {
+  public init(
+    threshold: Double? = nil, minimumSilence: TimeInterval? = nil, judgesSentences: Bool? = nil,
+    maximumSilence: TimeInterval? = nil
+  ) {
     self.threshold = threshold
     self.minimumSilence = minimumSilence
+    self.judgesSentences = judgesSentences
+    self.maximumSilence = maximumSilence
   }
 }

@@ -140,7 +140,13 @@ public final class FileRecognitionBatch: Sendable {
               moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
             }
             return Result { () throws(RecognitionFailure) in
-              try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
+              // The request's own pauses (nil: the configuration's), for this piece.
+              let tuning = recognition.request.voiceActivity
+              recognizer.tuneVoiceActivity(
+                threshold: nil, endOfUtteranceSilence: tuning?.minimumSilence)
+              recognizer.tuneEndpointing(
+                judgesSentences: tuning?.judgesSentences, maximumSilence: tuning?.maximumSilence)
+              return try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
             }
           }
           recognition.segmentDecoded(index, result.mapError(SpeechClient.Failure.init))
@@ -155,8 +161,14 @@ public final class FileRecognitionBatch: Sendable {
         let tuning = recognition.request.voiceActivity
         var detection = engine.voiceActivity
         if let threshold = tuning?.threshold { detection.threshold = threshold }
+        // Pieces are cut only at pauses that end any utterance: with sentence endpointing the
+        // longest, so no sentence is cut (the recognizer ends utterances inside a piece).
+        let judgesSentences = tuning?.judgesSentences ?? (engine.endpointing == .sentence)
+        let pauses = engine.endOfUtteranceSilence
         segmenter = UtteranceSegmenter(
-          minimumPause: tuning?.minimumSilence ?? configuration.endOfUtteranceSilence,
+          minimumPause: judgesSentences && engine.endpointing == .sentence
+            ? max(tuning?.maximumSilence ?? pauses.longest, tuning?.minimumSilence ?? 0)
+            : tuning?.minimumSilence ?? pauses.shortest,
           maximumDuration: configuration.maximumUtteranceDuration,
           voiceActivity: try detection.makeStream())
         let input = try recognition.request.source.open(

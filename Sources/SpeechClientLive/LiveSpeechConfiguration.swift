@@ -35,8 +35,16 @@ public struct LiveSpeechConfiguration: Sendable {
   /// How many decoders work on files at the same time: the size of the shared decoder pool.
   /// By default the number of cores. The microphone always has one decoder of its own.
   public var jobs: Int = DecoderPool.defaultSize
-  /// How long a silence ends an utterance, in seconds.
-  public var endOfUtteranceSilence: TimeInterval = DecoderConfiguration.defaultEndOfUtteranceSilence
+  /// How long a silence ends an utterance, in seconds; with sentence endpointing, the shortest
+  /// pause, which ends a finished sentence. `nil`: the endpointing's default (0.5 s fixed,
+  /// 0.2 s sentence; see ``Recognition/Endpointing/defaultSilence``).
+  public var endOfUtteranceSilence: TimeInterval?
+  /// How Moonshine decides that an utterance is over: by judging whether the sentence is
+  /// finished (the default), or after a fixed pause. pocketsphinx always uses the fixed pause.
+  public var endpointing: Endpointing = .sentence
+  /// With sentence endpointing, the longest pause an unfinished sentence is held open through,
+  /// in seconds.
+  public var maximumEndOfUtteranceSilence: TimeInterval = Endpointing.defaultMaximumSilence
   /// Utterances longer than this, in seconds of audio, are ended there.
   public var maximumUtteranceDuration: TimeInterval = 30
   /// How many n-best hypotheses are searched for each word's alternatives at the end of an
@@ -91,5 +99,12 @@ public struct LiveSpeechConfiguration: Sendable {
     PulseAudioSettings(
       server: server, connectTimeout: connectTimeout, audioTimeout: audioTimeout,
       fragmentDuration: fragmentDuration)
+  }
+}
+
+extension LiveSpeechConfiguration {
+  /// The pause that ends an utterance (the shortest, with sentence endpointing) for `endpointing`.
+  func endOfUtteranceSilence(for endpointing: Endpointing) -> TimeInterval {
+    endOfUtteranceSilence ?? endpointing.defaultSilence
   }
 }

@@ -155,6 +155,8 @@ final class RecognitionTask: Sendable {
         // recognizer goes back to the pool.
         loaded.tuneVoiceActivity(
           threshold: tuning.threshold, endOfUtteranceSilence: tuning.minimumSilence)
+        loaded.tuneEndpointing(
+          judgesSentences: tuning.judgesSentences, maximumSilence: tuning.maximumSilence)
       }
       decoder = loaded
       while !budget.isSpent, var samples = try input.read() {

@@ -90,7 +90,10 @@ struct DecodingOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Silence that ends an utterance, in seconds (default 0.5).", valueName: "seconds"))
+      """
+      The pause that ends an utterance, in seconds: with --endpointing fixed, every one \
+      (default 0.5); with sentence, the shortest, which ends a finished sentence (default 0.2).
+      """, valueName: "seconds"))
   var silence: Double?
 
   @Option(

@@ -54,8 +54,10 @@ struct Serve: AsyncParsableCommand {
       HOME ASSISTANT: --wyoming tcp://0.0.0.0:10300 (or unix://PATH; repeat it for more) also \
       serves the Wyoming protocol there, with the same models, session places and limits; add \
       the Wyoming integration in Home Assistant with this host and port. The server ends a \
-      command at the first pause of --silence seconds (default 0.5). --no-http serves Wyoming \
-      alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
+      command when the sentence is finished (--endpointing sentence, the default with \
+      Moonshine: after a pause of --silence seconds, 0.2 by default) or at the first pause of \
+      --silence seconds (--endpointing fixed, and pocketsphinx: 0.5 by default). --no-http \
+      serves Wyoming alone. Once listening it prints "transcribe: wyoming listening on tcp://HOST:PORT".
 
       SIGTERM, SIGHUP (a closed terminal or ssh session) or Ctrl-C stops accepting streams and \
       uploads, lets running streams deliver their \
@@ -195,6 +197,9 @@ struct Serve: AsyncParsableCommand {
   /// `--partials`, shared with the parent command: what every stream spends on partial results.
   @OptionGroup var partialsOption: PartialsOption
 
+  /// `--endpointing`, `--max-silence`, shared with the parent command: how every stream's
+  /// utterances end.
+  @OptionGroup var endpointingOption: EndpointingOption
   /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with the parent command: phrases
   /// every Moonshine stream and upload favours, before its own.
   @OptionGroup var hotwordsOption: HotwordsOption
@@ -238,6 +243,9 @@ struct Serve: AsyncParsableCommand {
       let problem = Transcribe.secondsProblem(silence, limit: 3600)
     {
       throw ValidationError("--silence must be a number of seconds (e.g. 0.8): \(problem).")
+    }
+    if let problem = endpointingOption.problem(silence: decodingOptions.silence) {
+      throw ValidationError(problem)
     }
     _ = try wyomingAddresses()
     if let name = announcedName {
@@ -525,6 +533,7 @@ struct Serve: AsyncParsableCommand {
     live.defaultEngine = defaultEngine
     if let silence = decodingOptions.silence { live.endOfUtteranceSilence = silence }
     partialsOption.apply(to: &live)
+    endpointingOption.apply(to: &live)
     live.hotwords = try hotwordsOption.resolved()
     let homeAssistant = try homeAssistant()
     let homeAssistantNames = HotwordSource()

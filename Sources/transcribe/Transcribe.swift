@@ -36,7 +36,8 @@ struct Transcribe: AsyncParsableCommand {
         transcribe --device virtual_mic --duration 10
         transcribe --grammar cards.gram --dict cards.dict
         transcribe --jobs 1 --input long.wav    decode with one core instead of all
-        transcribe -i talk.wav --silence 1.2    only a 1.2 s pause ends an utterance
+        transcribe -i talk.wav --silence 1.2    no pause under 1.2 s ends an utterance
+        transcribe --endpointing fixed          end utterances at a fixed pause, not sentences
         transcribe --engine pocketsphinx -i talk.wav   the light engine instead of Moonshine
         transcribe --hotwords "Kallax, Siobhan, Nanoleaf"   favour these names (Moonshine)
 
@@ -97,6 +98,8 @@ struct Transcribe: AsyncParsableCommand {
   /// `--partials`, shared with `transcribe serve` too (see ``PartialsOption``).
   @OptionGroup var partialsOption: PartialsOption
 
+  /// `--endpointing`, `--max-silence`, shared with `transcribe serve` too.
+  @OptionGroup var endpointingOption: EndpointingOption
   /// `--hotwords`, `--hotwords-file`, `--hotword-boost`, shared with `transcribe serve` too.
   @OptionGroup var hotwordsOption: HotwordsOption
 
@@ -176,6 +179,9 @@ struct Transcribe: AsyncParsableCommand {
     }
     if let maxUtterance, let problem = Self.secondsProblem(maxUtterance, limit: 3600) {
       throw ValidationError("--max-utterance must be a number of seconds (e.g. 20): \(problem).")
+    }
+    if let problem = endpointingOption.problem(silence: silence) {
+      throw ValidationError(problem)
     }
     try voiceActivityOption.check()
     if input.filter({ $0 == "-" }).count > 1 {
@@ -294,6 +300,7 @@ struct Transcribe: AsyncParsableCommand {
     if let silence { configuration.endOfUtteranceSilence = silence }
     if let maxUtterance { configuration.maximumUtteranceDuration = maxUtterance }
     partialsOption.apply(to: &configuration)
+    endpointingOption.apply(to: &configuration)
     // Checked by `checkOptions()`.
     configuration.hotwords = (try? hotwordsOption.resolved()) ?? Hotwords()
     return configuration

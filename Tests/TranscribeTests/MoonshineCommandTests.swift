@@ -17,7 +17,7 @@ extension CommandTests {
       let output = try await TranscribeProcess.run(
         ["--input", Self.goForward], environment: Self.defaultEngine)
       #expect(output.status == 0, "stderr: \(output.stderr)")
-      #expect(output.stdout == "Go forward 10 meters.\n")
+      #expect(output.stdout == "Go forward ten metres.\n")
       let explicit = try await TranscribeProcess.run([
         "--engine", "moonshine", "-i", Self.goForward,
       ])
@@ -54,6 +54,63 @@ extension CommandTests {
       #expect(rate <= 0.05, "WER \(rate)")
     }
 
+    @Test func aThinkingPauseInsideASentenceNoLongerCutsIt() async throws {
+      // The measure: each LibriVox sentence with a 0.8 s pause at a word boundary.
+      let directory = try TemporaryDirectory()
+      let files = try ThinkingPauses.files(pause: 0.8, in: directory.url)
+      func run(_ options: [String]) async throws -> (utterances: Int, rate: Double) {
+        var utterances = 0
+        var errors = 0
+        var words = 0
+        for file in files {
+          let output = try await TranscribeProcess.run(
+            ["--engine", "moonshine"] + options + ["-i", file.url.path])
+          #expect(output.status == 0, "stderr: \(output.stderr)")
+          utterances += output.stdout.split(separator: "\n").count
+          let reference = WordErrorRate.normalized(file.reference)
+          errors += WordErrorRate.distance(reference, WordErrorRate.normalized(output.stdout))
+          words += reference.count
+        }
+        return (utterances, Double(errors) / Double(max(words, 1)))
+      }
+      // Sentence endpointing is the default: five sentences, five utterances.
+      let sentence = try await run([])
+      #expect(sentence.utterances == 5)
+      #expect(sentence.rate <= 0.02, "WER \(sentence.rate)")
+      // The fixed pause cuts most of them in two, and misreads words at the cuts.
+      let fixed = try await run(["--endpointing", "fixed"])
+      #expect(fixed.utterances >= 8)
+      #expect(fixed.rate > sentence.rate)
+      // Standard input streams through the same rule.
+      let input = Pipe()
+      let process = TranscribeProcess(["--engine", "moonshine", "-i", "-"])
+      process.process.standardInput = input
+      try process.start()
+      input.fileHandleForWriting.write(try Data(contentsOf: files[4].url))
+      try input.fileHandleForWriting.close()
+      let streamed = await process.wait(timeout: 60)
+      #expect(streamed.status == 0, "stderr: \(streamed.stderr)")
+      #expect(streamed.stdout.split(separator: "\n").count == 1, "\(streamed.stdout)")
+    }
+
+    @Test(arguments: [
+      (
+        ["--max-silence", "0.2", "--silence", "0.3"],
+        "--max-silence (0.2 s) must be at least --silence"
+      ),
+      (
+        ["--max-silence", "2", "--endpointing", "fixed"],
+        "--max-silence applies to --endpointing sentence"
+      ),
+      (["--max-silence", "-1"], "--max-silence must be a number of seconds"),
+      (["--endpointing", "semantic"], "--endpointing"),
+    ])
+    func badEndpointingOptionsAreUsageErrors(arguments: [String], message: String) async throws {
+      let output = try await TranscribeProcess.run(arguments + ["--preview"], timeout: 30)
+      #expect(output.status == 64)
+      #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
     @Test func standardInputIsTranscribedAsItStreams() async throws {
       let input = Pipe()
       let process = TranscribeProcess(["--engine", "moonshine", "--raw", "-i", "-"])
@@ -63,9 +120,10 @@ extension CommandTests {
       try input.fileHandleForWriting.close()
       let output = await process.wait(timeout: 60)
       #expect(output.status == 0, "stderr: \(output.stderr)")
-      // A stream's utterance ends at the pause, so its words may be written "ten" or "10".
+      // A stream's utterance ends at the pause, so its words may be written "ten" or "10",
+      // "meters" or "metres".
       #expect(WordErrorRate.normalized(output.stdout) == ["go", "forward", "ten", "meters"])
-      #expect(output.stdout.hasPrefix("Go forward ") && output.stdout.hasSuffix(" meters.\n"))
+      #expect(output.stdout.hasPrefix("Go forward ") && output.stdout.hasSuffix(".\n"))
     }
 
     @Test func subtitlesHaveOrderedCuesWithinTheAudio() async throws {
@@ -89,7 +147,7 @@ extension CommandTests {
       let object = try #require(
         try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
       let segments = try #require(object["segments"] as? [[String: Any]])
-      #expect(segments.map { $0["word"] as? String } == ["Go", "forward", "10", "meters."])
+      #expect(segments.map { $0["word"] as? String } == ["Go", "forward", "ten", "metres."])
       for segment in segments {
         let confidence = try #require(segment["confidence"] as? Double)
         #expect(confidence > 0 && confidence <= 1)
@@ -195,8 +253,8 @@ extension CommandTests {
           wav.path,
         ])
       for (model, text) in [
-        ("moonshine", "Go forward 10 meters."), ("pocketsphinx", "go forward ten meters"),
-        ("whisper-1", "Go forward 10 meters."),
+        ("moonshine", "Go forward ten metres."), ("pocketsphinx", "go forward ten meters"),
+        ("whisper-1", "Go forward ten metres."),
       ] {
         let answer = try runCommand(
           "/usr/bin/curl",
@@ -223,9 +281,9 @@ extension CommandTests {
 /// deletions) over the reference's words, after writing both the same way.
 enum WordErrorRate {
   /// Lower case, no punctuation, hyphens as spaces, numbers as words where the references
-  /// spell them, `mr.` as `mister`.
+  /// spell them, `mr.` as `mister`, `metres` as `meters`.
   static func normalized(_ text: String) -> [String] {
-    let spelled = ["10": "ten", "mr": "mister", "mrs": "missus"]
+    let spelled = ["10": "ten", "mr": "mister", "mrs": "missus", "metres": "meters"]
     return text.lowercased().replacingOccurrences(of: "-", with: " ")
       .split(whereSeparator: \.isWhitespace)
       .map { String($0.filter { $0.isLetter || $0.isNumber || $0 == "'" }) }

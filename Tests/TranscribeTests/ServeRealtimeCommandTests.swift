@@ -26,7 +26,7 @@ extension CommandTests {
     static func words(_ text: String) -> [String] {
       text.lowercased().split(separator: " ").map {
         let word = $0.filter { $0.isLetter || $0.isNumber || $0 == "'" }
-        return word == "10" ? "ten" : word
+        return word == "10" ? "ten" : word == "metres" ? "meters" : word
       }
     }
 

@@ -195,9 +195,9 @@ extension CommandTests {
       let converted = try await PythonClient.run(
         "wyoming_client.py", [server.uri, "transcribe", stereo.path])
       _ = await server.terminate()
-      #expect(Self.transcript(Self.events(mono.stdout)) == "Go forward ten meters.")
+      #expect(Self.transcript(Self.events(mono.stdout)) == "Go forward ten metres.")
       #expect(
-        Self.transcript(Self.events(converted.stdout)) == "Go forward ten meters.",
+        Self.transcript(Self.events(converted.stdout)) == "Go forward ten metres.",
         "\(converted.stdout)")
     }
 
@@ -212,7 +212,7 @@ extension CommandTests {
       _ = await server.terminate()
       #expect(client.status == 0, "\(client.stderr)")
       let events = Self.events(client.stdout)
-      #expect(Self.transcript(events) == "Go forward ten meters.", "\(client.stdout)")
+      #expect(Self.transcript(events) == "Go forward ten metres.", "\(client.stdout)")
       #expect(Self.types(events).last == "transcript-stop")
     }
 

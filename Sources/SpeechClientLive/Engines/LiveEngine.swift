@@ -162,7 +162,7 @@ extension LiveSpeechConfiguration {
       // pocketsphinx's own detector is an energy detector: it stands for ours.
       configuration.voiceActivity = detection.isEnergy ? nil : detection
       configuration.isVerbose = isVerbose
-      configuration.endOfUtteranceSilence = endOfUtteranceSilence
+      configuration.endOfUtteranceSilence = endOfUtteranceSilence(for: .fixed)
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults =
         request.shouldReportPartialResults && partialResults != .off
@@ -172,7 +172,9 @@ extension LiveSpeechConfiguration {
       var configuration = MoonshineConfiguration(modelDirectory: directory)
       configuration.runtimeLibrary = onnxRuntimeLibrary
       configuration.voiceActivity = detection
-      configuration.endOfUtteranceSilence = endOfUtteranceSilence
+      configuration.endpointing = endpointing
+      configuration.endOfUtteranceSilence = endOfUtteranceSilence(for: endpointing)
+      configuration.maximumEndOfUtteranceSilence = maximumEndOfUtteranceSilence
       configuration.maximumUtteranceDuration = maximumUtteranceDuration
       configuration.reportsPartialResults = request.shouldReportPartialResults
       configuration.partialResults = partialResults
@@ -198,6 +200,31 @@ extension LiveSpeechConfiguration {
     switch engine {
     case .pocketsphinx: (try? DecoderConfiguration().validate()) != nil
     case .moonshine: MoonshineRuntime.isInstalled()
+    }
+  }
+}
+
+extension LiveEngine {
+  /// How the engine ends utterances: pocketsphinx always after the fixed pause.
+  var endpointing: Endpointing {
+    switch self {
+    case .pocketsphinx: .fixed
+    case let .moonshine(configuration): configuration.endpointing
+    }
+  }
+
+  /// The pause that ends an utterance (with sentence endpointing, the shortest) and the longest.
+  var endOfUtteranceSilence: (shortest: TimeInterval, longest: TimeInterval) {
+    switch self {
+    case let .pocketsphinx(configuration):
+      (configuration.endOfUtteranceSilence, configuration.endOfUtteranceSilence)
+    case let .moonshine(configuration):
+      configuration.endpointing == .sentence
+        ? (
+          configuration.endOfUtteranceSilence,
+          max(configuration.endOfUtteranceSilence, configuration.maximumEndOfUtteranceSilence)
+        )
+        : (configuration.endOfUtteranceSilence, configuration.endOfUtteranceSilence)
     }
   }
 }

@@ -167,7 +167,10 @@ public enum OpenAIChunkingStrategy: Equatable, Sendable {
     switch self {
     case .auto: nil
     case .serverVAD(let threshold, _, let silence):
-      VoiceActivityTuning(threshold: threshold, minimumSilence: silence.map { Double($0) / 1000 })
+      // A fixed pause, as OpenAI's server VAD has it.
+      VoiceActivityTuning(
+        threshold: threshold, minimumSilence: silence.map { Double($0) / 1000 },
+        judgesSentences: false)
     }
   }
 

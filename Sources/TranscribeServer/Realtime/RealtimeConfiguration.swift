@@ -11,8 +11,12 @@ import SpeechClient
 ///   English), `prompt` (its names become hotwords Moonshine favours: runs of capitalised
 ///   words and words with inner capitals or digits, see `Hotwords.phrases(inPrompt:)`).
 /// - `audio.input.turn_detection`: `{"type": "server_vad", "threshold", "prefix_padding_ms",
-///   "silence_duration_ms", "idle_timeout_ms"}` (the default, with OpenAI's defaults), or `null`:
-///   the client commits each item.
+///   "silence_duration_ms", "idle_timeout_ms"}` (the default, with OpenAI's defaults: an item
+///   ends after a fixed pause, `--endpointing fixed` with `silence_duration_ms` as `--silence`),
+///   `{"type": "semantic_vad", "eagerness": "low|medium|high|auto"}` (an item ends when the
+///   sentence does: `--endpointing sentence`; `auto` and `medium` keep the server's pauses,
+///   `high` ends a finished sentence after 0.15 s and holds an unfinished one up to 1 s, `low`
+///   after 0.5 s and up to 2.5 s), or `null`: the client commits each item.
 /// - `audio.input.noise_reduction`: accepted (`null` or an object) and not applied.
 /// - `include`: `["item.input_audio_transcription.logprobs"]` adds log probabilities.
 struct RealtimeConfiguration: Equatable, Sendable {
@@ -28,15 +32,23 @@ struct RealtimeConfiguration: Equatable, Sendable {
   /// The noise reduction the client asked for, echoed back.
   var noiseReduction: RealtimeJSON = .null
 
-  /// Server VAD's settings; each `nil` field is OpenAI's default.
+  /// Server VAD's settings (each field OpenAI's default until set), or semantic VAD's.
   struct TurnDetection: Equatable, Sendable {
     var threshold = 0.5
     var prefixPaddingMilliseconds = 300
     var silenceMilliseconds = 500
     var idleTimeoutMilliseconds: Int?
+    /// `semantic_vad`'s eagerness (`low`, `medium`, `high`, `auto`); `nil` for `server_vad`.
+    var eagerness: String?
+
+    /// The eagerness values `semantic_vad` takes.
+    static let eagernessValues = ["low", "medium", "high", "auto"]
 
     var json: RealtimeJSON {
-      .object([
+      if let eagerness {
+        return .object([("type", .string("semantic_vad")), ("eagerness", .string(eagerness))])
+      }
+      return .object([
         ("type", .string("server_vad")),
         ("threshold", .double(threshold)),
         ("prefix_padding_ms", .int(prefixPaddingMilliseconds)),
@@ -54,11 +66,22 @@ struct RealtimeConfiguration: Equatable, Sendable {
     model.flatMap { SpeechRecognitionRequest.EngineName(rawValue: $0.lowercased()) }
   }
 
-  /// The detector settings for the recognizer, from server VAD's.
+  /// The detector settings for the recognizer, from server VAD's (a fixed pause) or semantic
+  /// VAD's (sentence endpointing, its pauses from the eagerness).
   var voiceActivity: VoiceActivityTuning? {
     turnDetection.map {
-      VoiceActivityTuning(
-        threshold: $0.threshold, minimumSilence: Double($0.silenceMilliseconds) / 1000)
+      switch $0.eagerness {
+      case nil:
+        VoiceActivityTuning(
+          threshold: $0.threshold, minimumSilence: Double($0.silenceMilliseconds) / 1000,
+          judgesSentences: false)
+      case "high":
+        VoiceActivityTuning(minimumSilence: 0.15, judgesSentences: true, maximumSilence: 1)
+      case "low":
+        VoiceActivityTuning(minimumSilence: 0.5, judgesSentences: true, maximumSilence: 2.5)
+      default:
+        VoiceActivityTuning(judgesSentences: true)
+      }
     }
   }
 
@@ -207,11 +230,26 @@ struct RealtimeConfiguration: Equatable, Sendable {
   ) throws(RealtimeError) -> TurnDetection? {
     let param = "session.audio.input.turn_detection"
     guard value != .null else { return nil }
+    if value["type"]?.stringValue == "semantic_vad" {
+      try checkKeys(
+        of: value, in: param, known: ["type", "eagerness", "create_response", "interrupt_response"])
+      var detection = TurnDetection()
+      detection.eagerness = "auto"
+      if let eagerness = value["eagerness"], eagerness != .null {
+        guard let name = eagerness.stringValue, TurnDetection.eagernessValues.contains(name)
+        else {
+          throw .invalidValue(
+            param: param + ".eagerness", value: eagerness,
+            expected: "'low', 'medium', 'high' or 'auto'")
+        }
+        detection.eagerness = name
+      }
+      return detection
+    }
     guard value["type"]?.stringValue == "server_vad" else {
       throw .invalidValue(
         param: param + ".type", value: value["type"] ?? .null,
-        expected: "'server_vad', or null for turn detection off (semantic_vad is not supported)"
-      )
+        expected: "'server_vad', 'semantic_vad', or null for turn detection off")
     }
     try checkKeys(
       of: value, in: param,

@@ -93,14 +93,16 @@ import Testing
         == .serverVAD(threshold: 0.7, prefixPaddingMilliseconds: 300, silenceMilliseconds: 800))
     #expect(
       json.chunkingStrategy?.voiceActivity
-        == VoiceActivityTuning(threshold: 0.7, minimumSilence: 0.8))
+        == VoiceActivityTuning(threshold: 0.7, minimumSilence: 0.8, judgesSentences: false))
     let sdk = try OpenAITranscriptionOptions(fields: [
       "chunking_strategy[type]": ["server_vad"], "chunking_strategy[silence_duration_ms]": ["1500"],
     ])
     #expect(
       sdk.chunkingStrategy
         == .serverVAD(threshold: nil, prefixPaddingMilliseconds: nil, silenceMilliseconds: 1500))
-    #expect(sdk.chunkingStrategy?.voiceActivity == VoiceActivityTuning(minimumSilence: 1.5))
+    #expect(
+      sdk.chunkingStrategy?.voiceActivity
+        == VoiceActivityTuning(minimumSilence: 1.5, judgesSentences: false))
   }
 
   @Test(arguments: [

@@ -161,7 +161,7 @@ import Testing
     }
     #expect(
       seen.withLock { $0.map(\.voiceActivity) }
-        == [VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.9), nil])
+        == [VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.9, judgesSentences: false), nil])
   }
 
   @Test func jsonWithIncludeLogprobsHasEachWordsLogProbability() async throws {

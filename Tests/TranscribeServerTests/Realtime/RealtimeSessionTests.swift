@@ -202,7 +202,9 @@ struct RealtimeSessionTests {
     #expect(store.state.configuration == expected)
     #expect(store.state.allowedMessages == 2)
     // Server VAD's settings reach the recognizer's detector.
-    #expect(expected.voiceActivity == VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.7))
+    #expect(
+      expected.voiceActivity
+        == VoiceActivityTuning(threshold: 0.6, minimumSilence: 0.7, judgesSentences: false))
     // The description as the wire has it.
     let json = RealtimeServerEvent.session(expected, isUpdate: true).json(
       eventID: "event_1", sessionID: "sess_test", defaultModel: "moonshine")
@@ -211,6 +213,55 @@ struct RealtimeSessionTests {
         #""type":"session.updated","event_id":"event_1","session":{"type":"transcription""#))
     #expect(json.contains(#""format":{"type":"audio/pcmu"}"#))
     #expect(json.contains(#""include":["item.input_audio_transcription.logprobs"]"#))
+    await leave(store)
+  }
+
+  @Test func semanticVADAsksForSentenceEndpointingWithPausesByEagerness() async {
+    let store = makeStore()
+    await store.send(.start)
+    _ = await takeEvents(store)
+    let expectations: [(String, VoiceActivityTuning)] = [
+      (#"{"type": "semantic_vad"}"#, VoiceActivityTuning(judgesSentences: true)),
+      (
+        #"{"type": "semantic_vad", "eagerness": "medium"}"#,
+        VoiceActivityTuning(judgesSentences: true)
+      ),
+      (
+        #"{"type": "semantic_vad", "eagerness": "high", "create_response": false}"#,
+        VoiceActivityTuning(minimumSilence: 0.15, judgesSentences: true, maximumSilence: 1)
+      ),
+      (
+        #"{"type": "semantic_vad", "eagerness": "low"}"#,
+        VoiceActivityTuning(minimumSilence: 0.5, judgesSentences: true, maximumSilence: 2.5)
+      ),
+    ]
+    for (detection, tuning) in expectations {
+      await store.send(
+        .text(
+          #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": "#
+            + detection + "}}}}"))
+      let events = await takeEvents(store)
+      guard case .session(let configuration, isUpdate: true)? = events.first else {
+        Issue.record("\(detection): \(events)")
+        continue
+      }
+      #expect(configuration.voiceActivity == tuning, "\(detection)")
+      let json = RealtimeServerEvent.session(configuration, isUpdate: true).json(
+        eventID: "event_1", sessionID: "sess_test", defaultModel: "moonshine")
+      let eagerness = configuration.turnDetection?.eagerness ?? "none"
+      #expect(
+        json.contains(#""turn_detection":{"type":"semantic_vad","eagerness":"\#(eagerness)"}"#),
+        "\(json)")
+    }
+    // Back to server VAD: a fixed pause again.
+    await store.send(
+      .text(
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "server_vad"}}}}}"#
+      ))
+    _ = await takeEvents(store)
+    #expect(
+      store.state.configuration.voiceActivity
+        == VoiceActivityTuning(threshold: 0.5, minimumSilence: 0.5, judgesSentences: false))
     await leave(store)
   }
 
@@ -236,8 +287,16 @@ struct RealtimeSessionTests {
         "unknown_parameter", "session.voice"
       ),
       (
-        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "semantic_vad"}}}}}"#,
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "client_vad"}}}}}"#,
         "invalid_value", "session.audio.input.turn_detection.type"
+      ),
+      (
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "semantic_vad", "eagerness": "eager"}}}}}"#,
+        "invalid_value", "session.audio.input.turn_detection.eagerness"
+      ),
+      (
+        #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "semantic_vad", "threshold": 0.5}}}}}"#,
+        "unknown_parameter", "session.audio.input.turn_detection.threshold"
       ),
       (
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"transcription": {"language": "fr"}}}}}"#,

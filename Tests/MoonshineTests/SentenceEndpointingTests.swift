@@ -1,0 +1,192 @@
+import Foundation
+import LiveTestSupport
+import Recognition
+import Testing
+
+@testable import Moonshine
+
+/// The rule alone, on the signals a transcription carries: no model needed.
+struct SentenceEndRuleTests {
+  func transcript(
+    _ text: String, terminal: Float, continuing: Float, word: Float
+  ) -> MoonshineTranscript {
+    MoonshineTranscript(
+      text: text,
+      afterLastWord: PauseSignals(terminal: terminal, continuing: continuing, word: word))
+  }
+
+  @Test func aSentenceTheModelClosesWithConfidenceIsFinished() {
+    let early = transcript("Go forward ten meters.", terminal: 0.73, continuing: 0.26, word: 0.0005)
+    let late = transcript("Go forward ten meters.", terminal: 0.86, continuing: 0.14, word: 0.0003)
+    #expect(SentenceEnd(early: early, late: late) == .finished)
+    // A closing quote after the period still ends the sentence.
+    let quoted = transcript(#"He said "go.""#, terminal: 0.9, continuing: 0.05, word: 0.001)
+    #expect(SentenceEnd(early: quoted, late: quoted) == .finished)
+  }
+
+  @Test func whatCannotEndASentenceHoldsIt() {
+    let signals = (terminal: Float(0.95), continuing: Float(0.03), word: Float(0.0001))
+    for text in [
+      "Eight of spades, four of.", "Turn on the.", "He might.", "Unless to be rather cold,",
+      "Go forward ten meters", "",
+    ] {
+      let late = transcript(
+        text, terminal: signals.terminal, continuing: signals.continuing, word: signals.word)
+      #expect(SentenceEnd(early: late, late: late) == .unfinished, "\(text)")
+    }
+  }
+
+  @Test func theModelExpectingMoreWordsOrAGrowingCommaHoldsIt() {
+    let late = transcript("Seven of clubs.", terminal: 0.9, continuing: 0.08, word: 0.002)
+    // Another word likely in either look.
+    let wordy = transcript("Seven of clubs.", terminal: 0.7, continuing: 0.2, word: 0.04)
+    #expect(SentenceEnd(early: wordy, late: late) == .unfinished)
+    // The comma grows from the early look to the late one.
+    let lateComma = transcript("Seven of clubs.", terminal: 0.8, continuing: 0.19, word: 0.001)
+    let earlyComma = transcript("Seven of clubs.", terminal: 0.9, continuing: 0.1, word: 0.001)
+    #expect(SentenceEnd(early: earlyComma, late: lateComma) == .unfinished)
+  }
+
+  @Test func anUnsureSentenceOrOneWithoutAnEarlyLookIsUndecided() {
+    // "He might even have been made." at a thinking pause: a period, but not a sure one.
+    let early = transcript(
+      "He might even have been made.", terminal: 0.18, continuing: 0.82, word: 0.0013)
+    let late = transcript(
+      "He might even have been made.", terminal: 0.71, continuing: 0.29, word: 0.0001)
+    #expect(SentenceEnd(early: early, late: late) == .undecided)
+    let sure = transcript("Ten meters.", terminal: 0.9, continuing: 0.05, word: 0.0001)
+    #expect(SentenceEnd(early: nil, late: sure) == .undecided)
+  }
+
+  @Test func lastWordsAreReadWithoutPunctuationOrCase() {
+    #expect(SentenceEnd.lastWord(of: "Turn on THE.") == "the")
+    #expect(SentenceEnd.lastWord(of: "ill-disposed,") == "disposed")
+    #expect(SentenceEnd.lastWord(of: "...") == nil)
+    #expect(SentenceEnd.endsSentence("Really?\u{201D}"))
+    #expect(!SentenceEnd.endsSentence("Really,"))
+  }
+}
+
+/// The rule in the recognizer, on real speech, in audio time (the recognizer counts samples, so
+/// a file decoded faster than it was spoken ends its utterances where a live stream would).
+@Suite(.enabled(if: isModelInstalled, modelRequirement))
+struct SentenceEndpointingTests {
+  func configuration(_ endpointing: Endpointing) -> MoonshineConfiguration {
+    var configuration = installedConfiguration
+    configuration.endpointing = endpointing
+    configuration.endOfUtteranceSilence = endpointing.defaultSilence
+    return configuration
+  }
+
+  /// "He might even have been made | amiable himself." with a pause of `pause` seconds of
+  /// digital silence where the reader had none (after "made", 1.68 s into the clip), and a
+  /// second of silence after it.
+  func madeAmiable(pause: Double) throws -> [Int16] {
+    let clip = try #require(
+      libriVoxClips().first { $0.reference.hasPrefix("he might even have been made") })
+    let cut = 26_880
+    return Array(clip.samples[..<cut]) + [Int16](repeating: 0, count: Int(pause * 16_000))
+      + Array(clip.samples[cut...]) + [Int16](repeating: 0, count: 16_000)
+  }
+
+  /// Feeds `samples` in 800-sample chunks and returns each final utterance with how many
+  /// samples had been fed when it came, then the words `finish()` gives.
+  func finals(
+    _ samples: [Int16], _ recognizer: MoonshineRecognizer
+  ) throws -> [(words: [RecognizedWord], fed: Int)] {
+    var finals: [(words: [RecognizedWord], fed: Int)] = []
+    for start in stride(from: 0, to: samples.count, by: 800) {
+      let chunk = Array(samples[start..<min(start + 800, samples.count)])
+      for event in try chunk.withUnsafeBufferPointer({ try recognizer.process($0) }) {
+        if case .utterance(let words) = event { finals.append((words, start + chunk.count)) }
+      }
+    }
+    if let words = try recognizer.finish(), !words.isEmpty {
+      finals.append((words, samples.count))
+    }
+    return finals
+  }
+
+  /// Seconds from the end of the utterance's speech to when its final words came.
+  func delay(_ final: (words: [RecognizedWord], fed: Int)) -> Double {
+    let last = final.words.last!
+    return Double(final.fed) / 16_000 - (last.timestamp + last.duration)
+  }
+
+  @Test func aFinishedSentenceEndsAfterTheShortestPause() throws {
+    let samples = try goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+    let sentence = try finals(samples, MoonshineRecognizer(configuration: configuration(.sentence)))
+    let fixed = try finals(samples, MoonshineRecognizer(configuration: configuration(.fixed)))
+    #expect(sentence.count == 1 && fixed.count == 1)
+    guard let early = sentence.first, let late = fixed.first else { return }
+    #expect(
+      normalizedWords(early.words.map(\.text).joined(separator: " "))
+        == ["go", "forward", "ten", "meters"])
+    #expect(
+      normalizedWords(late.words.map(\.text).joined(separator: " "))
+        == ["go", "forward", "ten", "meters"])
+    // 0.2 s of pause (in whole 32 ms windows) and a chunk (0.05 s), against the fixed 0.5 s.
+    #expect(delay(early) < 0.28, "\(delay(early))")
+    #expect(delay(late) >= 0.5, "\(delay(late))")
+  }
+
+  @Test func anUnfinishedSentenceSurvivesAThinkingPause() throws {
+    let samples = try madeAmiable(pause: 0.8)
+    let sentence = try finals(samples, MoonshineRecognizer(configuration: configuration(.sentence)))
+    #expect(sentence.count == 1, "\(sentence.map { $0.words.map(\.text) })")
+    #expect(
+      normalizedWords(
+        sentence.map { $0.words.map(\.text).joined(separator: " ") }.joined(separator: " "))
+        == ["he", "might", "even", "have", "been", "made", "amiable", "himself"])
+    // The fixed pause cuts it, as it did before.
+    let fixed = try finals(samples, MoonshineRecognizer(configuration: configuration(.fixed)))
+    #expect(fixed.count == 2)
+  }
+
+  @Test func theLongestPauseStillEndsAnUnfinishedSentence() throws {
+    var configuration = configuration(.sentence)
+    configuration.maximumEndOfUtteranceSilence = 1.2
+    let samples = try madeAmiable(pause: 1.6)
+    let sentence = try finals(samples, MoonshineRecognizer(configuration: configuration))
+    #expect(sentence.count == 2, "\(sentence.map { $0.words.map(\.text) })")
+    guard let first = sentence.first else { return }
+    #expect(normalizedWords(first.words.map(\.text).joined(separator: " ")).last == "made")
+    // Held to the bound: 1.2 s of pause (and a chunk), not the shortest pause.
+    #expect(delay(first) >= 1.2 && delay(first) < 1.28, "\(delay(first))")
+  }
+
+  @Test func speechResumingAfterTheEarlyLookDiscardsIt() throws {
+    // A pause long enough for the early look (0.1 s) but shorter than the shortest pause: the
+    // look's transcript, "...been made.", is shown as a partial result and then dropped.
+    let samples = try madeAmiable(pause: 0.2)
+    let recognizer = try MoonshineRecognizer(configuration: configuration(.sentence))
+    let events = try stream(samples, to: recognizer)
+    let finals = events.compactMap { event -> [RecognizedWord]? in
+      if case .utterance(let words) = event { words } else { nil }
+    }
+    let partials = events.compactMap { event -> [RecognizedWord]? in
+      if case .partial(let words) = event { words } else { nil }
+    }
+    #expect(partials.contains { $0.last?.text == "made." }, "\(partials.map { $0.map(\.text) })")
+    #expect(finals.count == 1)
+    let text = finals.flatMap { $0.map(\.text) }.joined(separator: " ")
+    #expect(text.contains("made amiable"), "\(text)")
+  }
+
+  @Test func aFileCutIntoPiecesIsNotCutInsideASentence() throws {
+    // decodeSegment, as the file path calls it: the piece's utterances end where the rule says.
+    let recognizer = try MoonshineRecognizer(configuration: configuration(.sentence))
+    let events = try recognizer.decodeSegment(
+      madeAmiable(pause: 0.8) + [Int16](repeating: 0, count: 16_000) + goForwardSamples(),
+      startingAt: 10)
+    let finals = events.compactMap { event -> [RecognizedWord]? in
+      if case .utterance(let words) = event { words } else { nil }
+    }
+    #expect(
+      finals.map { normalizedWords($0.map(\.text).joined(separator: " ")) } == [
+        ["he", "might", "even", "have", "been", "made", "amiable", "himself"],
+        ["go", "forward", "ten", "meters"],
+      ])
+    #expect(finals.first?.first.map { $0.timestamp >= 10 } == true)
+  }
+}
