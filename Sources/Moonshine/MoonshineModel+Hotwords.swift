@@ -33,17 +33,7 @@ extension MoonshineModel.Decoding {
   mutating func run(
     prefix: [Int32], limit: Int, hotwords: MoonshineHotwords
   ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
-    let layout = model.layout
-    for index in 0..<2 {
-      useCache.append(try tensor(flags + index, bytes: 1, shape: [1], type: .bool))
-    }
-    let empty = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 4)
-    buffers.append(empty)
-    let emptyPast = try tensor(empty, bytes: 0, shape: layout.emptyPastShape, type: .float)
-    owned.append(emptyPast)
-    for (index, input) in layout.inputs.enumerated() {
-      if case .past = input { pasts[index] = emptyPast }
-    }
+    try prepareFirstStep()
 
     var cursor = HotwordCursor(hotwords)
     var tokens: [Int32] = []
@@ -114,22 +104,9 @@ extension MoonshineModel.Decoding {
       next = cursor.choose(scores, count: vocabulary, position: tokens.count)
       expectations.append(expected(scores, vocabulary))
     }
-    let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
-    let afterLastWord = lastWord.flatMap {
-      $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
-    }
-
-    let words = model.tokenizer.words(of: tokens).map { word in
-      MoonshineTranscript.Word(
-        text: word.text,
-        confidence: word.tokens.reduce(Float(1)) { $0 * probabilities[$1] },
-        tokens: word.tokens)
-    }
-    return MoonshineTranscript(
-      tokens: tokens, probabilities: probabilities,
-      tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
-      text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
-      keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
+    return transcript(
+      tokens: tokens, probabilities: probabilities, expectations: expectations, ending: ending,
+      keptPrefix: keptPrefix)
   }
 
   /// Cuts the decoder's own past keys/values to their first `length` positions (`<s>` and the

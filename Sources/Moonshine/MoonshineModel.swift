@@ -412,12 +412,10 @@ public final class MoonshineModel: Sendable {
         buffer, bytes: count * 4, shape: [1, shape[1], length, shape[3]], type: .float)
     }
 
-    /// Decodes: the prefix in one pass, then greedily one token per step.
-    mutating func run(
-      prefix: [Int32], limit: Int
-    ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
+    /// Makes the inputs the first step needs: `use_cache_branch` false and true, and one empty
+    /// past for every past input.
+    mutating func prepareFirstStep() throws(ONNXRuntimeAPI.Failure) {
       let layout = model.layout
-      // use_cache_branch false / true, and one empty past for every past input.
       for index in 0..<2 {
         useCache.append(try tensor(flags + index, bytes: 1, shape: [1], type: .bool))
       }
@@ -428,7 +426,39 @@ public final class MoonshineModel: Sendable {
       for (index, input) in layout.inputs.enumerated() {
         if case .past = input { pasts[index] = emptyPast }
       }
+    }
 
+    /// The transcript of the tokens chosen: their words, and what the model expected after the
+    /// last word (`expectations[i]`: the distribution token `i` was chosen from; the step after
+    /// the last token that is not punctuation is the one that chose the final punctuation, or
+    /// the end).
+    func transcript(
+      tokens: [Int32], probabilities: [Float], expectations: [PauseSignals],
+      ending: MoonshineTranscript.Ending, keptPrefix: Int
+    ) -> MoonshineTranscript {
+      let classes = model.tokenizer.classes
+      let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
+      let afterLastWord = lastWord.flatMap {
+        $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
+      }
+      let words = model.tokenizer.words(of: tokens).map { word in
+        MoonshineTranscript.Word(
+          text: word.text,
+          confidence: word.tokens.reduce(Float(1)) { $0 * probabilities[$1] },
+          tokens: word.tokens)
+      }
+      return MoonshineTranscript(
+        tokens: tokens, probabilities: probabilities,
+        tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
+        text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
+        keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
+    }
+
+    /// Decodes: the prefix in one pass, then greedily one token per step.
+    mutating func run(
+      prefix: [Int32], limit: Int
+    ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
+      try prepareFirstStep()
       var tokens: [Int32] = []
       var probabilities: [Float] = []
       // What each step's distribution expected, for the signals after the last word.
@@ -479,24 +509,9 @@ public final class MoonshineModel: Sendable {
           try api.data(of: logits).assumingMemoryBound(to: Float.self), count: vocabulary,
           classes: classes)
       }
-      // The step after the last token that is not punctuation: what the model expected after
-      // the last word (the step that chose the final punctuation, or the end).
-      let lastWord = tokens.lastIndex { classes[Int($0)] == .word }
-      let afterLastWord = lastWord.flatMap {
-        $0 + 1 < expectations.count ? expectations[$0 + 1] : nil
-      }
-
-      let words = model.tokenizer.words(of: tokens).map { word in
-        MoonshineTranscript.Word(
-          text: word.text,
-          confidence: word.tokens.reduce(Float(1)) { $0 * probabilities[$1] },
-          tokens: word.tokens)
-      }
-      return MoonshineTranscript(
-        tokens: tokens, probabilities: probabilities,
-        tokenBytes: tokens.map { model.tokenizer.bytes(of: $0) },
-        text: words.map(\.text).joined(separator: " "), words: words, ending: ending,
-        keptPrefixCount: keptPrefix, decoderSteps: steps, afterLastWord: afterLastWord)
+      return transcript(
+        tokens: tokens, probabilities: probabilities, expectations: expectations, ending: ending,
+        keptPrefix: keptPrefix)
     }
 
     func logitsShape(
