@@ -85,6 +85,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// The pause that ends an utterance (with sentence endpointing, the shortest): the
   /// configuration's, or a stream's own until the reset.
   private var endOfUtteranceSilence: TimeInterval
+  /// The pause a stream asked for, until the reset.
+  private var tunedSilence: TimeInterval?
   /// How utterances end, and the longest pause an unfinished sentence is held open through: the
   /// configuration's, or a stream's own until the reset.
   private var endpointing: Endpointing
@@ -235,8 +237,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// Sets, until the next reset, the detector's threshold and the pause that ends an
   /// utterance; `nil` for the configuration's.
   public func tuneVoiceActivity(threshold: Double?, endOfUtteranceSilence: TimeInterval?) {
-    self.endOfUtteranceSilence =
-      endOfUtteranceSilence.map { max(0.1, $0) } ?? configuration.endOfUtteranceSilence
+    tunedSilence = endOfUtteranceSilence.map { max(0.1, $0) }
+    self.endOfUtteranceSilence = tunedSilence ?? configuration.endOfUtteranceSilence
     let threshold = threshold ?? configuration.voiceActivity.threshold
     if Float(threshold) != detector.threshold {
       detector = VoiceActivity(
@@ -250,6 +252,12 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   public func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?) {
     endpointing =
       judgesSentences.map { $0 ? .sentence : .fixed } ?? configuration.endpointing
+    // A stream that switches how utterances end without naming a pause gets that way's default.
+    endOfUtteranceSilence =
+      tunedSilence
+      ?? endpointing.silence(
+        configuredFor: configuration.endpointing,
+        configuredSilence: configuration.endOfUtteranceSilence)
     self.maximumSilence =
       maximumSilence.map { max(0.1, $0) } ?? configuration.maximumEndOfUtteranceSilence
   }

@@ -40,4 +40,14 @@ public enum Endpointing: String, CaseIterable, Equatable, Sendable {
 
   /// The longest pause an unfinished sentence is held open through by default: 1.5 s.
   public static let defaultMaximumSilence: TimeInterval = 1.5
+
+  /// The pause that ends an utterance when a stream asks for this endpointing without naming a
+  /// pause (an OpenAI `server_vad` without `silence_duration_ms`): the configured pause when the
+  /// configuration ends utterances this way too, else this way's default. A sentence
+  /// configuration's 0.2 s is its shortest pause, not a fixed one.
+  public func silence(
+    configuredFor configured: Endpointing, configuredSilence: TimeInterval
+  ) -> TimeInterval {
+    self == configured ? configuredSilence : defaultSilence
+  }
 }

@@ -168,7 +168,9 @@ public final class FileRecognitionBatch: Sendable {
         segmenter = UtteranceSegmenter(
           minimumPause: judgesSentences && engine.endpointing == .sentence
             ? max(tuning?.maximumSilence ?? pauses.longest, tuning?.minimumSilence ?? 0)
-            : tuning?.minimumSilence ?? pauses.shortest,
+            : tuning?.minimumSilence
+              ?? Endpointing.fixed.silence(
+                configuredFor: engine.endpointing, configuredSilence: pauses.shortest),
           maximumDuration: configuration.maximumUtteranceDuration,
           voiceActivity: try detection.makeStream())
         let input = try recognition.request.source.open(

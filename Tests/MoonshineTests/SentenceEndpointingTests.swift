@@ -130,6 +130,29 @@ struct SentenceEndpointingTests {
     #expect(delay(late) >= 0.5, "\(delay(late))")
   }
 
+  @Test func aStreamAskingForAFixedPauseWithoutOneGetsTheFixedDefault() throws {
+    // An OpenAI upload's `server_vad` without `silence_duration_ms`, on a sentence server: the
+    // 0.5 s fixed pause, not the sentence configuration's 0.2 s shortest one.
+    let samples = try goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+    let recognizer = try MoonshineRecognizer(configuration: configuration(.sentence))
+    recognizer.tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: nil)
+    recognizer.tuneEndpointing(judgesSentences: false, maximumSilence: nil)
+    let tuned = try finals(samples, recognizer)
+    #expect(tuned.count == 1)
+    if let final = tuned.first { #expect(delay(final) >= 0.5, "\(delay(final))") }
+    // A pause the stream names is kept; the reset gives back the configuration's.
+    try recognizer.reset()
+    recognizer.tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: 0.3)
+    recognizer.tuneEndpointing(judgesSentences: false, maximumSilence: nil)
+    if let final = try finals(samples, recognizer).first {
+      #expect(delay(final) >= 0.3 && delay(final) < 0.45, "\(delay(final))")
+    }
+    try recognizer.reset()
+    if let final = try finals(samples, recognizer).first {
+      #expect(delay(final) < 0.28, "\(delay(final))")
+    }
+  }
+
   @Test func anUnfinishedSentenceSurvivesAThinkingPause() throws {
     let samples = try madeAmiable(pause: 0.8)
     let sentence = try finals(samples, MoonshineRecognizer(configuration: configuration(.sentence)))
