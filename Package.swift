@@ -26,6 +26,7 @@ let package = Package(
     .library(name: "Moonshine", targets: ["Moonshine"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
+    .library(name: "KeyboardClient", targets: ["KeyboardClient"]),
     .library(name: "TranscribeServer", targets: ["TranscribeServer"]),
     .executable(name: "transcribe", targets: ["transcribe"]),
   ],
@@ -268,6 +269,17 @@ let package = Package(
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
+    // MARK: Dictation
+    // `transcribe dictate`: the `Dictation` feature types what `SpeechRecognition` hears through
+    // the keyboard client's interface; only the executable links the live typers.
+    .target(
+      name: "KeyboardClient",
+      dependencies: [
+        "Dependencies",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
 
