@@ -27,6 +27,7 @@ let package = Package(
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
     .library(name: "KeyboardClient", targets: ["KeyboardClient"]),
+    .library(name: "DictationFeature", targets: ["DictationFeature"]),
     .library(name: "TranscribeServer", targets: ["TranscribeServer"]),
     .executable(name: "transcribe", targets: ["transcribe"]),
   ],
@@ -280,6 +281,30 @@ let package = Package(
       dependencies: [
         "Dependencies",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "DictationFeature",
+      dependencies: [
+        "Architecture",
+        "KeyboardClient",
+        "SpeechClient",
+        "SpeechRecognitionFeature",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ]
+    ),
+    .testTarget(
+      name: "DictationFeatureTests",
+      dependencies: [
+        "DictationFeature",
+        "Architecture",
+        "Dependencies",
+        "KeyboardClient",
+        "SpeechClient",
+        "SpeechRecognitionFeature",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
 

@@ -1,0 +1,329 @@
+import Architecture
+import Foundation
+import KeyboardClient
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// Dictation: what ``SpeechRecognition`` hears is typed into the focused window.
+///
+/// The reducer scopes the speech feature (which owns the microphone session) and types each
+/// finished utterance through the keyboard client, spaced and capitalised as a person types
+/// (``DictationText``), one piece of typing at a time and in order. Spoken commands ("new line",
+/// "new paragraph", "scratch that") are obeyed unless ``State/recognizesCommands`` is off.
+///
+/// Control comes from the host (a hotkey through the control socket, a signal):
+/// - ``Action/pause`` finishes the speech session, so its last words are typed, the microphone
+///   is released and nothing is decoded; ``Action/resume`` starts a new one; ``Action/toggle``
+///   does whichever applies;
+/// - ``Action/stop`` types the last words and ends: ``State/isFinished`` turns true once
+///   everything heard has been typed and the keyboard client has given back what it borrowed.
+///
+/// A keyboard client that fails loses nothing: the utterance is kept in ``State/entries``
+/// marked ``Entry/Status/notTyped`` for the host to write out instead, the first failure is
+/// kept in ``State/typingFailure`` for one warning, and dictation goes on listening (and tries
+/// to type the next utterance: the window may be back).
+///
+/// ```swift
+/// let store = Store(initialState: Dictation.State(speech: .init(request: request))) {
+///   Dictation()
+/// }
+/// store.send(.start)
+/// ```
+@Reducer
+public struct Dictation: Sendable {
+  @ObservableState
+  public struct State: Equatable, Sendable {
+    /// The speech session: what is listened to, and what was heard.
+    public var speech: SpeechRecognition.State
+    /// Whether dictation is paused: nothing is decoded or typed.
+    public var isPaused = false
+    /// Whether spoken commands are obeyed.
+    public var recognizesCommands = true
+    /// Every utterance heard, with what became of it, oldest first.
+    public var entries: [Entry] = []
+    /// The first failure of the keyboard client, for one warning.
+    public var typingFailure: KeyboardClient.Failure?
+    /// Whether a stop was asked for (or the speech session ended by itself).
+    public var isStopping = false
+    /// Everything heard was typed (or written out) and dictation is over.
+    public var isFinished = false
+    /// Whether a speech session runs (from its start until its outcome).
+    var isListening = false
+    /// Whether a resume came while the paused session was finishing.
+    var resumesWhenIdle = false
+    /// Whether the keyboard client is giving back what it borrowed, at the end.
+    var isReleasing = false
+    /// Finished utterances of the current speech session already taken.
+    var takenUtterances = 0
+    /// The entry being typed.
+    var typingEntry: Int?
+
+    /// What the text on screen ends with: the entries typed or waiting, scratched ones left out.
+    var context: DictationText.Context {
+      var tail = ""
+      for entry in entries.reversed()
+      where entry.status == .typed || entry.status == .waiting {
+        tail = entry.text + tail
+        if tail.count >= DictationText.Context.kept { break }
+      }
+      return DictationText.Context(tail: tail)
+    }
+
+    /// Creates the state for a speech session.
+    public init(
+      speech: SpeechRecognition.State, startsPaused: Bool = false, recognizesCommands: Bool = true
+    ) {
+      self.speech = speech
+      self.isPaused = startsPaused
+      self.recognizesCommands = recognizesCommands
+    }
+  }
+
+  /// One utterance heard, and what became of it.
+  public struct Entry: Equatable, Sendable, Identifiable {
+    /// The position of the utterance, from 0.
+    public let id: Int
+    /// The utterance as recognized.
+    public var heard: String
+    /// What it was typed as: spacing, capitals and line breaks included, commands applied
+    /// ("" for "scratch that").
+    public var text: String
+    /// The command it held, if it was one.
+    public var command: DictationText.Command?
+    /// How many characters are erased before ``text`` is typed: a fragment's full stop, or
+    /// the utterance "scratch that" takes back.
+    public var erase: Int
+    /// Where it is.
+    public var status: Status
+
+    /// Where an utterance is.
+    public enum Status: Equatable, Sendable {
+      /// Waiting to be typed.
+      case waiting
+      /// Typed into the window.
+      case typed
+      /// The keyboard client failed: the host writes ``Entry/text`` out instead.
+      case notTyped
+      /// Typed, then erased by "scratch that".
+      case scratched
+    }
+
+    /// Creates an entry.
+    public init(
+      id: Int, heard: String, text: String, command: DictationText.Command? = nil,
+      erase: Int = 0, status: Status = .waiting
+    ) {
+      self.id = id
+      self.heard = heard
+      self.text = text
+      self.command = command
+      self.erase = erase
+      self.status = status
+    }
+  }
+
+  public enum Action: Equatable, Sendable {
+    /// The speech session's actions.
+    case speech(SpeechRecognition.Action)
+    /// Starts dictation: listens, unless it starts paused.
+    case start
+    /// Pauses: the last words are typed, then nothing is decoded or typed.
+    case pause
+    /// Resumes listening after a pause.
+    case resume
+    /// Pauses when listening, resumes when paused.
+    case toggle
+    /// Types the last words and ends.
+    case stop
+    /// A piece of typing is done; the keyboard client's failure, if it failed.
+    case typed(entry: Int, failure: KeyboardClient.Failure?)
+    /// The keyboard client gave back what it borrowed: dictation is over.
+    case keyboardFinished
+  }
+
+  @Dependency(\.keyboardClient) var keyboard
+
+  /// Creates the reducer.
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    Scope(state: \.speech, action: \.speech) {
+      SpeechRecognition()
+    }
+    Reduce { state, action in
+      switch action {
+      case .start:
+        guard !state.isPaused else { return .none }
+        return listen(&state)
+
+      case .pause:
+        guard !state.isPaused, !state.isStopping else { return .none }
+        state.isPaused = true
+        state.resumesWhenIdle = false
+        return state.isListening ? .send(.speech(.finish)) : .none
+
+      case .resume:
+        guard state.isPaused, !state.isStopping else { return .none }
+        state.isPaused = false
+        guard !state.isListening else {
+          // The paused session is still finishing: a new one starts once it is over.
+          state.resumesWhenIdle = true
+          return .none
+        }
+        return listen(&state)
+
+      case .toggle:
+        return .send(state.isPaused ? .resume : .pause)
+
+      case .stop:
+        guard !state.isStopping else { return .none }
+        state.isStopping = true
+        if state.isListening { return .send(.speech(.finish)) }
+        return finishIfDone(&state)
+
+      case .speech(.speech(.success(let result))):
+        let utterances = result.bestTranscription.finishedUtterances
+        guard utterances.count > state.takenUtterances else { return .none }
+        for index in state.takenUtterances..<utterances.count {
+          let words = utterances[index].map(\.substring).joined(separator: " ")
+          take(words, into: &state)
+        }
+        state.takenUtterances = utterances.count
+        return typeNext(&state)
+
+      case .speech:
+        // The speech session ended: by a pause, a stop, its --duration, its input, or a
+        // failure (which the speech state keeps for the host).
+        guard state.isListening, state.speech.status == .idle, state.speech.outcome != nil
+        else { return .none }
+        state.isListening = false
+        if state.speech.failure == nil {
+          if state.isPaused { return .none }
+          if state.resumesWhenIdle, !state.isStopping { return listen(&state) }
+        }
+        state.isStopping = true
+        return finishIfDone(&state)
+
+      case .typed(let id, let failure):
+        guard state.typingEntry == id else { return .none }
+        state.typingEntry = nil
+        if let index = state.entries.firstIndex(where: { $0.id == id }) {
+          if let failure {
+            state.typingFailure = state.typingFailure ?? failure
+            if state.entries[index].status == .waiting { state.entries[index].status = .notTyped }
+          } else if state.entries[index].status == .waiting {
+            state.entries[index].status = .typed
+          }
+        }
+        return .merge(typeNext(&state), finishIfDone(&state))
+
+      case .keyboardFinished:
+        state.isFinished = true
+        return .none
+      }
+    }
+  }
+
+  /// Starts a new speech session.
+  private func listen(_ state: inout State) -> Effect<Action> {
+    state.isListening = true
+    state.resumesWhenIdle = false
+    state.takenUtterances = 0
+    state.speech.result = nil
+    return .send(.speech(.start))
+  }
+
+  /// Turns an utterance into an entry waiting to be typed.
+  private func take(_ words: String, into state: inout State) {
+    let pieces = DictationText.pieces(of: words, commands: state.recognizesCommands)
+    guard !pieces.isEmpty else { return }
+    let id = (state.entries.last?.id ?? -1) + 1
+    if pieces == [.command(.scratchThat)] {
+      var scratch = Entry(id: id, heard: words, text: "", command: .scratchThat)
+      // The last utterance still on screen, or still to be typed (written out ones cannot be
+      // taken back).
+      if let last = state.entries.lastIndex(where: {
+        ($0.status == .typed || $0.status == .waiting) && $0.command != .scratchThat
+      }) {
+        let entry = state.entries[last]
+        let isOnScreen = entry.status == .typed || state.typingEntry == entry.id
+        // What it typed, less what it erased of the utterance before it (a fragment's full
+        // stop, which stays erased).
+        scratch.erase = isOnScreen ? entry.text.count : 0
+        state.entries[last].status = .scratched
+      }
+      if scratch.erase == 0 { scratch.status = .typed }
+      state.entries.append(scratch)
+      return
+    }
+    var entry = Entry(id: id, heard: words, text: "")
+    let before = state.context
+    var context = before
+    for piece in pieces {
+      switch piece {
+      case .words(let words):
+        let keystrokes = DictationText.keystrokes(for: words, after: context)
+        if entry.text.isEmpty {
+          entry.erase = keystrokes.erase
+        } else {
+          entry.text.removeLast(min(keystrokes.erase, entry.text.count))
+        }
+        context = context.erasing(keystrokes.erase).after(keystrokes.text)
+        entry.text += keystrokes.text
+      case .command(let command):
+        if pieces.count == 1 { entry.command = command }
+        let keystrokes = DictationText.keystrokes(for: command)
+        context = context.after(keystrokes)
+        entry.text += keystrokes
+      }
+    }
+    if entry.erase > 0,
+      let previous = state.entries.lastIndex(where: {
+        $0.status == .typed || $0.status == .waiting
+      })
+    {
+      // The fragment's full stop is taken back: the entry before no longer holds it, and one
+      // not typed yet is typed without it.
+      state.entries[previous].text.removeLast(
+        min(entry.erase, state.entries[previous].text.count))
+      if state.entries[previous].status == .waiting, state.typingEntry != state.entries[previous].id
+      {
+        entry.erase = 0
+      }
+    }
+    state.entries.append(entry)
+  }
+
+  /// Starts typing the next waiting entry when none is being typed.
+  private func typeNext(_ state: inout State) -> Effect<Action> {
+    guard state.typingEntry == nil,
+      let entry = state.entries.first(where: { $0.status == .waiting })
+    else { return .none }
+    state.typingEntry = entry.id
+    return .run { send in
+      do {
+        if entry.erase > 0 { try await keyboard.erase(entry.erase) }
+        if !entry.text.isEmpty { try await keyboard.type(entry.text) }
+        await send(.typed(entry: entry.id, failure: nil))
+      } catch {
+        let failure =
+          error as? KeyboardClient.Failure
+          ?? .failed(tool: "the keyboard client", message: "\(error)")
+        await send(.typed(entry: entry.id, failure: failure))
+      }
+    }
+  }
+
+  /// Ends dictation once a stop was asked for, the speech session is over and everything heard
+  /// has been typed.
+  private func finishIfDone(_ state: inout State) -> Effect<Action> {
+    guard state.isStopping, !state.isReleasing, !state.isListening, state.typingEntry == nil,
+      !state.entries.contains(where: { $0.status == .waiting })
+    else { return .none }
+    state.isReleasing = true
+    return .run { send in
+      await keyboard.finish()
+      await send(.keyboardFinished)
+    }
+  }
+}

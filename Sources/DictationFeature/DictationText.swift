@@ -1,0 +1,192 @@
+/// How dictated utterances become keystrokes, spaced and capitalised as a person types them.
+///
+/// - A space goes between utterances; none at the start of the text or of a line, and none
+///   before punctuation.
+/// - A capital letter only where a sentence begins: at the start, after `. ? !` and after a
+///   spoken new line. An utterance that continues a sentence (the one before ended without
+///   `. ? !`) starts in lower case, except for "I" and words in capitals ("NASA"). Names that
+///   continue a sentence lose their capital: the model capitalises every utterance's first
+///   word, so there is no telling them apart.
+/// - A fragment: when the text typed before ends in a word that cannot end a sentence followed
+///   by a full stop ("Turn on the."), a pause cut the sentence; the next utterance erases that
+///   full stop and goes on in lower case ("Turn on the kitchen lights.").
+/// - Spoken commands (``Command``), unless turned off: "new line" and "new paragraph" anywhere
+///   in an utterance, "scratch that" as a whole utterance.
+public enum DictationText {
+  /// A spoken command.
+  public enum Command: String, CaseIterable, Equatable, Sendable {
+    /// "new line": presses Return.
+    case newLine = "new line"
+    /// "new paragraph": presses Return twice.
+    case newParagraph = "new paragraph"
+    /// "scratch that": erases the last typed utterance.
+    case scratchThat = "scratch that"
+
+    /// The keystrokes of a line-breaking command.
+    var keystrokes: String {
+      switch self {
+      case .newLine: "\n"
+      case .newParagraph: "\n\n"
+      case .scratchThat: ""
+      }
+    }
+  }
+
+  /// One piece of an utterance: words to type, or a command.
+  public enum Piece: Equatable, Sendable {
+    case words(String)
+    case command(Command)
+  }
+
+  /// Splits an utterance into words and commands. "scratch that" counts only as the whole
+  /// utterance (said alone); the line commands anywhere, their own punctuation dropped.
+  public static func pieces(of utterance: String, commands: Bool) -> [Piece] {
+    let words = utterance.split(whereSeparator: \.isWhitespace).map(String.init)
+    guard commands, !words.isEmpty else {
+      return words.isEmpty ? [] : [.words(words.joined(separator: " "))]
+    }
+    let bare = words.map(Self.bare)
+    if bare == ["scratch", "that"] { return [.command(.scratchThat)] }
+    var pieces: [Piece] = []
+    var run: [String] = []
+    var index = 0
+    while index < words.count {
+      if index + 1 < words.count, bare[index] == "new",
+        let command = [Command.newLine, .newParagraph].first(where: {
+          $0.rawValue == "new " + bare[index + 1]
+        })
+      {
+        if !run.isEmpty { pieces.append(.words(run.joined(separator: " "))) }
+        run = []
+        pieces.append(.command(command))
+        index += 2
+      } else {
+        run.append(words[index])
+        index += 1
+      }
+    }
+    if !run.isEmpty { pieces.append(.words(run.joined(separator: " "))) }
+    return pieces
+  }
+
+  /// A word in lower case without punctuation around it.
+  static func bare(_ word: String) -> String {
+    String(word.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" })
+  }
+
+  /// Punctuation that ends a sentence.
+  static let sentenceEnds: Set<Character> = [".", "?", "!", "…"]
+  /// Punctuation typed without a space before it.
+  static let closingPunctuation: Set<Character> = [
+    ".", ",", ";", ":", "?", "!", "…", ")", "]", "}", "%", "’", "'", "\"", "”",
+  ]
+  /// Quotes and brackets that may follow the end of a sentence (`"Stop."`).
+  static let closers: Set<Character> = ["\"", "”", "’", "'", ")", "]"]
+
+  /// Words that do not end a sentence: a full stop after one of them marks a fragment cut by a
+  /// pause.
+  static let holdWords: Set<String> = [
+    "a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "from", "by", "into", "onto",
+    "and", "or", "but", "nor", "so", "because", "if", "than", "that", "my", "your", "our",
+    "their", "his", "her", "its", "this", "these", "those", "is", "are", "was", "were", "be",
+    "am", "will", "would", "can", "could", "should", "might", "must", "shall", "may", "very",
+    "about", "as", "like", "some", "any", "every", "no", "not",
+  ]
+
+  /// What the text typed so far ends with: all the spacing rules need.
+  public struct Context: Equatable, Sendable {
+    /// The last characters typed (at most a few), or empty at the start.
+    public var tail: String
+
+    /// Nothing typed yet.
+    public static let start = Context(tail: "")
+
+    /// Creates a context from the text typed so far (only its end matters).
+    public init(tail: String) {
+      self.tail = String(tail.suffix(Self.kept))
+    }
+
+    static let kept = 40
+
+    /// The context after `text` is typed.
+    public func after(_ text: String) -> Context {
+      Context(tail: tail + text)
+    }
+
+    /// The context after the last `count` characters are erased.
+    public func erasing(_ count: Int) -> Context {
+      Context(tail: String(tail.dropLast(count)))
+    }
+
+    var isLineStart: Bool { tail.isEmpty || tail.last == "\n" }
+
+    /// Whether the next word begins a sentence.
+    var beginsSentence: Bool {
+      let trimmed = tail.reversed().drop { $0 == " " || Self.closersSet.contains($0) }
+      guard let last = trimmed.first else { return true }
+      return last == "\n" || DictationText.sentenceEnds.contains(last)
+    }
+
+    private static let closersSet = DictationText.closers
+
+    /// Whether the text ends in a fragment: a word that cannot end a sentence and a full stop.
+    var endsInFragment: Bool {
+      guard tail.last == "." else { return false }
+      let words = tail.dropLast().split(whereSeparator: { $0 == " " || $0 == "\n" })
+      guard let last = words.last else { return false }
+      return DictationText.holdWords.contains(DictationText.bare(String(last)))
+    }
+  }
+
+  /// The keystrokes that type `words` after `context`: how many characters to erase first (a
+  /// fragment's full stop), and the text.
+  public static func keystrokes(
+    for words: String, after context: Context
+  ) -> (erase: Int, text: String) {
+    var words = words.trimmingWhitespace
+    guard let first = words.first else { return (0, "") }
+    var erase = 0
+    var context = context
+    if context.endsInFragment, first.isLetter {
+      erase = 1
+      context = context.erasing(1)
+    }
+    if context.beginsSentence {
+      words = capitalisingFirstLetter(words)
+    } else if erase == 1 || !context.isLineStart {
+      words = lowercasingFirstWord(words)
+    }
+    let space = context.isLineStart || closingPunctuation.contains(first) ? "" : " "
+    return (erase, space + words)
+  }
+
+  /// The keystrokes of a line-breaking command after `context`: a sentence left open gets no
+  /// punctuation added; trailing spaces are not typed, so nothing to erase.
+  public static func keystrokes(for command: Command) -> String {
+    command.keystrokes
+  }
+
+  static func capitalisingFirstLetter(_ text: String) -> String {
+    guard let index = text.firstIndex(where: \.isLetter) else { return text }
+    return text[..<index] + text[index].uppercased() + text[text.index(after: index)...]
+  }
+
+  /// Lowers the first word's capital, unless it is "I" ("I'm", "I'll") or written in capitals.
+  static func lowercasingFirstWord(_ text: String) -> String {
+    let firstWord = text.prefix { !$0.isWhitespace }
+    let letters = firstWord.filter(\.isLetter)
+    guard let index = text.firstIndex(where: \.isLetter), text[index].isUppercase else {
+      return text
+    }
+    let bareWord = bare(String(firstWord))
+    if bareWord == "i" || bareWord.hasPrefix("i'") || bareWord.hasPrefix("i’") { return text }
+    if letters.count > 1, letters.allSatisfy(\.isUppercase) { return text }
+    return text[..<index] + text[index].lowercased() + text[text.index(after: index)...]
+  }
+}
+
+extension String {
+  var trimmingWhitespace: String {
+    String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+  }
+}

@@ -1,0 +1,530 @@
+import Architecture
+import Clocks
+import ConcurrencyExtras
+import Foundation
+import KeyboardClient
+import SpeechClient
+import SpeechRecognitionFeature
+import Testing
+
+@testable import DictationFeature
+
+/// A result whose finished utterances are `utterances` (then `partial` words), as a task's
+/// results grow.
+func result(
+  _ utterances: [String], partial: String = "", isFinal: Bool = false
+)
+  -> SpeechRecognitionResult
+{
+  var segments: [TranscriptionSegment] = []
+  for utterance in utterances {
+    let words = utterance.split(separator: " ").map(String.init)
+    for (index, word) in words.enumerated() {
+      segments.append(
+        TranscriptionSegment(
+          substring: word, timestamp: Double(segments.count) * 0.3, duration: 0.3,
+          confidence: 0.9, endsUtterance: index == words.count - 1))
+    }
+  }
+  for word in partial.split(separator: " ") {
+    segments.append(
+      TranscriptionSegment(
+        substring: String(word), timestamp: Double(segments.count) * 0.3, duration: 0.3,
+        confidence: 0.9))
+  }
+  return SpeechRecognitionResult(
+    bestTranscription: Transcription(segments: segments), isFinal: isFinal)
+}
+
+/// What the keyboard client was asked to do, in order: text typed, `⌫n` for n Backspaces.
+typealias Keystrokes = LockIsolated<[String]>
+
+/// A speech session the test drives: results go in through `continuation`; `finishTask` sends
+/// the final result (`finalUtterances`) and ends the stream, unless the session holds its finish
+/// for the test to do it with ``finish()`` (so the test decides what comes first).
+final class SpeechSession: Sendable {
+  let stream: AsyncThrowingStream<SpeechRecognitionResult, any Error>
+  let continuation: AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation
+  let finalUtterances = LockIsolated<[String]>([])
+  let starts = LockIsolated(0)
+  let holdsFinish: Bool
+
+  init(holdsFinish: Bool = false) {
+    (stream, continuation) = AsyncThrowingStream.makeStream()
+    self.holdsFinish = holdsFinish
+  }
+
+  /// Sends the final result.
+  func sendFinalResult() {
+    continuation.yield(result(finalUtterances.value, isFinal: true))
+  }
+}
+
+/// A gate a keyboard client's typing waits at until the test opens it.
+final class Gate: Sendable {
+  let stream: AsyncStream<Void>
+  let continuation: AsyncStream<Void>.Continuation
+
+  init() {
+    (stream, continuation) = AsyncStream.makeStream()
+  }
+
+  func wait() async {
+    for await _ in stream { return }
+  }
+
+  func open() {
+    continuation.yield(())
+  }
+}
+
+@MainActor
+struct DictationTests {
+  /// A store for dictation whose speech client authorizes and answers with the sessions in
+  /// `sessions` (one per start), and whose keyboard records what it is asked to type.
+  func store(
+    _ state: Dictation.State = Dictation.State(speech: SpeechRecognition.State()),
+    sessions: [SpeechSession], keystrokes: Keystrokes,
+    type: (@Sendable (String) async throws -> Void)? = nil
+  ) -> TestStoreOf<Dictation> {
+    let next = LockIsolated(0)
+    return TestStore(initialState: state) {
+      Dictation()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+      $0.speechClient.requestAuthorization = { .authorized }
+      $0.speechClient.startTask = { _ in
+        let session = next.withValue { index in
+          defer { index += 1 }
+          return sessions[index]
+        }
+        session.starts.withValue { $0 += 1 }
+        return session.stream
+      }
+      $0.speechClient.finishTask = {
+        let session = sessions[next.value - 1]
+        guard !session.holdsFinish else { return }
+        session.sendFinalResult()
+        session.continuation.finish()
+      }
+      $0.keyboardClient.type = { text in
+        if let type { try await type(text) }
+        keystrokes.withValue { $0.append(text) }
+      }
+      $0.keyboardClient.erase = { count in keystrokes.withValue { $0.append("⌫\(count)") } }
+      $0.keyboardClient.finish = { keystrokes.withValue { $0.append("finish") } }
+    }
+  }
+
+  /// Sends `action` (start or resume) and receives the speech session's start.
+  func listen(_ store: TestStoreOf<Dictation>, _ action: Dictation.Action) async {
+    await store.send(action) {
+      $0.isPaused = false
+      $0.isListening = true
+      $0.resumesWhenIdle = false
+      $0.takenUtterances = 0
+      $0.speech.result = nil
+    }
+    await store.receive(\.speech.start) {
+      $0.speech.isRecording = true
+      $0.speech.status = .authorizing
+      $0.speech.outcome = nil
+    }
+    await store.receive(\.speech.authorizationResponse) {
+      $0.speech.status = .starting
+    }
+    await store.receive(\.speech.recognitionStarted) {
+      $0.speech.status = .recording
+    }
+  }
+
+  /// Receives the result `utterances` (already yielded) and the typing of the new ones.
+  func hear(
+    _ store: TestStoreOf<Dictation>, _ session: SpeechSession, _ utterances: [String],
+    typing entries: [Dictation.Entry]
+  ) async {
+    session.continuation.yield(result(utterances))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(utterances)
+      $0.takenUtterances = utterances.count
+      $0.entries += entries
+      $0.typingEntry = entries.first(where: { $0.status == .waiting })?.id ?? $0.typingEntry
+    }
+  }
+
+  @Test func eachUtteranceIsTypedSpacedAndCapitalisedAsAPersonTypes() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    // Partial words are not typed.
+    session.continuation.yield(result([], partial: "turn on"))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result([], partial: "turn on")
+    }
+    await hear(
+      store, session, ["Turn on the kitchen lights."],
+      typing: [
+        Dictation.Entry(
+          id: 0, heard: "Turn on the kitchen lights.", text: "Turn on the kitchen lights.")
+      ])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+    }
+    await hear(
+      store, session, ["Turn on the kitchen lights.", "and the hall"],
+      typing: [Dictation.Entry(id: 1, heard: "and the hall", text: " And the hall")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .typed
+    }
+    await hear(
+      store, session, ["Turn on the kitchen lights.", "and the hall", "Please."],
+      typing: [Dictation.Entry(id: 2, heard: "Please.", text: " please.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[2].status = .typed
+    }
+    #expect(keystrokes.value == ["Turn on the kitchen lights.", " And the hall", " please."])
+    await stop(store, session, keystrokes)
+  }
+
+  /// Stops a listening dictation whose last words are none, and receives its end.
+  func stop(
+    _ store: TestStoreOf<Dictation>, _ session: SpeechSession, _ keystrokes: Keystrokes
+  ) async {
+    await store.send(.stop) { $0.isStopping = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    let final = result(session.finalUtterances.value, isFinal: true)
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = final
+    }
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.isListening = false
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value.last == "finish")
+  }
+
+  @Test func aFragmentCutByALongPauseIsJoinedBeforeTheNextWords() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    await hear(
+      store, session, ["Turn on the."],
+      typing: [Dictation.Entry(id: 0, heard: "Turn on the.", text: "Turn on the.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+    }
+    session.continuation.yield(result(["Turn on the.", "Kitchen lights."]))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(["Turn on the.", "Kitchen lights."])
+      $0.takenUtterances = 2
+      $0.entries[0].text = "Turn on the"
+      $0.entries.append(
+        Dictation.Entry(id: 1, heard: "Kitchen lights.", text: " kitchen lights.", erase: 1))
+      $0.typingEntry = 1
+    }
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .typed
+    }
+    #expect(keystrokes.value == ["Turn on the.", "⌫1", " kitchen lights."])
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func spokenCommandsBreakLinesAndScratchTheLastUtterance() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    var heard = ["Dear Ann, new line."]
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+    }
+    heard.append("the meeting moved.")
+    await hear(
+      store, session, heard,
+      typing: [
+        Dictation.Entry(id: 1, heard: "the meeting moved.", text: "The meeting moved.")
+      ])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .typed
+    }
+    heard.append("Scratch that.")
+    session.continuation.yield(result(heard))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(heard)
+      $0.takenUtterances = 3
+      $0.entries[1].status = .scratched
+      $0.entries.append(
+        Dictation.Entry(
+          id: 2, heard: "Scratch that.", text: "", command: .scratchThat, erase: 18))
+      $0.typingEntry = 2
+    }
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[2].status = .typed
+    }
+    heard.append("It is cancelled. New paragraph.")
+    await hear(
+      store, session, heard,
+      typing: [
+        Dictation.Entry(
+          id: 3, heard: "It is cancelled. New paragraph.", text: "It is cancelled.\n\n")
+      ])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[3].status = .typed
+    }
+    #expect(
+      keystrokes.value == [
+        "Dear Ann,\n", "The meeting moved.", "⌫18", "It is cancelled.\n\n",
+      ])
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func withoutCommandsTheWordsAreTyped() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(
+      Dictation.State(speech: SpeechRecognition.State(), recognizesCommands: false),
+      sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    await hear(
+      store, session, ["Scratch that."],
+      typing: [Dictation.Entry(id: 0, heard: "Scratch that.", text: "Scratch that.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+    }
+    #expect(keystrokes.value == ["Scratch that."])
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func pauseTypesTheLastWordsAndReleasesTheMicrophoneUntilResumed() async {
+    let first = SpeechSession(holdsFinish: true)
+    let second = SpeechSession()
+    first.finalUtterances.setValue(["Hello."])
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [first, second], keystrokes: keystrokes)
+    await listen(store, .start)
+    // The pause finishes the session: its last words are typed, then nothing runs.
+    await store.send(.toggle)
+    await store.receive(\.pause) { $0.isPaused = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    first.sendFinalResult()
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(["Hello."], isFinal: true)
+      $0.takenUtterances = 1
+      $0.entries = [Dictation.Entry(id: 0, heard: "Hello.", text: "Hello.")]
+      $0.typingEntry = 0
+    }
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+    }
+    first.continuation.finish()
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.isListening = false
+    }
+    // Pausing again does nothing; resuming starts a new session whose words follow on.
+    await store.send(.pause)
+    await store.send(.toggle)
+    await store.receive(\.resume) {
+      $0.isPaused = false
+      $0.isListening = true
+      $0.takenUtterances = 0
+      $0.speech.result = nil
+    }
+    await store.receive(\.speech.start) {
+      $0.speech.isRecording = true
+      $0.speech.status = .authorizing
+      $0.speech.outcome = nil
+    }
+    await store.receive(\.speech.authorizationResponse) { $0.speech.status = .starting }
+    await store.receive(\.speech.recognitionStarted) { $0.speech.status = .recording }
+    #expect(first.starts.value == 1 && second.starts.value == 1)
+    await hear(
+      store, second, ["Goodbye."],
+      typing: [Dictation.Entry(id: 1, heard: "Goodbye.", text: " Goodbye.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .typed
+    }
+    #expect(keystrokes.value == ["Hello.", " Goodbye."])
+    await stop(store, second, keystrokes)
+  }
+
+  @Test func startingPausedListensOnlyOnceResumedAndStopWhilePausedEndsAtOnce() async {
+    let keystrokes = Keystrokes([])
+    let store = store(
+      Dictation.State(speech: SpeechRecognition.State(), startsPaused: true),
+      sessions: [], keystrokes: keystrokes)
+    await store.send(.start)
+    await store.send(.stop) {
+      $0.isStopping = true
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    // Nothing was listened to, typed, or can be resumed.
+    await store.send(.resume)
+    #expect(keystrokes.value == ["finish"])
+  }
+
+  @Test func aResumeWhileThePausedSessionFinishesStartsANewOneOnceItIsOver() async {
+    let first = SpeechSession(holdsFinish: true)
+    let second = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [first, second], keystrokes: keystrokes)
+    await listen(store, .start)
+    await store.send(.pause) { $0.isPaused = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    await store.send(.resume) {
+      $0.isPaused = false
+      $0.resumesWhenIdle = true
+    }
+    first.sendFinalResult()
+    first.continuation.finish()
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result([], isFinal: true)
+    }
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.resumesWhenIdle = false
+      $0.speech.result = nil
+    }
+    await store.receive(\.speech.start) {
+      $0.speech.isRecording = true
+      $0.speech.status = .authorizing
+      $0.speech.outcome = nil
+    }
+    await store.receive(\.speech.authorizationResponse) { $0.speech.status = .starting }
+    await store.receive(\.speech.recognitionStarted) { $0.speech.status = .recording }
+    #expect(second.starts.value == 1)
+    await stop(store, second, keystrokes)
+  }
+
+  @Test func aTyperFailingMidSentenceWarnsOnceAndLosesNothing() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let failures = LockIsolated(2)
+    let store = store(
+      sessions: [session], keystrokes: keystrokes,
+      type: { _ in
+        // The window is gone for two utterances, then back.
+        let fails = failures.withValue { count in
+          defer { count -= 1 }
+          return count > 0
+        }
+        if fails { throw KeyboardClient.Failure.noFocusedWindow }
+      })
+    await listen(store, .start)
+    var heard = ["Turn on the"]
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 0, heard: "Turn on the", text: "Turn on the")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .notTyped
+      $0.typingFailure = .noFocusedWindow
+    }
+    heard.append("kitchen lights.")
+    // Written out, the first utterance is not on screen: the next begins a sentence there.
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 1, heard: "kitchen lights.", text: "Kitchen lights.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .notTyped
+    }
+    heard.append("Thanks.")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 2, heard: "Thanks.", text: "Thanks.")])
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[2].status = .typed
+    }
+    #expect(keystrokes.value == ["Thanks."])
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func stopWaitsForTheLastWordsToBeTyped() async {
+    let session = SpeechSession()
+    session.finalUtterances.setValue(["One more thing."])
+    let keystrokes = Keystrokes([])
+    let gate = Gate()
+    let store = store(sessions: [session], keystrokes: keystrokes, type: { _ in await gate.wait() })
+    await listen(store, .start)
+    await store.send(.stop) { $0.isStopping = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(["One more thing."], isFinal: true)
+      $0.takenUtterances = 1
+      $0.entries = [Dictation.Entry(id: 0, heard: "One more thing.", text: "One more thing.")]
+      $0.typingEntry = 0
+    }
+    // The session is over, the typing is not: dictation is not finished yet.
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.isListening = false
+    }
+    gate.open()
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[0].status = .typed
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["One more thing.", "finish"])
+  }
+
+  @Test func aSpeechSessionThatEndsByItselfEndsDictation() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    // The microphone fails: dictation ends, and the failure is kept for the host.
+    session.continuation.finish(throwing: SpeechClient.Failure.audioDeviceFailed("gone"))
+    await store.receive(\.speech.speech.failure) {
+      $0.speech.isRecording = false
+      $0.speech.status = .idle
+      $0.speech.failure = .audioDeviceFailed("gone")
+      $0.speech.outcome = .failed(.audioDeviceFailed("gone"))
+      $0.speech.alert = .audioDeviceProblem
+      $0.isListening = false
+      $0.isStopping = true
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["finish"])
+  }
+}
