@@ -384,6 +384,8 @@ let package = Package(
       name: "transcribe",
       dependencies: [
         "SpeechRecognitionFeature",
+        "DictationFeature",
+        "KeyboardClient",
         "SpeechClientLive",
         "AudioInput",
         "Recognition",
@@ -392,6 +394,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         "TranscriptFormats",
       ]
     ),

@@ -26,6 +26,16 @@ struct InputOptions: ParsableArguments {
   @Option(help: "Output format: text (the default), json (one object per line), srt or vtt.")
   var format: OutputFormat?
 
+  /// The options given, as written on the command line.
+  var given: [String] {
+    [("--input", !input.isEmpty), ("--raw", raw), ("--format", format != nil)]
+      .filter(\.1).map(\.0)
+  }
+}
+
+/// What to listen to and for how long: options of `transcribe` and `transcribe dictate`, which
+/// `transcribe serve` refuses; a group for the same reason as ``InputOptions``.
+struct ListeningOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
@@ -42,7 +52,6 @@ struct InputOptions: ParsableArguments {
   /// The options given, as written on the command line.
   var given: [String] {
     [
-      ("--input", !input.isEmpty), ("--raw", raw), ("--format", format != nil),
       ("--duration", duration != nil), ("--device", device != nil),
       ("--list-devices", listDevices),
     ].filter(\.1).map(\.0)

@@ -30,6 +30,12 @@ enum ExitStatus: Int32, CaseIterable {
   case outputFailed = 11
   /// `transcribe serve` could not listen (the port is in use, the host unknown).
   case cannotListen = 12
+  /// `transcribe dictate` cannot type here (no display server, the typer missing or refused).
+  case typingUnavailable = 13
+  /// `transcribe dictate`: another dictation is already running in this user session.
+  case dictationRunning = 14
+  /// `transcribe dictate --toggle` (or --pause, --resume, --stop): no dictation is running.
+  case noDictationRunning = 15
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -51,6 +57,9 @@ enum ExitStatus: Int32, CaseIterable {
       10   a grammar, key phrase or dictionary given on the command line cannot be used
       11   the transcript could not be written (standard output closed or full)
       12   transcribe serve could not listen (port in use, no permission, unknown host)
+      13   transcribe dictate cannot type here (no display server; typer missing or refused)
+      14   transcribe dictate: a dictation is already running
+      15   transcribe dictate --toggle/--pause/--resume/--stop: no dictation is running
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """

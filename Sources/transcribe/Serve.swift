@@ -230,13 +230,16 @@ struct Serve: AsyncParsableCommand {
   /// `transcribe`'s own options, which ArgumentParser parses here too when they are written
   /// after `serve`: refused, rather than silently ignored.
   @OptionGroup(visibility: .private) var inputOptions: InputOptions
+  @OptionGroup(visibility: .private) var listeningOptions: ListeningOptions
   @OptionGroup(visibility: .private) var decodingOptions: DecodingOptions
 
   func validate() throws {
     // `--silence` is the pause that ends a Wyoming command (and every stream's utterances).
-    if let option = (inputOptions.given + decodingOptions.given).first(where: {
-      $0 != "--silence"
-    }) {
+    if let option = (inputOptions.given + listeningOptions.given + decodingOptions.given).first(
+      where: {
+        $0 != "--silence"
+      })
+    {
       throw ValidationError(Self.notServing(option))
     }
     if let silence = decodingOptions.silence,

@@ -70,7 +70,7 @@ struct Transcribe: AsyncParsableCommand {
       \(ExitStatus.documentation)
       """,
     version: "transcribe 0.1.0",
-    subcommands: [Serve.self]
+    subcommands: [Serve.self, Dictate.self]
   )
 
   /// `--preview`, in a group `transcribe serve` shares: a flag that a parent and its subcommand
@@ -85,9 +85,13 @@ struct Transcribe: AsyncParsableCommand {
   var input: [String] { inputOptions.input }
   var raw: Bool { inputOptions.raw }
   var format: OutputFormat { inputOptions.format ?? .text }
-  var duration: Double? { inputOptions.duration }
-  var device: String? { inputOptions.device }
-  var listDevices: Bool { inputOptions.listDevices }
+  var duration: Double? { listeningOptions.duration }
+  var device: String? { listeningOptions.device }
+  var listDevices: Bool { listeningOptions.listDevices }
+
+  /// What to listen to and for how long (a group `transcribe dictate` shares and `transcribe
+  /// serve` refuses).
+  @OptionGroup var listeningOptions: ListeningOptions
 
   /// `--engine`, in a group `transcribe serve` shares (see ``EngineOption``).
   @OptionGroup var engineOption: EngineOption

@@ -1,0 +1,102 @@
+import Architecture
+import DictationFeature
+import Foundation
+import KeyboardClient
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One run of the `Dictation` store, hosted in a terminal: it starts dictation, passes on the
+/// control socket's commands and signals, and renders every state until dictation is over.
+@MainActor
+final class DictationSession {
+  let store: StoreOf<Dictation>
+  private var renderer: DictationRenderer
+  private var states: AsyncStream<Dictation.State>.Continuation?
+  /// Why the session ended before dictation did: an insisting Ctrl-C, or output that cannot be
+  /// written.
+  private var stop: ExitStatus?
+
+  init(
+    request: SpeechRecognitionRequest, duration: Duration?, startsPaused: Bool,
+    recognizesCommands: Bool, preview: Bool, speechClient: SpeechClient?,
+    keyboard: (client: KeyboardClient, name: String)
+  ) {
+    store = Store(
+      initialState: Dictation.State(
+        speech: SpeechRecognition.State(request: request, duration: duration),
+        startsPaused: startsPaused, recognizesCommands: recognizesCommands)
+    ) {
+      Dictation()
+    } withDependencies: {
+      if preview {
+        $0.context = .preview
+      } else if $0.context == .live, let speechClient {
+        $0.speechClient = speechClient
+      }
+      $0.keyboardClient = keyboard.client
+    }
+    renderer = DictationRenderer(
+      isTerminal: Terminal.stdoutIsTerminal, stderrIsTerminal: Terminal.stderrIsTerminal,
+      keyboardWritesStandardOutput: keyboard.name == "standard output", width: Terminal.width)
+  }
+
+  /// Runs dictation to its end and returns the exit status.
+  func run(signals: SignalHandler) async -> ExitStatus {
+    let (states, continuation) = AsyncStream.makeStream(
+      of: Dictation.State.self, bufferingPolicy: .bufferingNewest(1))
+    self.states = continuation
+    let storeStates = store.states(bufferingPolicy: .bufferingNewest(1))
+    let forwarding = Task {
+      for await state in storeStates { continuation.yield(state) }
+      continuation.finish()
+    }
+    defer {
+      forwarding.cancel()
+      self.states = nil
+    }
+    signals.onSignal = { [weak self] signal in self?.handle(signal) }
+    defer { signals.onSignal = nil }
+
+    store.send(.start)
+    for await state in states {
+      guard stop == nil else { break }
+      guard TranscriptionSession.write(renderer.render(state)) else { return .outputFailed }
+      if state.isFinished { break }
+    }
+    if let stop { return stop }
+    guard TranscriptionSession.write(renderer.finish()) else { return .outputFailed }
+    let exit = store.state.speech.exit
+    if let message = exit.message {
+      Terminal.writeError("transcribe: error: \(message)\n")
+    }
+    return exit.status
+  }
+
+  /// A command from the control socket; the reply says what dictation does now.
+  func handle(_ command: DictationControl.Command) -> String {
+    switch command {
+    case .toggle: store.send(.toggle)
+    case .pause: store.send(.pause)
+    case .resume: store.send(.resume)
+    case .stop: store.send(.stop)
+    case .status: break
+    }
+    let state = store.state
+    let now =
+      state.isStopping ? "stopping" : state.isPaused ? "paused" : "listening"
+    return "\(getpid()) \(now)"
+  }
+
+  /// A signal stops dictation (the last words are typed); Ctrl-C while stopping ends at once.
+  func handle(_ signal: Int32) {
+    guard stop == nil else { return }
+    if signal == SIGINT, store.state.isStopping {
+      stop = .interrupted
+      _ = TranscriptionSession.write(renderer.finish())
+      Terminal.writeError("transcribe: interrupted\n")
+      states?.finish()
+      return
+    }
+    store.send(.stop)
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// `transcribe dictate` as a user runs it, with the lorem preview and `--typer stdout` (the live
+/// typers are tested against real windows in `DictateTypingCommandTests`): what it types, the
+/// control commands that reach a running dictation, and its refusals.
+extension CommandTests {
+  struct DictateCommandTests {
+    /// An environment whose `XDG_RUNTIME_DIR` is a private directory of the test's own, so the
+    /// control socket is the test's.
+    static func environment(_ directory: TemporaryDirectory) -> [String: String] {
+      ["XDG_RUNTIME_DIR": directory.url.path]
+    }
+
+    /// Runs `transcribe dictate arguments` to its end.
+    static func dictate(
+      _ arguments: [String], environment: [String: String], timeout: TimeInterval = 30
+    ) async throws -> TranscribeProcess.Output {
+      try await TranscribeProcess.run(
+        ["dictate"] + arguments, environment: environment, timeout: timeout)
+    }
+
+    @Test func aPreviewTypesLoremToStandardOutputAndEndsTheLine() async throws {
+      let directory = try TemporaryDirectory()
+      let output = try await Self.dictate(
+        ["--preview", "--typer", "stdout", "--duration", "2"],
+        environment: Self.environment(directory))
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout.hasPrefix("Lorem ipsum"), "\(output.stdout)")
+      #expect(output.stdout.hasSuffix("\n") && output.stdout.filter { $0 == "\n" }.count == 1)
+      // The socket is gone with the dictation.
+      #expect(
+        !FileManager.default.fileExists(
+          atPath: directory.url.appendingPathComponent("transcribe-dictate.sock").path))
+    }
+
+    @Test func controlCommandsReachTheRunningDictationAndASecondOneIsRefused() async throws {
+      let directory = try TemporaryDirectory()
+      let environment = Self.environment(directory)
+      let socket = directory.url.appendingPathComponent("transcribe-dictate.sock").path
+      let dictation = TranscribeProcess(
+        ["dictate", "--preview", "--typer", "stdout", "--start-paused"], environment: environment)
+      try dictation.start()
+      defer { if dictation.process.isRunning { dictation.process.terminate() } }
+      let deadline = Date().addingTimeInterval(20)
+      while !FileManager.default.fileExists(atPath: socket), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      #expect(FileManager.default.fileExists(atPath: socket), "no control socket")
+
+      // A second dictation says one is running, with its pid.
+      let second = try await Self.dictate(["--preview"], environment: environment)
+      #expect(second.status == 14, "stderr: \(second.stderr)")
+      #expect(
+        second.stderr.contains("already running (pid \(dictation.process.processIdentifier))"),
+        "\(second.stderr)")
+
+      // Started paused: nothing is typed until the toggle.
+      let resumed = try await Self.dictate(["--toggle"], environment: environment)
+      #expect(resumed.status == 0 && resumed.stdout == "listening\n", "\(resumed)")
+      #expect(
+        await dictation.waitForOutput(timeout: 20) { $0.contains("Lorem") },
+        "nothing typed after --toggle")
+      // Toggled again, it types what it heard and then nothing more.
+      let paused = try await Self.dictate(["--toggle"], environment: environment)
+      #expect(paused.stdout == "paused\n", "\(paused)")
+      let again = try await Self.dictate(["--pause"], environment: environment)
+      #expect(again.stdout == "paused\n", "\(again)")
+      let typedBeforePause = dictation.stdoutSoFar
+      try await Task.sleep(for: .seconds(2))
+      #expect(dictation.stdoutSoFar == typedBeforePause, "typed while paused")
+
+      // --stop ends it with status 0, and then nothing answers.
+      let stop = try await Self.dictate(["--stop"], environment: environment)
+      #expect(stop.status == 0 && stop.stdout == "stopping\n", "\(stop.stdout) \(stop.stderr)")
+      let output = await dictation.wait(timeout: 20)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      #expect(output.stdout.hasSuffix("\n"))
+      let none = try await Self.dictate(["--toggle"], environment: environment)
+      #expect(none.status == 15, "\(none)")
+      #expect(none.stderr.contains("no dictation is running"), "\(none.stderr)")
+    }
+
+    @Test func aStaleSocketDoesNotStopANewDictation() async throws {
+      let directory = try TemporaryDirectory()
+      let socket = directory.url.appendingPathComponent("transcribe-dictate.sock").path
+      // A socket nobody listens at, as a killed dictation leaves it.
+      _ = try runCommand(
+        "/usr/bin/python3",
+        ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+      #expect(FileManager.default.fileExists(atPath: socket))
+      let output = try await Self.dictate(
+        ["--preview", "--typer", "stdout", "--duration", "1"],
+        environment: Self.environment(directory))
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      let none = try await Self.dictate(["--stop"], environment: Self.environment(directory))
+      #expect(none.status == 15, "\(none)")
+    }
+
+    @Test(arguments: [
+      (["-i", "talk.wav"], "--input is for transcribing files"),
+      (["--toggle", "--preview"], "--toggle reaches the running dictation"),
+      (["--pause", "--resume"], "had already been set with flag '--pause'"),
+      (["--type-text", "x", "--start-paused"], "--type-text types its text and exits"),
+      (["--typer", "teletype"], "teletype"),
+      (["--jobs", "2"], "--jobs is for files"),
+      (["--silence", "-1"], "--silence must be a number of seconds"),
+    ])
+    func optionErrorsNameTheFix(arguments: [String], message: String) async throws {
+      let directory = try TemporaryDirectory()
+      let output = try await Self.dictate(arguments, environment: Self.environment(directory))
+      #expect(output.status == 64, "\(output)")
+      #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
+    @Test func withoutADisplayTypingFailsWithOneLineAndStatus13() async throws {
+      let directory = try TemporaryDirectory()
+      var environment = Self.environment(directory)
+      environment["DISPLAY"] = ""
+      environment["WAYLAND_DISPLAY"] = ""
+      environment["YDOTOOL_SOCKET"] = directory.url.appendingPathComponent("none").path
+      let output = try await Self.dictate(["--type-text", "hello"], environment: environment)
+      #expect(output.status == 13, "\(output)")
+      #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
+      #expect(output.stderr.contains("transcribe: error:"), "\(output.stderr)")
+    }
+  }
+}
