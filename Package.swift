@@ -403,6 +403,7 @@ let package = Package(
       name: "TranscribeTests",
       dependencies: [
         "transcribe",
+        "DictationFeature",
         // Imported directly: declared, so the tests rebuild when their layouts change.
         "Moonshine",
         "SpeechClient",

@@ -83,14 +83,17 @@ public enum DictationText {
   /// Quotes and brackets that may follow the end of a sentence (`"Stop."`).
   static let closers: Set<Character> = ["\"", "”", "’", "'", ")", "]"]
 
-  /// Words that do not end a sentence: a full stop after one of them marks a fragment cut by a
-  /// pause.
+  /// Words that do not end an English sentence (articles, conjunctions, possessives; not verbs
+  /// or particles, which do: "than he was.", "come in."): a full stop after one of them marks a
+  /// fragment cut by a pause.
   static let holdWords: Set<String> = [
-    "a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "from", "by", "into", "onto",
-    "and", "or", "but", "nor", "so", "because", "if", "than", "that", "my", "your", "our",
-    "their", "his", "her", "its", "this", "these", "those", "is", "are", "was", "were", "be",
-    "am", "will", "would", "can", "could", "should", "might", "must", "shall", "may", "very",
-    "about", "as", "like", "some", "any", "every", "no", "not",
+    "a", "an", "the", "of", "and", "or", "but", "nor", "because", "than", "my", "your", "our",
+    "their", "its", "into", "onto", "whose",
+  ]
+
+  /// Abbreviations whose full stop ends no sentence (without it, in lower case).
+  public static let abbreviations: Set<String> = [
+    "mr", "mrs", "ms", "dr", "st", "prof", "jr", "sr", "vs", "e.g", "i.e", "etc", "no", "mt",
   ]
 
   /// What the text typed so far ends with: all the spacing rules need.
@@ -124,7 +127,17 @@ public enum DictationText {
     var beginsSentence: Bool {
       let trimmed = tail.reversed().drop { $0 == " " || Self.closersSet.contains($0) }
       guard let last = trimmed.first else { return true }
+      if followsAbbreviation { return false }
       return last == "\n" || DictationText.sentenceEnds.contains(last)
+    }
+
+    /// Whether the text ends in an abbreviation ("Mr.", "e.g."), which ends no sentence and is
+    /// often followed by a name.
+    var followsAbbreviation: Bool {
+      let trimmed = tail.reversed().drop { $0 == " " }
+      guard trimmed.first == "." else { return false }
+      let word = String(trimmed.dropFirst().prefix { !$0.isWhitespace }.reversed())
+      return DictationText.abbreviations.contains(word.lowercased())
     }
 
     private static let closersSet = DictationText.closers
@@ -153,6 +166,8 @@ public enum DictationText {
     }
     if context.beginsSentence {
       words = capitalisingFirstLetter(words)
+    } else if context.followsAbbreviation {
+      // Left as the model wrote it: usually a name.
     } else if erase == 1 || !context.isLineStart {
       words = lowercasingFirstWord(words)
     }

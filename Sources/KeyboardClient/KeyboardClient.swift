@@ -31,7 +31,7 @@ public struct KeyboardClient: Sendable {
 }
 
 extension KeyboardClient: TestDependencyKey {
-  /// Writes what it would type to standard output: Backspace as `⌫`.
+  /// Writes what it would type to standard output: Backspace as the BS character (^H).
   public static var previewValue: KeyboardClient { .standardOutput }
 
   /// Every endpoint fails the test when called without an override, naming itself

@@ -7,8 +7,9 @@ import SpeechClient
 /// On a terminal it shows what is heard and what became of it: the words being spoken rewrite
 /// one row, and each utterance stays on a line of its own once typed (commands in brackets,
 /// "not typed" where the keyboard failed, "scratched" for an utterance taken back). Into a pipe
-/// or file, standard output gets exactly what was typed (spacing and line breaks included) and
-/// what could not be typed, so nothing said is lost; a final line break ends it. With
+/// or file, standard output gets exactly what was typed (spacing and line breaks included, a
+/// Backspace as the BS character ^H) and what could not be typed, so nothing said is lost; a
+/// final line break ends it. With
 /// `--typer stdout` the keyboard itself writes to standard output, so this writes nothing there.
 struct DictationRenderer {
   typealias Output = TranscriptRenderer.Output
@@ -79,16 +80,18 @@ struct DictationRenderer {
   private mutating func lines(
     for entry: Dictation.Entry, before: Dictation.Entry.Status?
   ) -> [Output] {
+    // The keystrokes: Backspaces (as BS, ^H) for what was erased first, then the text.
+    let keystrokes = String(repeating: "\u{8}", count: entry.erase) + entry.text
     let isKeystrokes =
       (entry.status == .typed || entry.status == .notTyped) && before == nil
-      && !entry.text.isEmpty
-    if isKeystrokes, keyboardWritesStandardOutput || !isTerminal {
+      && !keystrokes.isEmpty
+    if isKeystrokes, keyboardWritesStandardOutput || !isTerminal, !entry.text.isEmpty {
       endsWithLineBreak = entry.text.hasSuffix("\n")
     }
     guard isTerminal, !keyboardWritesStandardOutput else {
       // A pipe gets the keystrokes: what was typed, and what could not be.
       guard isKeystrokes, !keyboardWritesStandardOutput else { return [] }
-      return [.stdout(entry.text)]
+      return [.stdout(keystrokes)]
     }
     let shown: String
     switch (entry.status, entry.command) {

@@ -24,6 +24,8 @@ struct DictationTextTests {
     #expect(typed(["It works", ", mostly."]) == "It works, mostly.")
     #expect(typed(["Then", "I think so."]) == "Then I think so.")
     #expect(typed(["Ask", "NASA about it."]) == "Ask NASA about it.")
+    #expect(typed(["Call Mr.", "Smith."]) == "Call Mr. Smith.")
+    #expect(typed(["Bring fruit, e.g.", "apples."]) == "Bring fruit, e.g. apples.")
     #expect(typed(["She said \"Stop.\"", "then left."]) == "She said \"Stop.\" Then left.")
   }
 
@@ -32,7 +34,10 @@ struct DictationTextTests {
     #expect(
       typed(["He might even have been made.", "Amiable himself."])
         == "He might even have been made. Amiable himself.")
-    #expect(typed(["Put it in.", "The box."]) == "Put it in the box.")
+    #expect(typed(["Say hello to your.", "Mother."]) == "Say hello to your mother.")
+    // Verbs and particles end sentences.
+    #expect(typed(["Richer than he was.", "He knew."]) == "Richer than he was. He knew.")
+    #expect(typed(["Come in.", "Sit down."]) == "Come in. Sit down.")
     // A sentence that ends in a hold word and punctuation other than a full stop is kept.
     #expect(typed(["Is that the?", "Yes."]) == "Is that the? Yes.")
   }

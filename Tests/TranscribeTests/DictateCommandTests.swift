@@ -1,3 +1,4 @@
+import DictationFeature
 import Foundation
 import LiveTestSupport
 import Testing
@@ -124,6 +125,69 @@ extension CommandTests {
       #expect(output.status == 13, "\(output)")
       #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
       #expect(output.stderr.contains("transcribe: error:"), "\(output.stderr)")
+    }
+  }
+}
+
+/// Dictation of real speech through the virtual microphone.
+extension CommandTests {
+  @Suite(
+    .enabled(
+      if: MoonshineTestData.testsRun && SpeechTestData.isInstalled,
+      "needs Moonshine and Silero VAD (./scripts/install-dependencies.sh)"))
+  struct DictateSpeechCommandTests {
+    /// Keystrokes as text on screen: each BS (^H) takes back the character before it.
+    static func applyingBackspaces(_ keystrokes: String) -> String {
+      var text = ""
+      for character in keystrokes {
+        if character == "\u{8}" {
+          if !text.isEmpty { text.removeLast() }
+        } else {
+          text.append(character)
+        }
+      }
+      return text
+    }
+
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"))
+    func fiveSentencesWithLongThinkingPausesAreTypedAsFiveSentences() async throws {
+      let server = try VirtualMicrophone.start("dictate-thinking-pauses")
+      defer { server.stop() }
+      let directory = try TemporaryDirectory()
+      let recording = try EndpointingCommandTests.recording(in: directory.url, pause: 1.5)
+      let duration = Double(try NoisySpeech.samples(of: recording.url).count) / 16_000
+      var environment = server.environment
+      environment["XDG_RUNTIME_DIR"] = directory.url.path
+      let process = TranscribeProcess(
+        [
+          "dictate", "--engine", "moonshine", "--typer", "stdout", "--duration",
+          "\(Int(duration) + 4)",
+        ],
+        environment: environment)
+      try process.start()
+      #expect(try await server.waitForRecording(), "transcribe dictate never started recording")
+      try server.play(recording.url)
+      let output = await process.wait(timeout: duration + 40)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      // Typed as one text, spaced, with a sentence end only where each sentence ends (the
+      // keystrokes, with each Backspace applied).
+      let typed = Self.applyingBackspaces(output.stdout)
+      #expect(typed.hasSuffix("\n") && typed.dropLast().allSatisfy { $0 != "\n" }, "\(typed)")
+      #expect(!typed.contains("  ") && !typed.contains(" ."), "\(typed)")
+      // Every sentence end comes after the last word of a reference sentence (Moonshine may
+      // join two with a comma; it must not end one in its middle).
+      let lastWords = Set(recording.references.compactMap { WordErrorRate.normalized($0).last })
+      let ends = typed.split(separator: " ").filter { $0.last.map { ".?!".contains($0) } == true }
+      #expect(!ends.isEmpty)
+      for end in ends
+      where !DictationText.abbreviations.contains(String(end.dropLast()).lowercased()) {
+        let word = WordErrorRate.normalized(String(end)).last ?? ""
+        #expect(lastWords.contains(word), "a sentence ends at \(end): \(typed)")
+      }
+      let rate = EndpointingCommandTests.errorRate(typed, recording.references)
+      #expect(rate <= 0.03, "WER \(rate): \(typed)")
     }
   }
 }

@@ -11,10 +11,12 @@ extension CommandTests {
       if: MoonshineTestData.testsRun && SpeechTestData.isInstalled,
       "needs Moonshine and Silero VAD (./scripts/install-dependencies.sh)"))
   struct EndpointingCommandTests {
-    /// The five sentences, each with a 0.8 s pause inside, one after another with 2 s of
+    /// The five sentences, each with a `pause` inside (0.8 s), one after another with 2 s of
     /// silence between them (and before and after), as one 16 kHz WAV file.
-    static func recording(in directory: URL) throws -> (url: URL, references: [String]) {
-      let files = try ThinkingPauses.files(pause: 0.8, in: directory)
+    static func recording(
+      in directory: URL, pause: Double = 0.8
+    ) throws -> (url: URL, references: [String]) {
+      let files = try ThinkingPauses.files(pause: pause, in: directory)
       let gap = directory.appendingPathComponent("gap.wav")
       _ = try runCommand(
         "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "trim", "0", "2"])
