@@ -149,7 +149,7 @@ fi
 say "Depends: $(dpkg-query -W -f='${Depends}' transcribe)"
 
 # 4. Manual pages, completions, units.
-for page in transcribe transcribe-serve; do
+for page in transcribe transcribe-serve transcribe-dictate; do
   file="/usr/share/man/man1/$page.1.gz"
   MANWIDTH=80 man --warnings -l "$file" >"$scratch/$page.txt" 2>"$scratch/$page.warnings" \
     || fail "man -l $file failed: $(cat "$scratch/$page.warnings")"
@@ -158,6 +158,8 @@ for page in transcribe transcribe-serve; do
 done
 grep -q -- "--token-file" "$scratch/transcribe-serve.txt" \
   || fail "transcribe-serve(1) does not describe --token-file"
+grep -q -- "--toggle" "$scratch/transcribe-dictate.txt" \
+  || fail "transcribe-dictate(1) does not describe --toggle"
 bash -c 'source /usr/share/bash-completion/completions/transcribe; complete -p transcribe' \
   >"$scratch/complete" || fail "the bash completion does not load"
 grep -q -- "-F _transcribe transcribe$" "$scratch/complete" \

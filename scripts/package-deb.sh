@@ -146,9 +146,9 @@ swift build --package-path "$source_dir" -c release --static-swift-stdlib \
   || fail "building generate-manual failed (the log is $build_dir/build.log)"
 "$bin_dir/generate-manual" "$binary" --multi-page --section 1 \
   --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)" --output-directory "$manual_dir"
-if [ ! -f "$manual_dir/transcribe.1" ] || [ ! -f "$manual_dir/transcribe.serve.1" ]; then
-  fail "generate-manual wrote no transcribe.1 and transcribe.serve.1 in $manual_dir"
-fi
+for page in transcribe transcribe.serve transcribe.dictate; do
+  [ -f "$manual_dir/$page.1" ] || fail "generate-manual wrote no $page.1 in $manual_dir"
+done
 
 version="$("$binary" --version)"
 version="${version#transcribe }"
@@ -393,21 +393,27 @@ def replace_once(lines, old, new, path):
     lines[lines.index(old)] = new
 
 
-for page, name in (("transcribe.1", "transcribe"), ("transcribe.serve.1", "transcribe-serve")):
+for page, name in (
+    ("transcribe.1", "transcribe"),
+    ("transcribe.serve.1", "transcribe-serve"),
+    ("transcribe.dictate.1", "transcribe-dictate"),
+):
     path = os.path.join(source, page)
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().rstrip("\n").split("\n")
-    if name == "transcribe-serve":
-        replace_once(lines, ".Dt TRANSCRIBE.SERVE 1", ".Dt TRANSCRIBE-SERVE 1", path)
-        replace_once(lines, '.Nm "transcribe serve"', ".Nm transcribe-serve", path)
+    if name != "transcribe":
+        command = name.split("-")[1]
+        replace_once(lines, f".Dt TRANSCRIBE.{command.upper()} 1", f".Dt {name.upper()} 1", path)
+        replace_once(lines, f'.Nm "transcribe {command}"', f".Nm {name}", path)
         synopsis = lines.index(".Sh SYNOPSIS")
         if lines[synopsis + 1] != ".Nm":
             sys.exit(f"package-deb: {path}'s synopsis does not start with .Nm")
-        lines[synopsis + 1] = ".Nm transcribe Cm serve"
+        lines[synopsis + 1] = f".Nm transcribe Cm {command}"
         replace_once(lines, ".Ex -std", ".Ex -std transcribe", path)
         lines += ['.Sh "SEE ALSO"', ".Xr transcribe 1"]
     else:
         replace_once(lines, ".Xr transcribe.help 1 ,", None, path)
+        replace_once(lines, ".Xr transcribe.dictate 1 ,", ".Xr transcribe-dictate 1 ,", path)
         replace_once(lines, ".Xr transcribe.serve 1", ".Xr transcribe-serve 1", path)
         lines = [line for line in lines if line is not None]
     out = []
@@ -428,7 +434,7 @@ for page, name in (("transcribe.1", "transcribe"), ("transcribe.serve.1", "trans
     with open(os.path.join(target, f"{name}.1"), "w", encoding="utf-8") as handle:
         handle.write("\n".join(out) + "\n")
 PYTHON
-for page in transcribe transcribe-serve; do
+for page in transcribe transcribe-serve transcribe-dictate; do
   gzip -9n <"$work/man/$page.1" >"$root/usr/share/man/man1/$page.1.gz"
 done
 
@@ -505,11 +511,14 @@ Rules-Requires-Root: no
 Package: transcribe
 Architecture: $architecture
 Depends: \${shlibs:Depends}, pocketsphinx-en-us
-Suggests: avahi-daemon, libavahi-client3, pulseaudio | pipewire-pulse
+Suggests: avahi-daemon, libavahi-client3, pulseaudio | pipewire-pulse, wtype | xdotool | ydotool
 Description: offline speech to text for the command line and as a server
  transcribe writes what is said into the microphone (PulseAudio) or in audio
  files, decoded on the machine: with Moonshine base (English, punctuated, run by
  the ONNX Runtime library shipped in the package) or with pocketsphinx.
+ .
+ transcribe dictate types what is said into the focused window (wtype on
+ Wayland, xdotool on X11, or ydotool), with hotkey control.
  .
  transcribe serve offers the same recognition over HTTP and WebSocket (the vosk
  protocol, OpenAI's transcription and Realtime APIs, live captions in the
