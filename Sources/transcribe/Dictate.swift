@@ -277,8 +277,9 @@ struct Dictate: AsyncParsableCommand {
         return "the default microphone"
       }()
     let by =
-      (engine.map { " with \($0.displayName)" } ?? "")
-      + (detector.map { " and \($0)" } ?? "")
+      preview
+      ? ""
+      : (engine.map { " with \($0.displayName)" } ?? "") + (detector.map { " and \($0)" } ?? "")
     let state = paused ? "Paused; `transcribe dictate --toggle` starts dictating" : "Dictating"
     return "\(state) from \(from)\(by), typing with \(typer). Ctrl-C or "
       + "`transcribe dictate --stop` ends it."
