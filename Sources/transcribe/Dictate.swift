@@ -169,13 +169,7 @@ struct Dictate: AsyncParsableCommand {
       try await command.printDevices()
       return
     }
-    let path: String
-    do {
-      path = try DictationControl.socketPath()
-    } catch {
-      Terminal.writeError("transcribe: error: \(error.message)\n")
-      throw ExitStatus.failure.exitCode
-    }
+    let path = try Self.controlSocketPath()
     if let reply = await DictationControl.send(.status, path: path) {
       let pid = reply.split(separator: " ").first.map(String.init) ?? "?"
       Terminal.writeError(
@@ -226,15 +220,19 @@ struct Dictate: AsyncParsableCommand {
     if status != .success { throw status.exitCode }
   }
 
-  /// Sends a control command to the running dictation and prints its reply.
-  func send(_ command: DictationControl.Command) async throws {
-    let path: String
+  /// The control socket's path, or the line that says why there is none.
+  static func controlSocketPath() throws -> String {
     do {
-      path = try DictationControl.socketPath()
+      return try DictationControl.socketPath()
     } catch {
       Terminal.writeError("transcribe: error: \(error.message)\n")
       throw ExitStatus.failure.exitCode
     }
+  }
+
+  /// Sends a control command to the running dictation and prints its reply.
+  func send(_ command: DictationControl.Command) async throws {
+    let path = try Self.controlSocketPath()
     guard let reply = await DictationControl.send(command, path: path) else {
       Terminal.writeError(
         "transcribe: error: no dictation is running (nothing answers at \(path)); start one "

@@ -11,7 +11,7 @@ import SpeechRecognitionFeature
 final class DictationSession {
   let store: StoreOf<Dictation>
   private var renderer: DictationRenderer
-  private var states: AsyncStream<Dictation.State>.Continuation?
+  private var states: NewestStates<Dictation.State>?
   /// Why the session ended before dictation did: an insisting Ctrl-C, or output that cannot be
   /// written.
   private var stop: ExitStatus?
@@ -42,23 +42,14 @@ final class DictationSession {
 
   /// Runs dictation to its end and returns the exit status.
   func run(signals: SignalHandler) async -> ExitStatus {
-    let (states, continuation) = AsyncStream.makeStream(
-      of: Dictation.State.self, bufferingPolicy: .bufferingNewest(1))
-    self.states = continuation
-    let storeStates = store.states(bufferingPolicy: .bufferingNewest(1))
-    let forwarding = Task {
-      for await state in storeStates { continuation.yield(state) }
-      continuation.finish()
-    }
-    defer {
-      forwarding.cancel()
-      self.states = nil
-    }
+    let states = NewestStates(of: store)
+    self.states = states
+    defer { self.states = nil }
     signals.onSignal = { [weak self] signal in self?.handle(signal) }
     defer { signals.onSignal = nil }
 
     store.send(.start)
-    for await state in states {
+    for await state in states.stream {
       guard stop == nil else { break }
       guard TranscriptionSession.write(renderer.render(state)) else { return .outputFailed }
       if state.isFinished { break }

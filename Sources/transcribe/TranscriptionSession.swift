@@ -23,7 +23,7 @@ final class TranscriptionSession {
   /// name to show in messages instead.
   private let pathNames: [String: String]
   /// The states ``run(signals:)`` renders, while it runs.
-  private var states: AsyncStream<SpeechRecognition.State>.Continuation?
+  private var states: NewestStates<SpeechRecognition.State>?
   /// Why the session ended before the feature's outcome: an insisting Ctrl-C, or output that
   /// cannot be written.
   private var stop: ExitStatus?
@@ -79,22 +79,10 @@ final class TranscriptionSession {
   /// ends the session at once with ``ExitStatus/interrupted``, and a transcript that cannot be
   /// written with ``ExitStatus/outputFailed``: the caller stops there and exits with it.
   func run(signals: SignalHandler) async -> ExitStatus {
-    // Each state holds the whole transcript so far (finished utterances are shared, not
-    // copied), so a renderer that falls behind needs only the newest one. The states come
-    // through a stream of the session's own, which an insisting Ctrl-C ends without waiting for
-    // the store.
-    let (states, continuation) = AsyncStream.makeStream(
-      of: SpeechRecognition.State.self, bufferingPolicy: .bufferingNewest(1))
-    self.states = continuation
-    let storeStates = store.states(bufferingPolicy: .bufferingNewest(1))
-    let forwarding = Task {
-      for await state in storeStates { continuation.yield(state) }
-      continuation.finish()
-    }
-    defer {
-      forwarding.cancel()
-      self.states = nil
-    }
+    // The newest states, through a stream an insisting Ctrl-C ends without waiting for the store.
+    let states = NewestStates(of: store)
+    self.states = states
+    defer { self.states = nil }
     if let header, !Self.write([.stdout(header)]) { return .outputFailed }
     if Terminal.stderrIsTerminal, let startMessage { Terminal.writeError(startMessage + "\n") }
 
@@ -102,7 +90,7 @@ final class TranscriptionSession {
     defer { signals.onSignal = nil }
 
     store.send(.start)
-    for await state in states {
+    for await state in states.stream {
       guard stop == nil else { break }
       guard Self.write(renderer.render(state, batch: batchProgress?())) else {
         return .outputFailed

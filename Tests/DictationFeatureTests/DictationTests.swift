@@ -168,26 +168,25 @@ struct DictationTests {
         Dictation.Entry(
           id: 0, heard: "Turn on the kitchen lights.", text: "Turn on the kitchen lights.")
       ])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[0].status = .typed
-    }
+    await typed(store, 0)
     await hear(
       store, session, ["Turn on the kitchen lights.", "and the hall"],
       typing: [Dictation.Entry(id: 1, heard: "and the hall", text: " And the hall")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[1].status = .typed
-    }
+    await typed(store, 1)
     await hear(
       store, session, ["Turn on the kitchen lights.", "and the hall", "Please."],
       typing: [Dictation.Entry(id: 2, heard: "Please.", text: " please.")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[2].status = .typed
-    }
+    await typed(store, 2)
     #expect(keystrokes.value == ["Turn on the kitchen lights.", " And the hall", " please."])
     await stop(store, session, keystrokes)
+  }
+
+  /// Receives the end of entry `id`'s typing.
+  func typed(_ store: TestStoreOf<Dictation>, _ id: Int) async {
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[id].status = .typed
+    }
   }
 
   /// Stops a listening dictation whose last words are none, and receives its end.
@@ -221,10 +220,7 @@ struct DictationTests {
     await hear(
       store, session, ["Turn on the."],
       typing: [Dictation.Entry(id: 0, heard: "Turn on the.", text: "Turn on the.")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[0].status = .typed
-    }
+    await typed(store, 0)
     session.continuation.yield(result(["Turn on the.", "Kitchen lights."]))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["Turn on the.", "Kitchen lights."])
@@ -234,10 +230,7 @@ struct DictationTests {
         Dictation.Entry(id: 1, heard: "Kitchen lights.", text: " kitchen lights.", erase: 1))
       $0.typingEntry = 1
     }
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[1].status = .typed
-    }
+    await typed(store, 1)
     #expect(keystrokes.value == ["Turn on the.", "⌫1", " kitchen lights."])
     await stop(store, session, keystrokes)
   }
@@ -251,20 +244,14 @@ struct DictationTests {
     await hear(
       store, session, heard,
       typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[0].status = .typed
-    }
+    await typed(store, 0)
     heard.append("the meeting moved.")
     await hear(
       store, session, heard,
       typing: [
         Dictation.Entry(id: 1, heard: "the meeting moved.", text: "The meeting moved.")
       ])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[1].status = .typed
-    }
+    await typed(store, 1)
     heard.append("Scratch that.")
     session.continuation.yield(result(heard))
     await store.receive(\.speech.speech.success) {
@@ -276,10 +263,7 @@ struct DictationTests {
           id: 2, heard: "Scratch that.", text: "", command: .scratchThat, erase: 18))
       $0.typingEntry = 2
     }
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[2].status = .typed
-    }
+    await typed(store, 2)
     heard.append("It is cancelled. New paragraph.")
     await hear(
       store, session, heard,
@@ -287,10 +271,7 @@ struct DictationTests {
         Dictation.Entry(
           id: 3, heard: "It is cancelled. New paragraph.", text: "It is cancelled.\n\n")
       ])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[3].status = .typed
-    }
+    await typed(store, 3)
     #expect(
       keystrokes.value == [
         "Dear Ann,\n", "The meeting moved.", "⌫18", "It is cancelled.\n\n",
@@ -308,10 +289,7 @@ struct DictationTests {
     await hear(
       store, session, ["Scratch that."],
       typing: [Dictation.Entry(id: 0, heard: "Scratch that.", text: "Scratch that.")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[0].status = .typed
-    }
+    await typed(store, 0)
     #expect(keystrokes.value == ["Scratch that."])
     await stop(store, session, keystrokes)
   }
@@ -337,10 +315,7 @@ struct DictationTests {
       $0.entries = [Dictation.Entry(id: 0, heard: "Hello.", text: "Hello.")]
       $0.typingEntry = 0
     }
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[0].status = .typed
-    }
+    await typed(store, 0)
     first.continuation.finish()
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
@@ -367,10 +342,7 @@ struct DictationTests {
     await hear(
       store, second, ["Goodbye."],
       typing: [Dictation.Entry(id: 1, heard: "Goodbye.", text: " Goodbye.")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[1].status = .typed
-    }
+    await typed(store, 1)
     #expect(keystrokes.value == ["Hello.", " Goodbye."])
     await stop(store, second, keystrokes)
   }
@@ -465,10 +437,7 @@ struct DictationTests {
     await hear(
       store, session, heard,
       typing: [Dictation.Entry(id: 2, heard: "Thanks.", text: "Thanks.")])
-    await store.receive(\.typed) {
-      $0.typingEntry = nil
-      $0.entries[2].status = .typed
-    }
+    await typed(store, 2)
     #expect(keystrokes.value == ["Thanks."])
     await stop(store, session, keystrokes)
   }
