@@ -226,6 +226,19 @@ public final class MoonshineModel: Sendable {
     Int(Double(count) / Double(sampleRate) * maximumTokensPerSecond) + extraTokens
   }
 
+  /// The silence put before audio that starts in sound: 0.05 s.
+  static let leadInSamples = 800
+
+  /// Whether the first 20 ms of `samples` are louder than -40 dBFS (RMS): audio cut in the middle
+  /// of a sound rather than before it.
+  static func startsInSound(_ samples: UnsafeBufferPointer<Float>) -> Bool {
+    let count = min(320, samples.count)
+    guard count > 0 else { return false }
+    var energy: Float = 0
+    for sample in samples[..<count] { energy += sample * sample }
+    return energy / Float(count) > 1e-4
+  }
+
   /// Transcribes 16 kHz mono samples in [-1, 1] greedily.
   ///
   /// - Parameters:
@@ -244,6 +257,16 @@ public final class MoonshineModel: Sendable {
   ) throws(RecognitionFailure) -> MoonshineTranscript {
     guard samples.count >= Self.minimumSamples, let base = samples.baseAddress else {
       return MoonshineTranscript()
+    }
+    if Self.startsInSound(samples) {
+      // Audio that starts in the middle of a sound (a stream or file whose first sample is
+      // speech, as a synthesizer writes it) gets a moment of silence first: without it the
+      // model may end the text at once ("Lock the Nuki lock on the front door." as espeak-ng
+      // writes it decodes to nothing; with 20 ms of silence before it, to its words).
+      let padded = [Float](repeating: 0, count: Self.leadInSamples) + Array(samples)
+      return try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
+        try transcribe(padded, prefix: prefix, hotwords: hotwords)
+      }
     }
     let clock = ContinuousClock()
     let start = clock.now

@@ -107,6 +107,24 @@ struct HotwordSpeechTests {
     }
   }
 
+  /// A synthesizer's audio starts with the first sound, no silence before it: the model must
+  /// still hear it (it ended the text at once for these two before a lead-in of silence was put
+  /// before such audio).
+  @Test func audioThatStartsInTheMiddleOfASoundIsHeard() throws {
+    let model = try MoonshineModel.shared(installedConfiguration)
+    let directory = try TemporaryDirectory()
+    for (text, ending) in [
+      ("Lock the Nuki lock on the front door.", ["front", "door"]),
+      ("Ask Wojciech to feed the cat.", ["feed", "the", "cat"]),
+    ] {
+      let samples = try Self.spoken(text, in: directory)
+      let silent = samples.prefix(320).allSatisfy { abs($0) < 0.01 }
+      #expect(!silent, "espeak-ng's audio now starts with silence: the test needs another text")
+      let heard = normalizedWords(try Self.transcript(samples, model, nil))
+      #expect(Array(heard.suffix(ending.count)) == ending, "\(text) → \(heard)")
+    }
+  }
+
   /// A recognizer streaming the commands with partial results: each look reuses the last one's
   /// tokens as a prefix, and phrases taken back cut the decoder's state inside or after it. The
   /// final words are the same as one transcription of the utterance gives.
