@@ -226,7 +226,8 @@ public final class MoonshineModel: Sendable {
     Int(Double(count) / Double(sampleRate) * maximumTokensPerSecond) + extraTokens
   }
 
-  /// The silence put before audio that starts in sound: 0.05 s.
+  /// The silence put before audio that starts in sound: 0.05 s (0.1 s turned a hotword test's
+  /// "Set a timer" into "Saoirse timer").
   static let leadInSamples = 800
 
   /// Whether the first 20 ms of `samples` are louder than -40 dBFS (RMS): audio cut in the middle
