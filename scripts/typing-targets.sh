@@ -8,6 +8,10 @@
 #                                            sway refuses to run as root, so as root it runs as
 #                                            the system user transcribe-typist (made if missing)
 #                                            with DIR/runtime as its XDG_RUNTIME_DIR.
+#   typing-targets.sh no-virtual-keyboard DIR OWNER_PID
+#                                            a stand-in Wayland compositor that offers no
+#                                            virtual-keyboard protocol (as GNOME and KDE), from
+#                                            scripts/wayland_without_virtual_keyboard.py.
 #   typing-targets.sh window DIR             (x11) a second recording window, DIR/typed2, focused.
 #   typing-targets.sh kill-window DIR        (x11) closes the recording window.
 #   typing-targets.sh stop DIR               stops everything started for DIR.
@@ -35,7 +39,7 @@ os.execvp(sys.argv[1], sys.argv[1:])
 ' bash "$0" "$@"
 fi
 
-command="${1:?usage: typing-targets.sh x11|wayland|window|kill-window|stop DIR [OWNER_PID]}"
+command="${1:?usage: typing-targets.sh x11|wayland|no-virtual-keyboard|window|kill-window|stop DIR [OWNER_PID]}"
 dir="${2:?a state directory}"
 owner="${3:-}"
 user=transcribe-typist
@@ -213,8 +217,24 @@ sys.exit(0 if any(n.get(\"app_id\") == \"foot\" and n.get(\"focused\")
   echo "TYPED=$typed"
 }
 
+start_without_virtual_keyboard() {
+  mkdir -p "$dir"
+  start_watchdog
+  local socket="$dir/wayland-no-vk"
+  python3 "$(dirname "$0")/wayland_without_virtual_keyboard.py" "$socket" \
+    </dev/null >"$dir/no-vk.log" 2>&1 &
+  echo $! >"$dir/no-vk.pid"
+  wait_for 20 test -S "$socket" || {
+    log "the stand-in compositor did not start: $(cat "$dir/no-vk.log")"
+    return 1
+  }
+  echo "WAYLAND_DISPLAY=$socket"
+  echo "TYPED=$dir/nothing-typed-here"
+}
+
 case "$command" in
   x11) start_x11 ;;
+  no-virtual-keyboard) start_without_virtual_keyboard ;;
   wayland) start_wayland ;;
   window) second_window ;;
   kill-window) kill_window ;;

@@ -23,7 +23,8 @@ extension LiveTyping {
         try await keyboard.erase(2)
         try await keyboard.type("-x")
         expected += "\(word) \(round) café — ’€ ß\r\u{7f}\u{7f}-x"
-        #expect(await target.waitForTyped(expected) == expected)
+        let received = await target.waitForTyped(expected)
+        #expect(received == expected)
       }
     }
 
@@ -40,7 +41,8 @@ extension LiveTyping {
       let start = clock.now
       try await keyboard.type(text)
       let elapsed = clock.now - start
-      #expect(await target.waitForTyped(text) == text)
+      let received = await target.waitForTyped(text)
+      #expect(received == text)
       print("wtype typed 300 characters in \(elapsed)")
       #expect(elapsed < .seconds(4))
     }
@@ -50,6 +52,25 @@ extension LiveTyping {
       defer { target.stop() }
       let choice = try KeyboardClient.resolve(.auto, environment: target.environment)
       #expect(choice == TyperChoice(typer: .wtype))
+    }
+
+    /// The real wtype against a compositor without the protocol (a stand-in, as GNOME and KDE):
+    /// refused at start, naming what to use instead; auto has nothing else to try.
+    @Test func aCompositorWithoutVirtualKeyboardIsRefused() throws {
+      let compositor = try TypingTarget.start(.waylandWithoutVirtualKeyboard)
+      defer { compositor.stop() }
+      let refusal = #expect(throws: KeyboardClientFailure.self) {
+        try KeyboardClient.live(.wtype, environment: compositor.environment)
+      }
+      guard let refusal, case .refused("wtype", let reason) = refusal else {
+        Issue.record("expected wtype's refusal, got \(String(describing: refusal))")
+        return
+      }
+      #expect(reason.contains("virtual-keyboard protocol"))
+      #expect(reason.contains("ydotool"))
+      #expect(throws: refusal) {
+        try KeyboardClient.resolve(.auto, environment: compositor.environment)
+      }
     }
 
     @Test func aDeadCompositorIsNoDisplay() throws {

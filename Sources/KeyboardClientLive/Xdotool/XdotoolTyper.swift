@@ -24,6 +24,9 @@ actor XdotoolTyper {
   /// Milliseconds between keys.
   static let keyDelay = "1"
 
+  /// How long to let the window catch up before rebinding keycodes a text has just used.
+  static let rebindPause = Duration.milliseconds(200)
+
   /// A typer for the X server at `DISPLAY`, unchecked (see ``check(runner:)``).
   init(runner: ToolRunner, xdotool: URL, xmodmap: URL) {
     self.runner = runner
@@ -57,11 +60,20 @@ actor XdotoolTyper {
     guard !text.isEmpty else { return }
     try await checkFocus()
     let plan = try BindingPlan(text: text, mapping: try await mapping(), bindings: bindings)
+    var typed = false
     for step in plan.steps {
       switch step {
       case .bind(let changes):
+        if typed {
+          // Rebinding keycodes this text just typed through: the window may still have those
+          // keystrokes queued, and it reads them with the mapping current when it gets to
+          // them. Give it time to catch up (only texts with more distinct characters outside
+          // the map than there are free keycodes get here).
+          try? await Task.sleep(for: Self.rebindPause)
+        }
         try await bind(changes)
       case .type(let run):
+        typed = true
         try await xdotool(Self.arguments(typing: run), keys: run.unicodeScalars.count)
       }
     }

@@ -13,8 +13,12 @@ import Foundation
 public final class TypingTarget: Sendable {
   /// Which display server.
   public enum Kind: String, Sendable {
+    /// Xvfb and a focused xterm.
     case x11
+    /// Headless sway and a focused foot window.
     case wayland
+    /// A stand-in Wayland compositor without the virtual-keyboard protocol, and no window.
+    case waylandWithoutVirtualKeyboard = "no-virtual-keyboard"
   }
 
   /// The state directory the script keeps its pids and logs in.
