@@ -176,6 +176,10 @@ start_wayland() {
         "$user"
     chown "$user" "$runtime"
     run_as=(runuser -u "$user" --)
+    "${run_as[@]}" test -x "$runtime" || {
+      log "$user cannot reach $runtime: make the directories above it searchable (chmod 755)"
+      return 1
+    }
   fi
   local typed="$runtime/typed"
   cat >"$runtime/sway.conf" <<EOF
