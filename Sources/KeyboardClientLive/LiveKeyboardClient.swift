@@ -90,6 +90,22 @@ extension KeyboardClient: DependencyKey {
   }
 }
 
+/// What the live client needs of a typing tool.
+protocol TypingTool: Sendable {
+  func type(_ text: String) async throws(KeyboardClientFailure)
+  func erase(_ count: Int) async throws(KeyboardClientFailure)
+  /// Gives back what typing borrowed; most tools borrow nothing.
+  func finish() async
+}
+
+extension TypingTool {
+  func finish() async {}
+}
+
+extension WtypeTyper: TypingTool {}
+extension XdotoolTyper: TypingTool {}
+extension YdotoolTyper: TypingTool {}
+
 /// A checked typer.
 enum LiveTyper: Sendable {
   case wtype(WtypeTyper)
@@ -99,24 +115,28 @@ enum LiveTyper: Sendable {
 
   var client: KeyboardClient {
     switch self {
-    case .wtype(let typer):
-      KeyboardClient(
-        type: { text in try await typer.type(text) },
-        erase: { count in try await typer.erase(count) },
-        finish: {})
-    case .xdotool(let typer):
-      KeyboardClient(
-        type: { text in try await typer.type(text) },
-        erase: { count in try await typer.erase(count) },
-        finish: { await typer.finish() })
-    case .ydotool(let typer):
-      KeyboardClient(
-        type: { text in try await typer.type(text) },
-        erase: { count in try await typer.erase(count) },
-        finish: {})
-    case .stdout:
-      .standardOutput
+    case .wtype(let typer): Self.client(typer)
+    case .xdotool(let typer): Self.client(typer)
+    case .ydotool(let typer): Self.client(typer)
+    case .stdout: .standardOutput
     }
+  }
+
+  /// A client whose calls reach `tool` one after another.
+  private static func client(_ tool: some TypingTool) -> KeyboardClient {
+    let queue = TypingQueue()
+    return KeyboardClient(
+      type: { text in
+        try await queue.run { () async throws(KeyboardClientFailure) in try await tool.type(text) }
+      },
+      erase: { count in
+        try await queue.run { () async throws(KeyboardClientFailure) in
+          try await tool.erase(count)
+        }
+      },
+      finish: {
+        try? await queue.run { () async throws(KeyboardClientFailure) in await tool.finish() }
+      })
   }
 
   /// Checks `typer`; for ``Typer/auto``, tries wtype on a Wayland session, then xdotool on an X
@@ -133,7 +153,7 @@ enum LiveTyper: Sendable {
       return (TyperChoice(typer: .xdotool), .xdotool(try XdotoolTyper.check(runner: runner)))
     case .ydotool:
       return (
-        TyperChoice(typer: .ydotool),
+        TyperChoice(typer: .ydotool, note: YdotoolTyper.note),
         .ydotool(try YdotoolTyper.check(runner: runner, daemonOnly: false))
       )
     case .auto:
@@ -169,7 +189,7 @@ enum LiveTyper: Sendable {
       YdotoolTyper.daemonAnswers(environment: environment),
       let typer = try? YdotoolTyper.check(runner: runner, daemonOnly: true)
     {
-      return (TyperChoice(typer: .ydotool), .ydotool(typer))
+      return (TyperChoice(typer: .ydotool, note: YdotoolTyper.note), .ydotool(typer))
     }
     // The session's own typer says best what to install or change.
     throw waylandFailure ?? x11Failure ?? .noDisplay

@@ -103,6 +103,20 @@ extension LiveTyping {
       await keyboard.finish()
     }
 
+    /// Texts typed at the same time arrive one after the other, never interleaved.
+    @Test func textsTypedAtOnceDoNotInterleave() async throws {
+      let target = try TypingTarget.start(.x11)
+      defer { target.stop() }
+      let keyboard = try KeyboardClient.live(.xdotool, environment: target.environment)
+      let (first, second) = (String(repeating: "a", count: 80), String(repeating: "é", count: 80))
+      async let typingFirst: Void = keyboard.type(first)
+      async let typingSecond: Void = keyboard.type(second)
+      _ = try await (typingFirst, typingSecond)
+      let received = await target.waitForTyped(first + second)
+      #expect(received == first + second || received == second + first)
+      await keyboard.finish()
+    }
+
     @Test func aClosedWindowIsNoFocusedWindow() async throws {
       let target = try TypingTarget.start(.x11)
       defer { target.stop() }

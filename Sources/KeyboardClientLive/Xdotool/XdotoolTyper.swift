@@ -3,8 +3,8 @@ import KeyboardClient
 
 /// Types through `xdotool` into the window that has the X keyboard focus.
 ///
-/// - Speed: `--delay 1` (ms between keys; xdotool's default 12 ms made 300 characters take 2.2 s
-///   here, 1 ms takes about 0.5 s).
+/// - Speed: `--delay 1` (ms between keys; xdotool's default 12 ms made 300 characters take 1.9–2.2
+///   s here, 1 ms takes about 0.25 s).
 /// - Characters outside the keyboard map (é with a US map; é and ï with a German one, where only
 ///   dead keys reach them) are bound to keycodes that carry nothing (`xmodmap -e "keycode N =
 ///   U00E9"`) before typing, kept while dictation runs, checked before each text (`setxkbmap`

@@ -38,6 +38,9 @@ struct YdotoolTyper: Sendable {
     throw .refused(tool: "ydotool", reason: unreachable)
   }
 
+  /// What the user should know when ydotool is chosen.
+  static let note = "ASCII only, typed as a US keyboard's keys"
+
   static let unreachable =
     "no ydotoold answers and /dev/uinput cannot be opened: apt install ydotoold and run it as "
     + "root, or use wtype (Wayland) or xdotool (X11)"
