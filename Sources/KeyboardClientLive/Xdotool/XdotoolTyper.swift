@@ -20,6 +20,8 @@ actor XdotoolTyper {
   private var roots: Set<Int>?
   /// Keycodes this typer bound, and to what.
   private var bindings: [Int: UInt32] = [:]
+  /// When the last keystrokes were sent.
+  private var lastTyped: ContinuousClock.Instant?
 
   /// Milliseconds between keys.
   static let keyDelay = "1"
@@ -60,23 +62,26 @@ actor XdotoolTyper {
     guard !text.isEmpty else { return }
     try await checkFocus()
     let plan = try BindingPlan(text: text, mapping: try await mapping(), bindings: bindings)
-    var typed = false
     for step in plan.steps {
       switch step {
       case .bind(let changes):
-        if typed {
-          // Rebinding keycodes this text just typed through: the window may still have those
-          // keystrokes queued, and it reads them with the mapping current when it gets to
-          // them. Give it time to catch up (only texts with more distinct characters outside
-          // the map than there are free keycodes get here).
-          try? await Task.sleep(for: Self.rebindPause)
-        }
+        await settleBeforeRebinding(changes.keys)
         try await bind(changes)
       case .type(let run):
-        typed = true
         try await xdotool(Self.arguments(typing: run), keys: run.unicodeScalars.count)
+        lastTyped = ContinuousClock.now
       }
     }
+  }
+
+  /// Rebinding keycodes that were just typed through: the window may still have those
+  /// keystrokes queued, and it reads them with the mapping current when it gets to them. Give it
+  /// ``rebindPause`` since the last text to catch up. Only reusing this typer's own keycodes
+  /// (more distinct characters outside the map than there are free keycodes) gets here.
+  private func settleBeforeRebinding(_ keycodes: Dictionary<Int, UInt32>.Keys) async {
+    guard let lastTyped, keycodes.contains(where: { bindings[$0] != nil }) else { return }
+    let wait = lastTyped + Self.rebindPause - ContinuousClock.now
+    if wait > .zero { try? await Task.sleep(for: wait) }
   }
 
   func erase(_ count: Int) async throws(KeyboardClientFailure) {
