@@ -27,6 +27,7 @@ let package = Package(
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
     .library(name: "KeyboardClient", targets: ["KeyboardClient"]),
+    .library(name: "KeyboardClientLive", targets: ["KeyboardClientLive"]),
     .library(name: "DictationFeature", targets: ["DictationFeature"]),
     .library(name: "TranscribeServer", targets: ["TranscribeServer"]),
     .executable(name: "transcribe", targets: ["transcribe"]),
@@ -283,6 +284,22 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // The typers: wtype, xdotool (with xmodmap), ydotool, run as child processes (no shell, no
+    // C libraries), each call bounded by a deadline.
+    .target(
+      name: "KeyboardClientLive",
+      dependencies: ["KeyboardClient", "Dependencies"]
+    ),
+    .testTarget(
+      name: "KeyboardClientLiveTests",
+      dependencies: [
+        "KeyboardClientLive",
+        "KeyboardClient",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+
     .target(
       name: "DictationFeature",
       dependencies: [
@@ -386,6 +403,7 @@ let package = Package(
         "SpeechRecognitionFeature",
         "DictationFeature",
         "KeyboardClient",
+        "KeyboardClientLive",
         "SpeechClientLive",
         "AudioInput",
         "Recognition",

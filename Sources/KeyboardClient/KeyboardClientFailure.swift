@@ -11,6 +11,9 @@ public enum KeyboardClientFailure: Error, Equatable, Sendable {
   case refused(tool: String, reason: String)
   /// No window has the keyboard focus (it was closed).
   case noFocusedWindow
+  /// The tool cannot type these characters (ydotool types ASCII only); nothing of the text was
+  /// typed.
+  case cannotType(tool: String, characters: String)
   /// The tool failed for another reason: its name and what it said.
   case failed(tool: String, message: String)
 
@@ -26,6 +29,9 @@ public enum KeyboardClientFailure: Error, Equatable, Sendable {
       "\(tool) cannot type here: \(reason)"
     case .noFocusedWindow:
       "no window has the keyboard focus: click into the window to type into"
+    case let .cannotType(tool, characters):
+      "\(tool) cannot type “\(characters)” (it types ASCII only): use --typer wtype on Wayland "
+        + "or --typer xdotool on X11"
     case let .failed(tool, message):
       "\(tool) failed: \(message)"
     }

@@ -4,6 +4,7 @@ import Dependencies
 import DictationFeature
 import Foundation
 import KeyboardClient
+import KeyboardClientLive
 import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
@@ -74,7 +75,7 @@ struct Dictate: AsyncParsableCommand {
     help: ArgumentHelp(
       "How to type: auto (the default), wtype, xdotool, ydotool or stdout.",
       valueName: "typer"))
-  var typer: TyperOption?
+  var typer: Typer?
 
   @Option(
     name: .customLong("type-text"),

@@ -1,16 +1,14 @@
 import ArgumentParser
 import KeyboardClient
+import KeyboardClientLive
 
 /// `--typer`: how `transcribe dictate` types.
-enum TyperOption: String, CaseIterable, ExpressibleByArgument {
-  case auto, wtype, xdotool, ydotool, stdout
+extension Typer: ExpressibleByArgument {}
 
-  /// The keyboard client for this typer, checked up front, and the name of the tool it uses.
+extension Typer {
+  /// The keyboard client for this typer, checked up front, and how to name it ("xdotool").
   func makeClient() throws(KeyboardClientFailure) -> (client: KeyboardClient, name: String) {
-    switch self {
-    case .stdout: return (.standardOutput, "standard output")
-    case .auto, .wtype, .xdotool, .ydotool:
-      throw .failed(tool: rawValue, message: "typing into windows is not built yet")
-    }
+    let choice = try KeyboardClient.resolve(self)
+    return (KeyboardClient.live(choice), choice.description)
   }
 }

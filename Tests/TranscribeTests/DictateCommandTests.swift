@@ -136,11 +136,15 @@ extension CommandTests {
       if: MoonshineTestData.testsRun && SpeechTestData.isInstalled,
       "needs Moonshine and Silero VAD (./scripts/install-dependencies.sh)"))
   struct DictateSpeechCommandTests {
-    /// Keystrokes as text on screen: each BS (^H) takes back the character before it.
+    /// Keystrokes as text on screen: each BS (^H, or DEL as a terminal in raw mode gets the
+    /// Backspace key) takes back the character before it; a raw terminal's Return (CR) is a line
+    /// break.
     static func applyingBackspaces(_ keystrokes: String) -> String {
       var text = ""
       for character in keystrokes {
-        if character == "\u{8}" {
+        if character == "\r" {
+          text.append("\n")
+        } else if character == "\u{8}" || character == "\u{7F}" {
           if !text.isEmpty { text.removeLast() }
         } else {
           text.append(character)

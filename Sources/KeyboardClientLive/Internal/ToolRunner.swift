@@ -1,0 +1,179 @@
+import Foundation
+import KeyboardClient
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What one run of a tool printed, and how it ended.
+struct ToolOutput: Sendable {
+  /// The exit status, or the signal's number when ``signaled``.
+  var status: Int32
+  /// Whether a signal ended it (an abort, or our kill after the deadline).
+  var signaled: Bool
+  var standardOutput: String
+  var standardError: String
+
+  /// Whether it exited by itself with status 0.
+  var succeeded: Bool { !signaled && status == 0 }
+
+  /// The first non-empty line it printed to standard error (or standard output).
+  var firstLine: String {
+    let lines = (standardError + "\n" + standardOutput).split(whereSeparator: \.isNewline)
+    return lines.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "no message"
+  }
+}
+
+/// Runs the typing tools as child processes, never through a shell, in a given environment, each
+/// run bounded by a deadline after which it is killed: a tool stuck on a frozen X server or
+/// compositor must not hang dictation.
+struct ToolRunner: Sendable {
+  /// The environment the tools run in (`DISPLAY`, `WAYLAND_DISPLAY`, `PATH`, …).
+  var environment: [String: String]
+  /// What every run may take besides its keys' allowance.
+  var baseDeadline: Duration = .seconds(5)
+
+  /// Where `tool` is on the environment's `PATH`, or `nil`.
+  func executable(_ tool: String) -> URL? {
+    let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in path.split(separator: ":") where !directory.isEmpty {
+      let candidate = "\(directory)/\(tool)"
+      if FileManager.default.isExecutableFile(atPath: candidate) {
+        return URL(fileURLWithPath: candidate)
+      }
+    }
+    return nil
+  }
+
+  /// How long a tool may take: the base allowance (5 s) plus 50 ms per key it presses (wtype
+  /// needs 4.5 ms per key, xdotool 1 ms), so 300 characters get 20 s and a check 5 s.
+  func deadline(keys: Int) -> Duration {
+    baseDeadline + .milliseconds(50 * max(0, keys))
+  }
+
+  /// Runs `executable` with `arguments` and `input` on its standard input; throws
+  /// ``KeyboardClientFailure/failed(tool:message:)`` when it cannot start or outlives `timeout`
+  /// (it is then killed). Cancelling the task kills the tool too.
+  func run(
+    _ executable: URL, _ arguments: [String], input: Data? = nil, timeout: Duration
+  ) async throws(KeyboardClientFailure) -> ToolOutput {
+    let child = ChildProcess(executable: executable, arguments: arguments, environment: environment)
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        // The blocking reads and waits run on a thread of their own, never the cooperative pool
+        // (nor Dispatch's global queues, which have as few threads as cores and starved here).
+        Thread {
+          continuation.resume(returning: child.run(input: input, timeout: timeout))
+        }.start()
+      }
+    } onCancel: {
+      child.kill()
+    }
+    return try result.get()
+  }
+
+  /// ``run(_:_:input:timeout:)`` on the calling thread, for the checks made once at start.
+  func runBlocking(
+    _ executable: URL, _ arguments: [String], timeout: Duration
+  ) throws(KeyboardClientFailure) -> ToolOutput {
+    try ChildProcess(executable: executable, arguments: arguments, environment: environment)
+      .run(input: nil, timeout: timeout).get()
+  }
+}
+
+/// One child process: started, read, waited for and, past its deadline, killed.
+private final class ChildProcess: @unchecked Sendable {
+  private let process = Process()
+  private let tool: String
+  private let terminated = DispatchSemaphore(value: 0)
+
+  init(executable: URL, arguments: [String], environment: [String: String]) {
+    tool = executable.lastPathComponent
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = environment
+    process.terminationHandler = { [terminated] _ in terminated.signal() }
+  }
+
+  /// Runs the process on the calling thread (which it blocks) until it exits or is killed at
+  /// `timeout`.
+  func run(input: Data?, timeout: Duration) -> Result<ToolOutput, KeyboardClientFailure> {
+    let output = Pipe()
+    let errors = Pipe()
+    let standardInput = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input == nil ? FileHandle.nullDevice : standardInput
+    do {
+      try process.run()
+    } catch {
+      return .failure(
+        .failed(tool: tool, message: "could not start: \(error.localizedDescription)"))
+    }
+    let outputReader = PipeReader(output.fileHandleForReading)
+    let errorReader = PipeReader(errors.fileHandleForReading)
+    if let input {
+      let writer = standardInput.fileHandleForWriting
+      Thread {
+        try? writer.write(contentsOf: input)
+        try? writer.close()
+      }.start()
+    }
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    var timedOut = false
+    if terminated.wait(timeout: .now() + seconds) == .timedOut {
+      timedOut = true
+      send(SIGTERM, to: process.processIdentifier)
+      if terminated.wait(timeout: .now() + 0.5) == .timedOut {
+        send(SIGKILL, to: process.processIdentifier)
+        terminated.wait()
+      }
+    }
+    let outputData = outputReader.wait()
+    let errorData = errorReader.wait()
+    if timedOut {
+      return .failure(
+        .failed(
+          tool: tool,
+          message: "did not finish within \(String(format: "%.1f", seconds)) s and was stopped"))
+    }
+    return .success(
+      ToolOutput(
+        status: process.terminationStatus,
+        signaled: process.terminationReason == .uncaughtSignal,
+        standardOutput: String(decoding: outputData, as: UTF8.self),
+        standardError: String(decoding: errorData, as: UTF8.self)))
+  }
+
+  /// Kills the process if it still runs (the task that waits for it was cancelled).
+  func kill() {
+    guard process.isRunning else { return }
+    send(SIGKILL, to: process.processIdentifier)
+  }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class PipeReader: @unchecked Sendable {
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) {
+    Thread { [self] in
+      data = (try? handle.readToEnd()) ?? Data()
+      done.signal()
+    }.start()
+  }
+
+  /// Everything the pipe carried, once its writer closed it.
+  func wait() -> Data {
+    done.wait()
+    return data
+  }
+}
+
+private func send(_ signal: Int32, to pid: pid_t) {
+  guard pid > 0 else { return }
+  _ = kill(pid, signal)
+}

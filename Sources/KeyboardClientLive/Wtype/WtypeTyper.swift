@@ -1,0 +1,95 @@
+import Foundation
+import KeyboardClient
+
+/// Types through `wtype`, the Wayland virtual-keyboard protocol's typing tool.
+///
+/// Each wtype process creates a virtual keyboard and uploads a keymap holding just the
+/// characters it types; keys sent right after the upload were lost here (the first character,
+/// sometimes a whole word, in 17 of 40 back-to-back runs under sway). A 50 ms pause first (`-s
+/// 50`) fixed it: 100 of 100 runs arrived whole under load 9, where 20 ms was the least that
+/// did. So each utterance is one wtype call: `-s 50`, then its lines with `-k Return` between
+/// them.
+struct WtypeTyper: Sendable {
+  let runner: ToolRunner
+  let wtype: URL
+
+  /// Milliseconds wtype waits after uploading its keymap, before the first key.
+  static let settle = "50"
+
+  /// Finds wtype and asks the compositor whether it offers the virtual-keyboard protocol:
+  /// `wtype ""` connects, looks for `zwp_virtual_keyboard_manager_v1` (saying "Compositor does
+  /// not support the virtual keyboard protocol" without it) and types nothing. No other tool
+  /// (such as wayland-info) is needed, and the answer is the typing tool's own.
+  static func check(runner: ToolRunner) throws(KeyboardClientFailure) -> WtypeTyper {
+    guard let wtype = runner.executable("wtype") else {
+      throw .typerMissing(tool: "wtype", package: "wtype")
+    }
+    let output = try runner.runBlocking(wtype, [""], timeout: runner.deadline(keys: 0))
+    if !output.succeeded { throw failure(output) }
+    return WtypeTyper(runner: runner, wtype: wtype)
+  }
+
+  func type(_ text: String) async throws(KeyboardClientFailure) {
+    let arguments = Self.arguments(typing: text)
+    guard !arguments.isEmpty else { return }
+    try await run(["-s", Self.settle] + arguments, keys: text.unicodeScalars.count)
+  }
+
+  func erase(_ count: Int) async throws(KeyboardClientFailure) {
+    guard count > 0 else { return }
+    try await run(
+      ["-s", Self.settle] + Array(repeating: ["-k", "BackSpace"], count: count).flatMap { $0 },
+      keys: count)
+  }
+
+  private func run(_ arguments: [String], keys: Int) async throws(KeyboardClientFailure) {
+    let output = try await runner.run(wtype, arguments, timeout: runner.deadline(keys: keys))
+    if !output.succeeded { throw Self.failure(output) }
+  }
+
+  /// wtype's arguments for `text`: each line as one argument, `-k Return` between lines, `-k Tab`
+  /// for tabs. A text argument may not start with "-" (wtype would read an option), so leading
+  /// minus signs are typed as `-k minus`.
+  static func arguments(typing text: String) -> [String] {
+    var arguments: [String] = []
+    var line = ""
+    func flush() {
+      while line.hasPrefix("-") {
+        arguments += ["-k", "minus"]
+        line.removeFirst()
+      }
+      if !line.isEmpty { arguments.append(line) }
+      line = ""
+    }
+    for character in XdotoolTyper.typeable(text) {
+      switch character {
+      case "\n", "\r\n":
+        flush()
+        arguments += ["-k", "Return"]
+      case "\t":
+        flush()
+        arguments += ["-k", "Tab"]
+      default:
+        line.append(character)
+      }
+    }
+    flush()
+    return arguments
+  }
+
+  /// What a failed wtype run means.
+  static func failure(_ output: ToolOutput) -> KeyboardClientFailure {
+    let text = output.standardError + output.standardOutput
+    if text.contains("virtual keyboard protocol") {
+      return .refused(
+        tool: "wtype",
+        reason: "the compositor does not offer the virtual-keyboard protocol "
+          + "(zwp_virtual_keyboard_manager_v1; GNOME and KDE do not): use --typer ydotool "
+          + "(apt install ydotool ydotoold), or xdotool for XWayland windows")
+    }
+    if text.contains("Wayland connection failed") || text.contains("XDG_RUNTIME_DIR") {
+      return .noDisplay
+    }
+    return .failed(tool: "wtype", message: output.firstLine)
+  }
+}

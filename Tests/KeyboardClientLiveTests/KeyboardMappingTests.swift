@@ -1,0 +1,89 @@
+import KeyboardClient
+import Testing
+
+@testable import KeyboardClientLive
+
+struct KeyboardMappingTests {
+  static let table = """
+    There are 7 KeySyms per KeyCode; KeyCodes range from 8 to 255.
+
+        KeyCode\tKeysym (Keysym)\t...
+        Value  \tValue   (Name) \t...
+
+          8    \t
+         26    \t0x0065 (e)\t0x0045 (E)\t0x0065 (e)\t0x0045 (E)\t
+         38    \t0x0061 (a)\t0x0041 (A)\t0x0061 (a)\t0x0041 (A)\t
+         93    \t
+         97    \t0x00e9 (eacute)\t0x00c9 (Eacute)\t0x00e9 (eacute)\t0x00c9 (Eacute)\t
+        103    \t0x1002014 (U2014)\t0x0000 (NoSymbol)\t0x1002014 (U2014)\t
+        120    \t
+    """
+
+  @Test func readsXmodmapsTable() {
+    let mapping = KeyboardMapping(xmodmapTable: Self.table)
+    #expect(mapping.freeKeycodes == [8, 93, 120])
+    #expect(mapping.keysyms[103] == [0x100_2014, 0x100_2014])
+    #expect(mapping.contains(0xE9))
+    #expect(mapping.keycode(97, carries: 0xC9))
+    #expect(!mapping.contains(0xDF))
+  }
+
+  @Test func keysymsAreLatin1CodesOrUnicodeKeysyms() {
+    #expect(KeyboardMapping.keysym(for: "a") == 0x61)
+    #expect(KeyboardMapping.keysym(for: "é") == 0xE9)
+    #expect(KeyboardMapping.keysym(for: "€") == 0x100_20AC)
+    #expect(KeyboardMapping.xmodmapName(0xE9) == "U00E9")
+    #expect(KeyboardMapping.xmodmapName(0x100_2014) == "U2014")
+    #expect(KeyboardMapping.xmodmapName(0x101_F600) == "U1F600")
+  }
+
+  @Test func bindsOnlyWhatTheMapLacks() throws {
+    let mapping = KeyboardMapping(xmodmapTable: Self.table)
+    let plan = try BindingPlan(text: "aé—ß\ne", mapping: mapping, bindings: [:])
+    #expect(plan.steps == [.bind([8: 0xDF]), .type("aé—ß\ne")])
+    #expect(plan.bindings == [8: 0xDF])
+  }
+
+  @Test func reusesItsSlotsWhenTheTextNeedsMoreThanAreFree() throws {
+    let mapping = KeyboardMapping(keysyms: [10: [], 11: [], 38: [0x61]])
+    let plan = try BindingPlan(text: "αβaγα", mapping: mapping, bindings: [:])
+    let (alpha, beta, gamma): (UInt32, UInt32, UInt32) = (0x100_03B1, 0x100_03B2, 0x100_03B3)
+    #expect(
+      plan.steps == [
+        .bind([10: alpha, 11: beta]), .type("αβa"),
+        .bind([11: gamma]), .type("γα"),
+      ])
+    #expect(plan.bindings == [10: alpha, 11: gamma])
+  }
+
+  @Test func keepsBindingsThatStillHold() throws {
+    let mapping = KeyboardMapping(keysyms: [10: [0xDF], 11: [], 38: [0x61]])
+    let plan = try BindingPlan(text: "aß", mapping: mapping, bindings: [10: 0xDF])
+    #expect(plan.steps == [.type("aß")])
+  }
+
+  @Test func withoutAFreeKeycodeAMissingCharacterFails() {
+    let mapping = KeyboardMapping(keysyms: [38: [0x61]])
+    #expect(throws: KeyboardClientFailure.self) {
+      try BindingPlan(text: "aé", mapping: mapping, bindings: [:])
+    }
+  }
+
+  @Test func xdotoolPressesReturnBetweenLines() {
+    #expect(
+      XdotoolTyper.arguments(typing: "-a b\nc\t") == [
+        "type", "--delay", "1", "--args", "1", "--", "-a b",
+        "key", "--delay", "1", "Return",
+        "type", "--delay", "1", "--args", "1", "--", "c",
+        "key", "--delay", "1", "Tab",
+      ])
+  }
+
+  @Test func wtypeTypesLeadingMinusAsAKey() {
+    #expect(
+      WtypeTyper.arguments(typing: "--x\ny") == [
+        "-k", "minus", "-k", "minus", "x", "-k", "Return", "y",
+      ])
+    #expect(WtypeTyper.arguments(typing: "e\u{301}\u{7}") == ["é"])
+  }
+}
