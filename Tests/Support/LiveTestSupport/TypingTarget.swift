@@ -85,7 +85,10 @@ public final class TypingTarget: Sendable {
   public static func start(_ kind: Kind) throws -> TypingTarget {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("transcribe-typing-\(getpid())-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // Searchable by all: as root, sway runs as another user below it.
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o755])
     let output: String
     do {
       output = try runCommand(
