@@ -61,7 +61,11 @@ extension KeyboardClient: DependencyKey {
     }
     switch choice.typer {
     case .auto:
-      return (try? live(.auto, environment: environment)) ?? .failing(.noDisplay)
+      do throws(KeyboardClientFailure) {
+        return try live(.auto, environment: environment)
+      } catch {
+        return .failing(error)
+      }
     case .stdout:
       return .standardOutput
     case .wtype:

@@ -85,7 +85,10 @@ public final class TypingTarget: Sendable {
   public static func start(_ kind: Kind) throws -> TypingTarget {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("transcribe-typing-\(getpid())-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // Searchable by all: as root, sway runs as another user below it.
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o755])
     let output: String
     do {
       output = try runCommand(
@@ -141,28 +144,6 @@ public final class TypingTarget: Sendable {
       try? await Task.sleep(for: .milliseconds(20))
     }
     return received(file)
-  }
-
-  /// Waits until what was received stays the same for `quiet` (nothing more is coming), at most
-  /// `timeout`; returns it.
-  public func settled(
-    in file: URL? = nil, quiet: Duration = .milliseconds(300), timeout: Duration = .seconds(10)
-  ) async -> String {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    var last = received(file)
-    var since = clock.now
-    while clock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(20))
-      let now = received(file)
-      if now != last {
-        last = now
-        since = clock.now
-      } else if clock.now - since >= quiet {
-        break
-      }
-    }
-    return last
   }
 
   /// Stops the display server and its windows, and removes the state directory.

@@ -4,8 +4,8 @@ import Testing
 
 @testable import KeyboardClientLive
 
-struct TyperResolutionTests {
-  /// This process's environment with no display server and an empty `PATH` directory.
+struct LiveKeyboardClientTests {
+  /// This process's environment without a display server or a ydotool daemon, with `changes`.
   static func environment(_ changes: [String: String?]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     environment["DISPLAY"] = nil
@@ -53,5 +53,32 @@ struct TyperResolutionTests {
   @Test func everyTyperIsAnOptionValue() {
     #expect(Typer.allCases.map(\.rawValue) == ["auto", "wtype", "xdotool", "ydotool", "stdout"])
     #expect(Typer(rawValue: "xdotool") == .xdotool)
+  }
+
+  /// What xdotool printed here against an Xvfb that wants a cookie it was not given.
+  @Test func anXServerThatRefusesIsRefused() {
+    let output = ToolOutput(
+      status: 1, signaled: false, standardOutput: "",
+      standardError: """
+        Authorization required, but no authorization protocol specified
+
+        Error: Can't open display: (null)
+        Failed creating new xdo instance
+        """)
+    let failure = XdotoolTyper.failure(output, tool: "xdotool", display: ":94")
+    guard case .refused("xdotool", let reason) = failure else {
+      Issue.record("expected a refusal, got \(failure)")
+      return
+    }
+    #expect(reason.contains(":94") && reason.contains("xhost +SI:localuser"))
+  }
+
+  @Test func aChosenTyperThatIsGoneFailsWhenTyping() async {
+    let keyboard = KeyboardClient.live(
+      TyperChoice(typer: .wtype), environment: Self.environment(["PATH": "/nonexistent"]))
+    await #expect(throws: KeyboardClientFailure.typerMissing(tool: "wtype", package: "wtype")) {
+      try await keyboard.type("hello")
+    }
+    await keyboard.finish()
   }
 }
