@@ -122,5 +122,48 @@ extension CommandTests {
       let output = await process.wait(timeout: 20)
       #expect(output.status == 0, "stderr: \(output.stderr)")
     }
+
+    @Test func typeTextTypesOutsideTheLayoutWithTheUSAndGermanMaps() async throws {
+      let target = try TypingTarget.start(.x11)
+      defer { target.stop() }
+      let runtime = try TemporaryDirectory()
+      var environment = target.environment
+      environment["XDG_RUNTIME_DIR"] = runtime.url.path
+      let text = "naïve café — Grüße ’€ ß, yz"
+      var expected = ""
+      for map in ["us", "de"] {
+        try target.run("setxkbmap", [map])
+        let output = try await TranscribeProcess.run(
+          ["dictate", "--type-text", text + "\n"], environment: environment, timeout: 30)
+        #expect(output.status == 0, "\(map): \(output.stderr)")
+        expected += text + "\r"
+        #expect(await target.waitForTyped(expected) == expected, "\(map)")
+      }
+    }
+  }
+
+  /// `transcribe dictate` on Wayland: a headless sway with a foot window, typed into by wtype.
+  @Suite(
+    .enabled(
+      if: TypingTarget.waylandRuns,
+      "needs sway, foot and wtype (./scripts/install-dependencies.sh)"))
+  struct DictateWaylandCommandTests {
+    @Test func typeTextReachesAFootWindowThroughWtype() async throws {
+      let target = try TypingTarget.start(.wayland)
+      defer { target.stop() }
+      let runtime = try TemporaryDirectory()
+      var environment = target.environment
+      environment["XDG_RUNTIME_DIR"] = runtime.url.path
+      let text = "Grüße — naïve café ’€"
+      let output = try await TranscribeProcess.run(
+        ["dictate", "--type-text", text + "\n"], environment: environment, timeout: 30)
+      #expect(output.status == 0, "\(output.stderr)")
+      #expect(await target.waitForTyped(text + "\r") == text + "\r")
+      // With no typer named, auto chooses wtype here, and says so on a preview's status line.
+      let preview = try await TranscribeProcess.run(
+        ["dictate", "--preview", "--typer", "auto", "--duration", "1"],
+        environment: environment, timeout: 30)
+      #expect(preview.status == 0, "\(preview.stderr)")
+    }
   }
 }

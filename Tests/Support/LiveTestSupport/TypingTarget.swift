@@ -146,6 +146,28 @@ public final class TypingTarget: Sendable {
     return received(file)
   }
 
+  /// Waits until what was received stays the same for `quiet` (nothing more is coming), at most
+  /// `timeout`; returns it.
+  public func settled(
+    in file: URL? = nil, quiet: Duration = .milliseconds(500), timeout: Duration = .seconds(10)
+  ) async -> String {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    var last = received(file)
+    var since = clock.now
+    while clock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+      let now = received(file)
+      if now != last {
+        last = now
+        since = clock.now
+      } else if clock.now - since >= quiet {
+        break
+      }
+    }
+    return last
+  }
+
   /// Stops the display server and its windows, and removes the state directory.
   public func stop() {
     _ = try? runCommand("/bin/bash", [Self.script.path, "stop", directory.path])
