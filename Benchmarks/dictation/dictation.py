@@ -6,14 +6,13 @@
   dictation.py cpu                  CPU while paused (speech playing) and while listening
 
 Each run starts a private PulseAudio server with a virtual microphone (scripts/virtual-mic.sh),
-an X server (Xvfb) with an xterm that writes what it receives to a file (`stty raw -echo; cat`),
-and `transcribe dictate --typer xdotool` (TRANSCRIBE, default .build/release/transcribe). Needs
+an X server (Xvfb) with an xterm that writes what it receives to a file
+(scripts/typing-targets.sh), and `transcribe dictate --typer xdotool` (TRANSCRIBE, default .build/release/transcribe). Needs
 xvfb, xterm, xdotool, sox, pulseaudio (scripts/install-dependencies.sh). Prints one JSON line per
 measurement and a summary. Run on a quiet machine (or say it was not).
 """
 
 import argparse
-import array
 import json
 import os
 import re
@@ -39,49 +38,24 @@ def run(*command, **kwargs):
 
 
 class Desktop:
-    """A virtual microphone, an X server and an xterm writing what it receives to a file."""
+    """A virtual microphone, and an xterm under Xvfb that writes what it receives to a file
+    (scripts/typing-targets.sh)."""
 
     def __init__(self, directory: Path):
         self.directory = directory
-        self.typed = directory / "typed.txt"
-        self.typed.write_bytes(b"")
         exports = run(str(ROOT / "scripts/virtual-mic.sh"), "start")
         self.env = dict(os.environ)
         for name, value in re.findall(r"export (\w+)=['\"]?([^'\"\n]*)", exports):
             self.env[name] = value
-        self.display = self._free_display()
-        self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1024x768x24"],
-                                     stderr=subprocess.DEVNULL)
-        self.env["DISPLAY"] = self.display
-        self.env.pop("WAYLAND_DISPLAY", None)
-        self._wait(lambda: subprocess.run(["xdotool", "getmouselocation"], env=self.env,
-                                          capture_output=True).returncode == 0, "Xvfb")
-        self.xterm = subprocess.Popen(
-            ["xterm", "-e", "sh", "-c", f"stty raw -echo; exec cat > {self.typed}"], env=self.env)
-        self._wait(lambda: run("xdotool", "search", "--class", "xterm", env=self.env).strip(),
-                   "xterm", allow_error=True)
-        window = run("xdotool", "search", "--class", "xterm", env=self.env).split()[0]
-        run("xdotool", "windowfocus", "--sync", window, env=self.env)
-
-    @staticmethod
-    def _free_display():
-        for number in range(70, 99):
-            if not Path(f"/tmp/.X11-unix/X{number}").exists():
-                return f":{number}"
-        raise SystemExit("no free X display number")
-
-    @staticmethod
-    def _wait(condition, what, allow_error=False, timeout=15):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if condition():
-                    return
-            except subprocess.CalledProcessError:
-                if not allow_error:
-                    raise
-            time.sleep(0.05)
-        raise SystemExit(f"{what} did not start")
+        self.targets = directory / "targets"
+        self.targets.mkdir()
+        values = dict(line.split("=", 1) for line in run(
+            str(ROOT / "scripts/typing-targets.sh"), "x11", str(self.targets),
+            str(os.getpid())).splitlines() if "=" in line)
+        self.typed = Path(values.pop("TYPED"))
+        for name in ("WAYLAND_DISPLAY", "DISPLAY"):
+            self.env.pop(name, None)
+        self.env.update(values)
 
     def play(self, path: Path):
         """Plays a file into the virtual microphone, returning when it was started."""
@@ -91,7 +65,7 @@ class Desktop:
         return started, process
 
     def text(self) -> str:
-        raw = self.typed.read_bytes().decode("utf-8", "replace")
+        raw = self.typed.read_bytes().decode("utf-8", "replace") if self.typed.exists() else ""
         text = ""
         for character in raw:
             if character in "\x7f\x08":
@@ -101,8 +75,8 @@ class Desktop:
         return text.replace("\r", "\n")
 
     def close(self):
-        for process in (self.xterm, self.xvfb):
-            process.terminate()
+        subprocess.run([str(ROOT / "scripts/typing-targets.sh"), "stop", str(self.targets)],
+                       capture_output=True)
         subprocess.run([str(ROOT / "scripts/virtual-mic.sh"), "stop"], capture_output=True)
 
 
@@ -118,17 +92,9 @@ def dictate(desktop: Desktop, binary: str, *options: str) -> subprocess.Popen:
     return process
 
 
-def last_sound(path: Path) -> float:
-    """Where the last word's sound ends, in seconds: the last 10 ms frame within 30 dB of the
-    loudest one."""
-    wav = path.read_bytes()
-    samples = array.array("h", wav[44:] if path.suffix == ".wav" else wav)
-    frame = RATE // 100
-    energies = [sum(s * s for s in samples[i:i + frame]) / frame
-                for i in range(0, len(samples) - frame, frame)]
-    loudest = max(energies)
-    last = max(i for i, energy in enumerate(energies) if energy > loudest / 1000)
-    return (last + 1) * frame / RATE
+# Where goforward's last word ("meters") ends, in seconds: pocketsphinx's forced alignment, as
+# Benchmarks/endpointing/make_set.py makes it (words[-1][3]).
+GOFORWARD_LAST_WORD_END = 2.12
 
 
 def summary(values):
@@ -144,7 +110,7 @@ def latency(arguments):
         clip = directory / "goforward.wav"
         run("sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
             str(DATA / "goforward.raw"), str(clip))
-        end = last_sound(clip)
+        end = GOFORWARD_LAST_WORD_END
         desktop = Desktop(directory)
         process = dictate(desktop, arguments.binary)
         values = []
