@@ -78,13 +78,13 @@ import Testing
   }
 
   @Test func closeCodesFollowTheKindOfProblem() {
-    #expect(WebSocketSessionError.capacity.closeCode == 1013)
+    #expect(WebSocketSessionError.session(.busy).closeCode == 1013)
     #expect(WebSocketSessionError.oddLengthFrame(bytes: 3).closeCode == 1007)
     #expect(WebSocketSessionError.frameTooLarge(bytes: 2, limit: 1).closeCode == 1009)
-    #expect(WebSocketSessionError.idle(.seconds(30)).closeCode == 1008)
-    #expect(WebSocketSessionError.recognitionFailed("x").closeCode == 1011)
-    #expect(WebSocketSessionError.shuttingDown.closeCode == 1001)
-    #expect(WebSocketSessionError.idle(.seconds(30)).message.contains("30 s"))
+    #expect(WebSocketSessionError.session(.idle(.seconds(30))).closeCode == 1008)
+    #expect(WebSocketSessionError.session(.recognitionFailed("x")).closeCode == 1011)
+    #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)
+    #expect(WebSocketSessionError.session(.idle(.seconds(30))).message.contains("30 s"))
   }
 
   @Test func aResultListsWordsTextAndAlternativesAsVoskDoes() throws {

@@ -265,7 +265,7 @@ struct VoskSessionTests {
     }
     await clock.advance(by: .seconds(29))
     await clock.advance(by: .seconds(1))
-    let error = WebSocketSessionError.idle(.seconds(30))
+    let error = WebSocketSessionError.session(.idle(.seconds(30)))
     await store.receive(\.idleTimeoutElapsed) {
       $0.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
@@ -285,7 +285,7 @@ struct VoskSessionTests {
       await clock.advance(by: .seconds(10))
     }
     // 30 s after the start, whatever the configurations.
-    let error = WebSocketSessionError.idle(.seconds(30))
+    let error = WebSocketSessionError.session(.idle(.seconds(30)))
     await store.receive(\.idleTimeoutElapsed) {
       $0.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
@@ -308,7 +308,7 @@ struct VoskSessionTests {
     }
     await store.send(.written(through: 1))
     await store.send(.shutdown) {
-      $0.phase = .finishing(closing: .shuttingDown)
+      $0.phase = .finishing(closing: .session(.shuttingDown))
     }
     await store.receive(\.recognition.finish)
     // The stop went out after the end of the audio.
@@ -319,19 +319,19 @@ struct VoskSessionTests {
     let words =
       Self.heard("", finished: ["good morning"], at: 0.4).bestTranscription
       .finishedUtterances.first.map(Array.init) ?? []
-    #expect(store.state.phase == .awaitingMessage(words: words, closing: .shuttingDown))
+    #expect(store.state.phase == .awaitingMessage(words: words, closing: .session(.shuttingDown)))
     #expect(store.state.allowedMessages == 2)
     await clock.advance(by: .seconds(2))
     await store.receive(\.messageWaitElapsed) {
       $0.outbox = [
         .reply(.result(words)),
-        .reply(.error(WebSocketSessionError.shuttingDown.message)),
-        .close(.shuttingDown),
+        .reply(.error(WebSocketSessionError.session(.shuttingDown).message)),
+        .close(.session(.shuttingDown)),
       ]
       $0.phase = .over
-      $0.ending = .error(.shuttingDown)
+      $0.ending = .error(.session(.shuttingDown))
     }
-    #expect(WebSocketSessionError.shuttingDown.closeCode == 1001)
+    #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)
   }
 
   @Test func theEndOfTheStreamSendsEveryWordNotSentThenClosesNormally() async {

@@ -181,12 +181,7 @@ enum AdmissionRefusal: Error, Equatable, Sendable {
   /// The server is shutting down.
   case shuttingDown
 
-  /// What the client is told (a transport may make it a sentence).
-  var message: String {
-    switch self {
-    case .capacity: "every session place is taken; try again later"
-    case .shuttingDown:
-      "the server is shutting down; try again later, on another instance if there is one"
-    }
-  }
+  /// What the client is told (a transport may make it a sentence): the catalogue's text
+  /// (``SessionProblem``).
+  var message: String { SessionProblem(self).text }
 }

@@ -9,7 +9,7 @@ import Foundation
 ///   and only audio starts it again, once ``ServerConfiguration/idleRenewalAudio`` of it has
 ///   arrived since it last started. Nothing else renews it (a configuration, `describe`, `ping`):
 ///   a client sending those, or a trickle of tiny audio messages, holds its place no longer than
-///   a silent one. When it elapses, ``idleVerdict(_:)`` says which limit it was: no audio at
+///   a silent one. When it elapses, ``idleProblem(_:)`` says which limit it was: no audio at
 ///   all, or too little.
 /// - **Maximum length**: ``ServerConfiguration/maxSessionDuration`` from the start.
 /// - **Last words**: once the audio is over the last words get ``ServerConfiguration/finalWait``
@@ -64,8 +64,8 @@ struct SessionTimers<Action: Sendable>: Sendable {
   }
 
   /// Which limit the idle timeout that just elapsed was, from the audio received since it
-  /// last started.
-  func idleVerdict(_ idle: IdleAudio) -> IdleVerdict {
+  /// last started: none at all (``SessionProblem/idle(_:)``), or too little.
+  func idleProblem(_ idle: IdleAudio) -> SessionProblem {
     guard idle.received > .zero else { return .idle(limits.idleTimeout) }
     return .tooLittleAudio(
       received: idle.received, within: limits.idleTimeout, renewal: limits.idleRenewalAudio)
@@ -112,22 +112,5 @@ struct IdleAudio: Equatable, Sendable {
   /// The duration of `samples` samples at `sampleRate` Hz.
   static func duration(samples: Int, sampleRate: Int) -> Duration {
     .nanoseconds(Int64(samples) * 1_000_000_000 / Int64(max(1, sampleRate)))
-  }
-}
-
-/// Which limit an idle timeout that elapsed was (``SessionTimers/idleVerdict(_:)``).
-enum IdleVerdict: Equatable, Sendable {
-  /// No audio since the idle timeout last started.
-  case idle(Duration)
-  /// Some audio, but less than renews it: a trickle.
-  case tooLittleAudio(received: Duration, within: Duration, renewal: Duration)
-
-  /// What a client that trickled audio is told, whatever its protocol.
-  static func tooLittleAudioMessage(
-    received: Duration, within: Duration, renewal: Duration
-  ) -> String {
-    "too little audio: \(received.spokenSeconds) in the last \(within.spokenSeconds), and "
-      + "a stream must send \(renewal.spokenSeconds) of audio within each "
-      + "\(within.spokenSeconds); send audio as it is recorded"
   }
 }

@@ -142,12 +142,14 @@ struct RealtimeError: Error, Equatable, Sendable {
   /// The error event before the server closes a session for `error`.
   init(closing error: WebSocketSessionError) {
     switch error {
-    case .idle, .tooLittleAudio: self.init(code: "idle_timeout", message: error.message)
-    case .sessionTooLong: self.init(code: "session_expired", message: error.message)
-    case .shuttingDown:
+    case .session(.idle), .session(.tooLittleAudio):
+      self.init(code: "idle_timeout", message: error.message)
+    case .session(.tooLong): self.init(code: "session_expired", message: error.message)
+    case .session(.shuttingDown):
       self.init(type: "server_error", code: "server_shutting_down", message: error.message)
-    case .capacity: self.init(type: "server_error", code: "server_busy", message: error.message)
-    case .recognitionFailed:
+    case .session(.busy):
+      self.init(type: "server_error", code: "server_busy", message: error.message)
+    case .session(.recognitionFailed):
       self.init(type: "server_error", code: "transcription_failed", message: error.message)
     case .unsupportedIntent:
       self.init(code: "invalid_intent", message: error.message, param: "intent")

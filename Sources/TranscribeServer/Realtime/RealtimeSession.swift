@@ -225,7 +225,7 @@ struct RealtimeSession: Sendable {
         return end(&state, .readFailed(description))
 
       case .shutdown:
-        return fail(&state, .shuttingDown)
+        return fail(&state, .session(.shuttingDown))
 
       case .recognition(let action):
         // Only a new result is a new look at the words.
@@ -235,16 +235,16 @@ struct RealtimeSession: Sendable {
         return recognitionChanged(&state)
 
       case .idleTimeoutElapsed:
-        return fail(&state, WebSocketSessionError(timers.idleVerdict(state.idleAudio)))
+        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
 
       case .maxDurationElapsed:
-        return fail(&state, .sessionTooLong(limits.maxSessionDuration))
+        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
 
       case .finalWaitElapsed:
         switch state.phase {
         case .committing, .finishing:
           let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-          return closeWithError(&state, .recognitionFailed(late.message))
+          return closeWithError(&state, .session(SessionProblem(late)))
         case .streaming, .over:
           return .none
         }
@@ -603,7 +603,9 @@ struct RealtimeSession: Sendable {
     }
     let wasCommitting = state.phase == .committing
     state.phase = .finishing(closing: error)
-    var effects = [stopTimers, timers.awaitLastWords(shuttingDown: error == .shuttingDown)]
+    var effects = [
+      stopTimers, timers.awaitLastWords(shuttingDown: error == .session(.shuttingDown)),
+    ]
     if !wasCommitting { effects.append(finishRun(&state)) }
     if state.isRunOver { effects.append(recognitionChanged(&state)) }
     return .merge(effects)

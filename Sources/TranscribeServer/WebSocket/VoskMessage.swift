@@ -17,7 +17,7 @@ public enum VoskMessage: Equatable, Sendable {
   /// - Throws: ``WebSocketSessionError/malformedJSON(_:)`` for text that is not a JSON object,
   ///   ``WebSocketSessionError/unsupportedMessage(_:)`` for an object that is neither message,
   ///   and the configuration's errors (see ``VoskStreamConfiguration/init(json:)``).
-  public init(text: String) throws(WebSocketSessionError) {
+  init(text: String) throws(WebSocketSessionError) {
     let object: [String: JSONValue]
     do {
       let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

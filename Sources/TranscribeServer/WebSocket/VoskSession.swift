@@ -253,7 +253,7 @@ struct VoskSession: Sendable {
         return end(&state, .readFailed(description))
 
       case .shutdown:
-        return fail(&state, .shuttingDown)
+        return fail(&state, .session(.shuttingDown))
 
       case .recognition:
         takeFinishedUtterances(&state)
@@ -265,15 +265,15 @@ struct VoskSession: Sendable {
         return .none
 
       case .idleTimeoutElapsed:
-        return fail(&state, WebSocketSessionError(timers.idleVerdict(state.idleAudio)))
+        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
 
       case .maxDurationElapsed:
-        return fail(&state, .sessionTooLong(limits.maxSessionDuration))
+        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
 
       case .finalWaitElapsed:
         guard case .finishing(let closing) = state.phase else { return .none }
         let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-        return closeWithError(&state, closing ?? .recognitionFailed(late.message))
+        return closeWithError(&state, closing ?? .session(SessionProblem(late)))
 
       case .messageWaitElapsed:
         guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
@@ -400,7 +400,9 @@ struct VoskSession: Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
+    var effects: [Effect<Action>] = [
+      timers.awaitLastWords(shuttingDown: closing == .session(.shuttingDown))
+    ]
     effects.append(
       LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
     if state.recognition?.isOver == true {
@@ -421,7 +423,7 @@ struct VoskSession: Sendable {
     case .failed, .stopTimedOut:
       if let problem = RecognitionProblem(state.recognition?.outcome) {
         return .merge(
-          cancelWait, closeWithError(&state, closing ?? .recognitionFailed(problem.message)))
+          cancelWait, closeWithError(&state, closing ?? .session(SessionProblem(problem))))
       }
     default:
       break

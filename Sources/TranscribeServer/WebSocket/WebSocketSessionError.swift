@@ -2,7 +2,9 @@ import Foundation
 import SpeechClient
 
 /// Why a WebSocket stream ends other than by the client's `{"eof" : 1}`: each has a message the
-/// client gets as `{"error": "…"}` and a close code.
+/// client gets as `{"error": "…"}` (a Realtime client as an `error` event) and a close code.
+/// The problems every protocol shares are ``SessionProblem``'s, rendered here; the rest are the
+/// client's mistakes in vosk's protocol.
 ///
 /// | close code | when |
 /// | --- | --- |
@@ -13,7 +15,10 @@ import SpeechClient
 /// | 1009 message too big | a message over the frame limit |
 /// | 1011 internal error | recognition failed (model missing, decoder failure) |
 /// | 1013 try again later | every session place is taken |
-public enum WebSocketSessionError: Error, Equatable, Sendable {
+enum WebSocketSessionError: Error, Equatable, Sendable {
+  /// A problem every protocol shares (``SessionProblem``): a limit, the server's state, a
+  /// failure.
+  case session(SessionProblem)
   /// A text message is not JSON (or not an object).
   case malformedJSON(String)
   /// A configuration field the server does not know.
@@ -28,40 +33,30 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
   case oddLengthFrame(bytes: Int)
   /// A message larger than the limit.
   case frameTooLarge(bytes: Int, limit: Int)
-  /// No message for the idle timeout.
-  case idle(Duration)
-  /// Audio arrived during the idle timeout, but less than renews it: a trickle that would
-  /// otherwise hold a session place.
-  case tooLittleAudio(received: Duration, within: Duration, renewal: Duration)
-  /// The session ran longer than the maximum.
-  case sessionTooLong(Duration)
-  /// Recognition failed.
-  case recognitionFailed(String)
-  /// Every session place is taken.
-  case capacity
-  /// The server is shutting down.
-  case shuttingDown
   /// A Realtime session asked for without `intent=transcription` (the intent it named, if any).
   case unsupportedIntent(String?)
 
   /// The close code the stream ends with.
-  public var closeCode: UInt16 {
+  var closeCode: UInt16 {
     switch self {
-    case .shuttingDown: 1001
+    case .session(.shuttingDown): 1001
     case .unsupportedMessage: 1003
     case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
       1007
-    case .configurationAfterAudio, .idle, .tooLittleAudio, .sessionTooLong, .unsupportedIntent:
+    case .configurationAfterAudio, .unsupportedIntent, .session(.idle), .session(.tooLittleAudio),
+      .session(.tooLong):
       1008
     case .frameTooLarge: 1009
-    case .recognitionFailed: 1011
-    case .capacity: 1013
+    case .session(.recognitionFailed): 1011
+    case .session(.busy): 1013
     }
   }
 
   /// What the client is told, in a sentence that names the fix.
-  public var message: String {
+  var message: String {
     switch self {
+    case .session(let problem):
+      problem.text
     case .malformedJSON(let reason):
       "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): \(reason)"
     case .unknownConfigurationField(let field):
@@ -78,19 +73,6 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       "audio frames must hold whole 16-bit samples; got \(bytes) bytes"
     case .frameTooLarge(let bytes, let limit):
       "a message of \(bytes) bytes is over the limit of \(limit) bytes; send smaller chunks"
-    case .idle(let timeout):
-      "no audio for \(timeout.spokenSeconds); the stream was closed"
-    case .tooLittleAudio(let received, let within, let renewal):
-      IdleVerdict.tooLittleAudioMessage(
-        received: received, within: within, renewal: renewal)
-    case .sessionTooLong(let limit):
-      "the session reached its maximum length of \(limit.spokenSeconds); start a new one"
-    case .recognitionFailed(let reason):
-      "recognition failed: \(reason)"
-    case .capacity:
-      AdmissionRefusal.capacity.message
-    case .shuttingDown:
-      AdmissionRefusal.shuttingDown.message
     case .unsupportedIntent(let intent):
       "this server runs transcription sessions only"
         + (intent.map { ", not intent=\($0)" } ?? "")
@@ -98,21 +80,9 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
     }
   }
 
-  /// The limit an idle timeout that elapsed was.
-  init(_ verdict: IdleVerdict) {
-    switch verdict {
-    case .idle(let timeout): self = .idle(timeout)
-    case .tooLittleAudio(let received, let within, let renewal):
-      self = .tooLittleAudio(received: received, within: within, renewal: renewal)
-    }
-  }
-
   /// The refusal of a stream the session core turned away.
   init(_ refusal: AdmissionRefusal) {
-    switch refusal {
-    case .capacity: self = .capacity
-    case .shuttingDown: self = .shuttingDown
-    }
+    self = .session(SessionProblem(refusal))
   }
 
   /// A stream's recognition problem: a phrase list the engine cannot use is the client's
@@ -123,40 +93,27 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       self = .invalidConfigurationValue(
         field: "phrase_list", reason: "no phrase is usable: '\(word)' is not in the dictionary")
     default:
-      self = .recognitionFailed(problem.message)
+      self = .session(SessionProblem(problem))
     }
   }
 
   /// Whether a stream that ends with this error first gets its last words: a limit or a
   /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
   var deliversLastWords: Bool {
-    switch self {
-    case .idle, .tooLittleAudio, .sessionTooLong, .shuttingDown: true
-    default: false
-    }
+    guard case .session(let problem) = self else { return false }
+    return problem.deliversLastWords
   }
 
   /// How a stream that ends with this error reads in its log.
   var outcome: SessionOutcome {
-    switch self {
-    case .idle: .idleTimeout
-    case .tooLittleAudio: .tooLittleAudio
-    case .sessionTooLong: .tooLong
-    case .shuttingDown: .shutdown
-    case .recognitionFailed, .capacity: .failed(message)
-    case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue,
-      .configurationAfterAudio, .unsupportedMessage, .oddLengthFrame, .frameTooLarge,
-      .unsupportedIntent:
-      .badInput(message)
-    }
+    guard case .session(let problem) = self else { return .badInput(message) }
+    return problem.outcome
   }
 
   /// Whether the client went quiet (so it is not waiting for an answer).
   var isIdle: Bool {
-    switch self {
-    case .idle, .tooLittleAudio: true
-    default: false
-    }
+    guard case .session(let problem) = self else { return false }
+    return problem.isIdle
   }
 
   /// The close frame's reason: the message, cut to fit a control frame (123 bytes).
@@ -167,15 +124,5 @@ public enum WebSocketSessionError: Error, Equatable, Sendable {
       reason.append(character)
     }
     return reason
-  }
-
-}
-
-extension Duration {
-  /// The duration as the server's answers say it: `10 s`, `0.3 s`.
-  var spokenSeconds: String {
-    let seconds = timeInterval
-    return seconds == seconds.rounded()
-      ? "\(Int(seconds)) s" : String(format: "%.3g s", seconds)
   }
 }

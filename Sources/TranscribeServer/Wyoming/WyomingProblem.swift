@@ -1,8 +1,9 @@
 import Foundation
 import SpeechClient
 
-/// Why a Wyoming connection gets an `error` event (`text`, `code`) and is closed: the protocol's
-/// one catalogue of errors, each a sentence that names the fix.
+/// Why a Wyoming connection gets an `error` event (`text`, `code`) and is closed, each a
+/// sentence that names the fix: the problems every protocol shares (``SessionProblem``), rendered
+/// with Wyoming's codes, and the client's mistakes in Wyoming's framing and events.
 ///
 /// | code | when |
 /// | --- | --- |
@@ -38,21 +39,10 @@ enum WyomingProblem: Error, Equatable, Sendable {
   case unexpectedEvent(event: String, expected: String)
   /// An audio format this server cannot read, or a chunk that does not hold whole frames.
   case unsupportedAudio(String)
-  /// No audio for the idle timeout.
-  case idle(Duration)
-  /// Audio arrived during the idle timeout, but less than renews it: a trickle that would
-  /// otherwise hold a session place.
-  case tooLittleAudio(received: Duration, within: Duration, renewal: Duration)
-  /// The connection ran longer than the maximum session length.
-  case sessionTooLong(Duration)
-  /// Every session place is taken.
-  case busy
+  /// A problem every protocol shares: a limit, the server's state, a failure.
+  case session(SessionProblem)
   /// The server has its most connections open.
   case tooManyConnections(limit: Int)
-  /// The server is shutting down.
-  case shuttingDown
-  /// Recognition failed.
-  case recognitionFailed(String)
 
   /// The `code` of the `error` event.
   var code: String {
@@ -68,12 +58,12 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .audioBeforeStart: "audio-before-start"
     case .unexpectedEvent: "unexpected-event"
     case .unsupportedAudio: "unsupported-audio"
-    case .idle: "idle-timeout"
-    case .tooLittleAudio: "too-little-audio"
-    case .sessionTooLong: "session-too-long"
-    case .busy, .tooManyConnections: "busy"
-    case .shuttingDown: "shutting-down"
-    case .recognitionFailed: "recognition-failed"
+    case .session(.idle): "idle-timeout"
+    case .session(.tooLittleAudio): "too-little-audio"
+    case .session(.tooLong): "session-too-long"
+    case .session(.busy), .tooManyConnections: "busy"
+    case .session(.shuttingDown): "shutting-down"
+    case .session(.recognitionFailed): "recognition-failed"
     }
   }
 
@@ -106,57 +96,30 @@ enum WyomingProblem: Error, Equatable, Sendable {
       "\(event) cannot come now; expected \(expected)"
     case .unsupportedAudio(let reason):
       "unsupported audio: \(reason)"
-    case .idle(let timeout):
-      "no audio for \(timeout.spokenSeconds); the connection was closed"
-    case .tooLittleAudio(let received, let within, let renewal):
-      IdleVerdict.tooLittleAudioMessage(received: received, within: within, renewal: renewal)
-    case .sessionTooLong(let limit):
-      "the connection reached the longest session of \(limit.spokenSeconds); open a new one"
-    case .busy:
-      "every session place is taken; try again later"
+    case .session(let problem):
+      problem.text
     case .tooManyConnections(let limit):
       "the server has \(limit) connections open, its most; try again later"
-    case .shuttingDown:
-      "the server is shutting down; try again later"
-    case .recognitionFailed(let reason):
-      "recognition failed: \(reason)"
-    }
-  }
-
-  /// The limit an idle timeout that elapsed was.
-  init(_ verdict: IdleVerdict) {
-    switch verdict {
-    case .idle(let timeout): self = .idle(timeout)
-    case .tooLittleAudio(let received, let within, let renewal):
-      self = .tooLittleAudio(received: received, within: within, renewal: renewal)
     }
   }
 
   /// The refusal of a connection the session core turned away.
   init(_ refusal: AdmissionRefusal) {
-    switch refusal {
-    case .capacity: self = .busy
-    case .shuttingDown: self = .shuttingDown
-    }
+    self = .session(SessionProblem(refusal))
   }
 
   /// Whether a connection that ends with this problem first gets the transcript of the audio
   /// so far: the server's limits and a shutdown (the client did nothing wrong).
   var deliversLastWords: Bool {
-    switch self {
-    case .idle, .tooLittleAudio, .sessionTooLong, .shuttingDown: true
-    default: false
-    }
+    guard case .session(let problem) = self else { return false }
+    return problem.deliversLastWords
   }
 
   /// How a session that ends with this problem reads in its log.
   var outcome: SessionOutcome {
     switch self {
-    case .idle: .idleTimeout
-    case .tooLittleAudio: .tooLittleAudio
-    case .sessionTooLong: .tooLong
-    case .shuttingDown: .shutdown
-    case .recognitionFailed, .busy, .tooManyConnections: .failed(text)
+    case .session(let problem): problem.outcome
+    case .tooManyConnections: .failed(text)
     case .headerTooLong, .dataTooLong, .payloadTooLong, .notJSON, .badHeader, .unknownModel,
       .unsupportedLanguage, .badHotwords, .audioBeforeStart, .unexpectedEvent, .unsupportedAudio:
       .badInput(text)

@@ -215,12 +215,12 @@ struct WyomingSession: Sendable {
       case .shutdown:
         switch state.phase {
         case .streaming:
-          return fail(&state, .shuttingDown)
+          return fail(&state, .session(.shuttingDown))
         case .finishing(let closing):
-          state.phase = .finishing(closing: closing ?? .shuttingDown)
+          state.phase = .finishing(closing: closing ?? .session(.shuttingDown))
           return .none
         case .ready, .endpointed:
-          return closeWithError(&state, .shuttingDown)
+          return closeWithError(&state, .session(.shuttingDown))
         case .over:
           return .none
         }
@@ -230,15 +230,15 @@ struct WyomingSession: Sendable {
 
       case .idleTimeoutElapsed:
         if case .finishing = state.phase { return .none }
-        return fail(&state, WyomingProblem(timers.idleVerdict(state.idleAudio)))
+        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
 
       case .maxDurationElapsed:
-        return fail(&state, .sessionTooLong(limits.maxSessionDuration))
+        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
 
       case .finalWaitElapsed:
         guard case .finishing(let closing) = state.phase else { return .none }
         let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-        return closeWithError(&state, closing ?? .recognitionFailed(late.message))
+        return closeWithError(&state, closing ?? .session(SessionProblem(late)))
       }
     }
     .ifLet(\.recognition, action: \.recognition) {
@@ -442,7 +442,7 @@ struct WyomingSession: Sendable {
       switch recognition.outcome {
       case .failed, .notAuthorized:
         let problem = RecognitionProblem(recognition.outcome)
-        return closeWithError(&state, .recognitionFailed(problem?.message ?? "unknown"))
+        return closeWithError(&state, .session(.recognitionFailed(problem?.message ?? "unknown")))
       default:
         break
       }
@@ -509,7 +509,9 @@ struct WyomingSession: Sendable {
   /// Finishes the audio and stops recognition; the last words are awaited.
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
+    var effects: [Effect<Action>] = [
+      timers.awaitLastWords(shuttingDown: closing == .session(.shuttingDown))
+    ]
     effects.append(
       LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
     if state.recognition?.isOver == true {
@@ -527,7 +529,8 @@ struct WyomingSession: Sendable {
       let problem = RecognitionProblem(state.recognition?.outcome)
       return .merge(
         timers.stop(.finalWait),
-        closeWithError(&state, closing ?? .recognitionFailed(problem?.message ?? "unknown")))
+        closeWithError(
+          &state, closing ?? .session(.recognitionFailed(problem?.message ?? "unknown"))))
     default:
       break
     }

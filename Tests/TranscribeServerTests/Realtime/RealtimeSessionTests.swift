@@ -693,7 +693,7 @@ struct RealtimeSessionTests {
     }
     #expect(error.code == "idle_timeout")
     #expect(store.state.outbox == [])
-    #expect(store.state.ending == .error(.idle(.seconds(5))))
+    #expect(store.state.ending == .error(.session(.idle(.seconds(5)))))
     await store.finish()
 
     // 50 ms of audio a message, each 4 s: too little to renew the idle time.
@@ -707,8 +707,9 @@ struct RealtimeSessionTests {
     #expect(
       trickle.state.phase
         == .finishing(
-          closing: .tooLittleAudio(
-            received: .milliseconds(90), within: .seconds(5), renewal: .milliseconds(100))))
+          closing: .session(
+            .tooLittleAudio(
+              received: .milliseconds(90), within: .seconds(5), renewal: .milliseconds(100)))))
     await trickle.receive(\.recognition.finish)
     await hearLast(Self.heard("", at: 0.09, isFinal: true), trickle)
     let last = await takeEvents(trickle)
@@ -740,14 +741,14 @@ struct RealtimeSessionTests {
         .event(
           .completed(itemID: "item_test_1", transcript: "go forward", words: 2, logprobs: nil)),
       ])
-    #expect(outputs.last == .close(.shuttingDown))
+    #expect(outputs.last == .close(.session(.shuttingDown)))
     guard case .event(.error(let error)) = outputs.dropLast().last else {
       Issue.record("\(outputs)")
       return
     }
     #expect(error.code == "server_shutting_down")
     #expect(error.type == "server_error")
-    #expect(store.state.ending == .error(.shuttingDown))
+    #expect(store.state.ending == .error(.session(.shuttingDown)))
     await store.finish()
   }
 
@@ -769,7 +770,8 @@ struct RealtimeSessionTests {
         "input_audio_buffer.committed", "conversation.item.input_audio_transcription.delta",
         "conversation.item.input_audio_transcription.completed", "error",
       ])
-    #expect(store.state.outbox == [] && store.state.ending == .error(.sessionTooLong(.seconds(60))))
+    #expect(
+      store.state.outbox == [] && store.state.ending == .error(.session(.tooLong(.seconds(60)))))
     await store.finish()
   }
 }

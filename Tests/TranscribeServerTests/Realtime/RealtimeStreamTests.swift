@@ -126,8 +126,8 @@ import Testing
     let error = try #require(written.events.first?["error"] as? [String: Any])
     #expect(error["code"] as? String == "server_busy")
     #expect(error["type"] as? String == "server_error")
-    #expect(written.all.last == .close(.capacity))
-    #expect(WebSocketSessionError.capacity.closeCode == 1013)
+    #expect(written.all.last == .close(.session(.busy)))
+    #expect(WebSocketSessionError.session(.busy).closeCode == 1013)
   }
 
   @Test func aFailureToReadIsThrownForTheProtocolLayerToClose() async {

@@ -189,7 +189,7 @@ import Testing
     let place = try #require(core.sessions.acquire())
     let events = await Self.run(core, [WyomingEvent("describe")])
     place.release()
-    #expect(events == [WyomingProblem.busy.event])
+    #expect(events == [WyomingProblem.session(.busy).event])
     #expect(
       core.metrics.exposition().contains(
         #"transcribe_protocol_errors_total{protocol="wyoming",code="busy"} 1"#))

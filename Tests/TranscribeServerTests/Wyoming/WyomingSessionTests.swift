@@ -316,15 +316,17 @@ struct WyomingSessionTests {
     await store.send(.start)
     await startAudio(store, number: 1)
     await store.send(.shutdown) {
-      $0.phase = .finishing(closing: .shuttingDown)
+      $0.phase = .finishing(closing: .session(.shuttingDown))
     }
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     #expect(
       store.state.outbox
         == [Self.transcriptStart, Self.chunkEvent("good morning")]
-        + Self.transcript("good morning") + [.event(WyomingProblem.shuttingDown.event), .close])
-    #expect(store.state.ending == .problem(.shuttingDown))
+        + Self.transcript("good morning") + [
+          .event(WyomingProblem.session(.shuttingDown).event), .close,
+        ])
+    #expect(store.state.ending == .problem(.session(.shuttingDown)))
   }
 
   @Test func anIdleConnectionGetsItsErrorThenTheClose() async {
@@ -332,9 +334,9 @@ struct WyomingSessionTests {
     await store.send(.start)
     await clock.advance(by: Self.limits.idleTimeout)
     await store.receive(\.idleTimeoutElapsed) {
-      $0.outbox = [.event(WyomingProblem.idle(Self.limits.idleTimeout).event), .close]
+      $0.outbox = [.event(WyomingProblem.session(.idle(Self.limits.idleTimeout)).event), .close]
       $0.phase = .over
-      $0.ending = .problem(.idle(Self.limits.idleTimeout))
+      $0.ending = .problem(.session(.idle(Self.limits.idleTimeout)))
     }
   }
 
@@ -391,8 +393,9 @@ struct WyomingSessionTests {
     await store.receive(\.idleTimeoutElapsed)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
-    let problem = WyomingProblem.tooLittleAudio(
-      received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100))
+    let problem = WyomingProblem.session(
+      .tooLittleAudio(
+        received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100)))
     // The transcript of the audio so far, then the error and the close.
     #expect(
       store.state.outbox.suffix(4)
@@ -403,8 +406,9 @@ struct WyomingSessionTests {
     // The same words as the vosk protocol's.
     #expect(
       problem.text
-        == WebSocketSessionError.tooLittleAudio(
-          received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100)
+        == WebSocketSessionError.session(
+          .tooLittleAudio(
+            received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100))
         ).message)
     #expect(problem.text.hasPrefix("too little audio: 0.000188 s in the last 30 s"))
   }
@@ -442,10 +446,11 @@ struct WyomingSessionTests {
     }
     // Thirty seconds after the connection opened, however many events it sent.
     await store.receive(\.idleTimeoutElapsed)
-    let problem = WyomingProblem.idle(.seconds(30))
+    let problem = WyomingProblem.session(.idle(.seconds(30)))
     #expect(Array(store.state.outbox.suffix(2)) == [.event(problem.event), .close])
     #expect(store.state.ending == .problem(problem))
-    #expect(problem.text == "no audio for 30 s; the connection was closed")
+    // The words every protocol says (``SessionProblem``).
+    #expect(problem.text == "no audio for 30 s; the stream was closed")
   }
 
   @Test func lastWordsThatNeverComeEndInAnErrorNotAnEmptyTranscript() async {
