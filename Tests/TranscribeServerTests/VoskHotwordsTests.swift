@@ -40,7 +40,7 @@ struct VoskHotwordsTests {
   func request(engine: SpeechRecognitionRequest.EngineName) async -> SpeechRecognitionRequest? {
     let store = makeStore(engine: engine)
     store.exhaustivity = .off
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.text(Self.config))
     await store.send(.audio(ByteBuffer(bytes: [UInt8](repeating: 0, count: 3_200))))
     await store.receive(\.recognition.recognitionStarted)
@@ -64,26 +64,26 @@ struct VoskHotwordsTests {
 
   @Test func aPhraseListOverTheHotwordLimitIsClosedWith1007() async {
     let store = makeStore(engine: .moonshine)
-    await store.send(.start)
+    await store.send(.stream(.start))
     let phrases = (0...Hotwords.maximumCount).map { "\"name\($0)\"" }.joined(separator: ",")
     let error = WebSocketSessionError.invalidConfigurationValue(
       field: "phrase_list",
       reason: "holds \(Hotwords.maximumCount + 1) phrases; at most \(Hotwords.maximumCount) "
         + "are allowed")
     await store.send(.text(#"{"config": {"phrase_list": ["# + phrases + "]}}")) {
-      $0.receivedMessages = 1
-      $0.outbox = [.reply(.error(error.message)), .close(error)]
+      $0.stream.receivedMessages = 1
+      $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
-      $0.ending = .error(error)
+      $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1007)
     // Within the limit it is taken.
     let within = makeStore(engine: .moonshine)
-    await within.send(.start)
+    await within.send(.stream(.start))
     let most = (1...Hotwords.maximumCount).map { "\"name\($0)\"" }.joined(separator: ",")
     await within.send(.text(#"{"config": {"phrase_list": ["# + most + "]}}")) {
-      $0.receivedMessages = 1
-      $0.allowedMessages = 2
+      $0.stream.receivedMessages = 1
+      $0.stream.allowedMessages = 2
       $0.configuration.phraseList = (1...Hotwords.maximumCount).map { "name\($0)" }
     }
     await within.skipInFlightEffects()

@@ -118,7 +118,7 @@ struct VoskSessionTests {
   /// Sends the first audio message and lets recognition start.
   func start(_ store: TestStoreOf<VoskSession>, seconds: Double = 0.2) async {
     await store.send(.audio(Self.chunk(seconds: seconds))) {
-      $0.receivedMessages = 1
+      $0.stream.receivedMessages = 1
       $0.recognition = SpeechRecognition.State(
         request: SpeechRecognitionRequest(source: .pushed(audio)))
       $0.audioMessages = 1
@@ -139,7 +139,7 @@ struct VoskSessionTests {
 
   @Test func anAudioMessageIsAnsweredOnceTheDecoderHasCaughtUpWithIt() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await start(store)
     // The decoder has heard half of the message: no reply yet, and no next message.
     results.continuation.yield(Self.heard("hello", at: 0.1))
@@ -151,18 +151,18 @@ struct VoskSessionTests {
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("hello world", at: 0.2)
       $0.pending = nil
-      $0.outbox = [.reply(.partial("hello world"))]
-      $0.allowedMessages = 2
+      $0.stream.outbox = [.reply(.partial("hello world"))]
+      $0.stream.allowedMessages = 2
     }
-    await store.send(.written(through: 1)) {
-      $0.outbox = []
-      $0.written = 1
+    await store.send(.stream(.written(through: 1))) {
+      $0.stream.outbox = []
+      $0.stream.written = 1
     }
     // The reply's deadline went with the reply: two seconds on, nothing happens.
     await clock.advance(by: .seconds(2))
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
     await store.finish()
@@ -174,14 +174,14 @@ struct VoskSessionTests {
     store.exhaustivity = .off(showSkippedAssertions: false)
     await start(store)
     await clock.advance(by: .milliseconds(1_999))
-    #expect(store.state.outbox.isEmpty)
+    #expect(store.state.stream.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.replyDeadlineElapsed) {
       $0.pending = nil
-      $0.outbox = [.reply(.partial(""))]
-      $0.allowedMessages = 2
+      $0.stream.outbox = [.reply(.partial(""))]
+      $0.stream.allowedMessages = 2
     }
-    await store.send(.written(through: 1))
+    await store.send(.stream(.written(through: 1)))
     // Fifty more messages, each answered as soon as the decoder has it: no deadline of any
     // of them is left to fire.
     for number in 2...51 {
@@ -190,19 +190,19 @@ struct VoskSessionTests {
       results.continuation.yield(Self.heard("", at: Double(number) * 0.2))
       await store.receive(\.recognition.speech.success) {
         $0.pending = nil
-        $0.outbox = [.reply(.partial(""))]
-        $0.allowedMessages = number + 1
+        $0.stream.outbox = [.reply(.partial(""))]
+        $0.stream.allowedMessages = number + 1
       }
-      await store.send(.written(through: number))
+      await store.send(.stream(.written(through: number)))
     }
     await store.skipReceivedActions(strict: false)
     // From here every action must be accounted for: a deadline left behind would fire.
     store.exhaustivity = .on
     await clock.advance(by: .seconds(10))
-    #expect(store.state.outbox.isEmpty)
+    #expect(store.state.stream.outbox.isEmpty)
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
   }
@@ -214,15 +214,15 @@ struct VoskSessionTests {
     // The reply goes out on time, but the decoder has read nothing: the next message waits.
     await clock.advance(by: .seconds(2))
     await store.receive(\.replyDeadlineElapsed) {
-      $0.outbox = [.reply(.partial(""))]
-      $0.wantsMessage = true
-      $0.allowedMessages = 1
+      $0.stream.outbox = [.reply(.partial(""))]
+      $0.stream.wantsMessage = true
+      $0.stream.allowedMessages = 1
     }
     // Once the decoder has decoded the audio and says so, the next message may come.
     results.continuation.yield(Self.heard("", at: 5.2))
     await store.receive(\.recognition.speech.success) {
-      $0.wantsMessage = false
-      $0.allowedMessages = 2
+      $0.stream.wantsMessage = false
+      $0.stream.allowedMessages = 2
     }
     await store.send(.clientLeft)
   }
@@ -233,23 +233,23 @@ struct VoskSessionTests {
     await clock.advance(by: .seconds(2))
     await store.receive(\.replyDeadlineElapsed) {
       $0.pending = nil
-      $0.outbox = [.reply(.partial(""))]
-      $0.wantsMessage = true
+      $0.stream.outbox = [.reply(.partial(""))]
+      $0.stream.wantsMessage = true
     }
-    await store.send(.written(through: 1)) {
-      $0.outbox = []
-      $0.written = 1
+    await store.send(.stream(.written(through: 1))) {
+      $0.stream.outbox = []
+      $0.stream.written = 1
     }
     // 5.1 s still wait to be decoded: the socket is not read.
     await decoder(reports: 0.1, to: store)
     // 5 s wait: there is room again, and the next message may be read.
     await decoder(reports: 0.2, to: store) {
-      $0.wantsMessage = false
-      $0.allowedMessages = 2
+      $0.stream.wantsMessage = false
+      $0.stream.allowedMessages = 2
     }
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
     await store.finish()
@@ -258,38 +258,40 @@ struct VoskSessionTests {
 
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
-      $0.receivedMessages = 1
-      $0.allowedMessages = 2
+      $0.stream.receivedMessages = 1
+      $0.stream.allowedMessages = 2
     }
     await clock.advance(by: .seconds(29))
     await clock.advance(by: .seconds(1))
     let error = WebSocketSessionError.session(.idle(.seconds(30)))
-    await store.receive(\.idleTimeoutElapsed) {
-      $0.outbox = [.reply(.error(error.message)), .close(error)]
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached) {
+      $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
-      $0.ending = .error(error)
+      $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1008)
   }
 
   @Test func configurationsSentOverAndOverDoNotRenewTheIdleTime() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     for number in 1...3 {
       await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
-        $0.receivedMessages = number
-        $0.allowedMessages = number + 1
+        $0.stream.receivedMessages = number
+        $0.stream.allowedMessages = number + 1
       }
       await clock.advance(by: .seconds(10))
     }
     // 30 s after the start, whatever the configurations.
     let error = WebSocketSessionError.session(.idle(.seconds(30)))
-    await store.receive(\.idleTimeoutElapsed) {
-      $0.outbox = [.reply(.error(error.message)), .close(error)]
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached) {
+      $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
-      $0.ending = .error(error)
+      $0.stream.ending = .problem(error)
     }
   }
 
@@ -300,13 +302,13 @@ struct VoskSessionTests {
       results.continuation.finish()
     })
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await start(store, seconds: 0.4)
     results.continuation.yield(Self.heard("good", at: 0.4))
     await store.receive(\.recognition.speech.success) {
-      $0.outbox = [.reply(.partial("good"))]
+      $0.stream.outbox = [.reply(.partial("good"))]
     }
-    await store.send(.written(through: 1))
+    await store.send(.stream(.written(through: 1)))
     await store.send(.shutdown) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
     }
@@ -320,16 +322,16 @@ struct VoskSessionTests {
       Self.heard("", finished: ["good morning"], at: 0.4).bestTranscription
       .finishedUtterances.first.map(Array.init) ?? []
     #expect(store.state.phase == .awaitingMessage(words: words, closing: .session(.shuttingDown)))
-    #expect(store.state.allowedMessages == 2)
+    #expect(store.state.stream.allowedMessages == 2)
     await clock.advance(by: .seconds(2))
     await store.receive(\.messageWaitElapsed) {
-      $0.outbox = [
+      $0.stream.outbox = [
         .reply(.result(words)),
         .reply(.error(WebSocketSessionError.session(.shuttingDown).message)),
         .close(.session(.shuttingDown)),
       ]
       $0.phase = .over
-      $0.ending = .error(.session(.shuttingDown))
+      $0.stream.ending = .problem(.session(.shuttingDown))
     }
     #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)
   }
@@ -348,31 +350,31 @@ struct VoskSessionTests {
     let firstUtterance =
       Self.heard("", finished: ["one two"], at: 0).bestTranscription
       .finishedUtterances.first.map(Array.init) ?? []
-    #expect(store.state.outbox == [.reply(.result(firstUtterance))])
-    await store.send(.written(through: 1))
+    #expect(store.state.stream.outbox == [.reply(.result(firstUtterance))])
+    await store.send(.stream(.written(through: 1)))
     await store.send(.text(#"{"eof" : 1}"#))
     await store.receive(\.recognition.recognitionFinished)
     let last =
       Self.heard("", finished: ["one two", "three"], at: 0).bestTranscription
       .finishedUtterances.last.map(Array.init) ?? []
-    #expect(store.state.outbox == [.reply(.result(last)), .close(nil)])
-    #expect(store.state.ending == .endOfStream)
+    #expect(store.state.stream.outbox == [.reply(.result(last)), .close(nil)])
+    #expect(store.state.stream.ending == .finished)
   }
 
   @Test func aStopTheRecognizerDoesNotAnswerInTimeClosesWith1011NotAnEmptyResult() async throws {
     // The decoder never answers the stop (every worker busy elsewhere, say).
     let store = makeStore(finishTask: {})
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await start(store)
     await store.send(.text(#"{"eof" : 1}"#))
     await clock.advance(by: .milliseconds(9_999))
-    #expect(store.state.outbox.isEmpty)
+    #expect(store.state.stream.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.recognition.stopDeadlineElapsed)
     let error = WebSocketSessionError(try #require(RecognitionProblem(.stopTimedOut)))
-    #expect(store.state.outbox == [.reply(.error(error.message)), .close(error)])
-    #expect(store.state.ending == .error(error))
+    #expect(store.state.stream.outbox == [.reply(.error(error.message)), .close(error)])
+    #expect(store.state.stream.ending == .problem(error))
     #expect(error.closeCode == 1011)
     #expect(
       error.message
@@ -382,11 +384,11 @@ struct VoskSessionTests {
 
   @Test func aClientThatLeavesMidStreamCancelsRecognitionAndEveryTimer() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await start(store, seconds: 3)
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
       $0.pending = nil
     }
     await receiveCancelledRecognition(store)
@@ -398,18 +400,18 @@ struct VoskSessionTests {
 
   @Test func protocolErrorsCloseAtOnceWithTheirCode() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     let error = WebSocketSessionError.oddLengthFrame(bytes: 3)
     await store.send(.audio(ByteBuffer(bytes: [0, 0, 0]))) {
-      $0.receivedMessages = 1
-      $0.outbox = [.reply(.error(error.message)), .close(error)]
+      $0.stream.receivedMessages = 1
+      $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
-      $0.ending = .error(error)
+      $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1007)
     // Once over, messages change nothing.
     await store.send(.text(#"{"eof" : 1}"#)) {
-      $0.receivedMessages = 2
+      $0.stream.receivedMessages = 2
     }
   }
 
@@ -420,10 +422,10 @@ struct VoskSessionTests {
     let error = WebSocketSessionError.frameTooLarge(
       bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes)
     await store.send(.text(text)) {
-      $0.receivedMessages = 1
-      $0.outbox = [.reply(.error(error.message)), .close(error)]
+      $0.stream.receivedMessages = 1
+      $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
-      $0.ending = .error(error)
+      $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1009)
   }

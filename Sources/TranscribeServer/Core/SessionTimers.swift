@@ -26,8 +26,9 @@ import Foundation
 /// return timers.audioArrived(&state.idleAudio, .seconds(0.2))  // on audio
 /// ```
 struct SessionTimers<Action: Sendable>: Sendable {
-  /// The timers, as cancellation identifiers.
-  enum Timer: Hashable, Sendable { case idle, maxDuration, finalWait }
+  /// The timers, as cancellation identifiers: the same whatever the session's action type, so
+  /// a session and the ``StreamSession`` inside it stop each other's timers.
+  typealias Timer = SessionTimer
 
   /// The limits the session runs under.
   let limits: ServerConfiguration
@@ -114,3 +115,6 @@ struct IdleAudio: Equatable, Sendable {
     .nanoseconds(Int64(samples) * 1_000_000_000 / Int64(max(1, sampleRate)))
   }
 }
+
+/// A timer of ``SessionTimers``, as its cancellation identifier.
+enum SessionTimer: Hashable, Sendable { case idle, maxDuration, finalWait }

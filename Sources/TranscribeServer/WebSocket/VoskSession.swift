@@ -17,19 +17,11 @@ import SpeechRecognitionFeature
 /// Nothing here touches the socket or the audio buffer: the state holds values only. Audio goes
 /// to the decoder by effects through ``AudioInbox``, and how far the decoder has got comes back
 /// as recognition's own results (their progress), so pacing is decided from the state alone.
-/// The state says what the host does next:
-/// - ``State/outbox``: replies and the close, in order, for the host to write and acknowledge
-///   with ``Action/written(_:)``;
-/// - ``State/allowedMessages``: how many messages the host may have read so far. A message is
-///   read only once the previous one is answered and at most
-///   ``ServerConfiguration/maxBufferedAudio`` of audio pushed wait to be decoded (as far as the
-///   decoder last reported), so a client sending faster than the decoder waits in TCP;
-/// - ``State/ending``: set once the session is over and everything in the outbox is final.
-///
-/// Timers are cancellable effects on `@Dependency(\.continuousClock)`: each replaces the one
-/// before it, so nothing accumulates however many messages a stream sends. The idle, maximum
-/// length and last-words timers follow the rule every streaming protocol shares
-/// (``SessionTimers``: only audio renews the idle time); the reply deadline is this protocol's.
+/// What every streaming session shares is ``StreamSession``'s, in ``State/stream``: the outbox
+/// the host writes and acknowledges, the message allowance (a message is read only once the
+/// previous one is answered and at most ``ServerConfiguration/maxBufferedAudio`` of audio waits
+/// to be decoded), the idle, too-long and last-words timers, and the ending. The reply deadline
+/// is this protocol's own timer.
 @Reducer
 struct VoskSession: Sendable {
   /// Something for the host to write to the socket.
@@ -40,17 +32,10 @@ struct VoskSession: Sendable {
     case close(WebSocketSessionError?)
   }
 
-  /// How a session ended.
-  enum Ending: Equatable, Sendable {
-    /// The client sent `{"eof" : 1}` and got the last words.
-    case endOfStream
-    /// The client closed or went away.
-    case clientGone
-    /// Reading the socket failed (the description says how); the protocol layer closes.
-    case readFailed(String)
-    /// The stream was closed for this reason (after the last words where there were any).
-    case error(WebSocketSessionError)
-  }
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WebSocketSessionError>
+  /// How a session ended: `finished` once the client sent `{"eof" : 1}` and got the last words.
+  typealias Ending = Stream.Ending
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -62,7 +47,7 @@ struct VoskSession: Sendable {
     /// The last words are ready but the client has no message waiting for an answer: they go
     /// out as the answer to its next message, or when ``ServerConfiguration/replyWait`` passes.
     case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
-    /// The session is over (see ``State/ending``).
+    /// The session is over (see ``StreamSession/State/ending``).
     case over
   }
 
@@ -91,22 +76,10 @@ struct VoskSession: Sendable {
     var takenUtterances = 0
     /// Finished utterances not sent yet.
     var finals: [[TranscriptionSegment]] = []
-    /// Whether a reply went out and the next message waits only for the buffer to drain.
-    var wantsMessage = false
     /// Whether a message arrived while the last words were awaited (they are its answer).
     var isMessageUnanswered = false
-    /// What to write, in order, not acknowledged yet.
-    var outbox: [Output] = []
-    /// How many outputs the host has written in all (the outbox starts after them).
-    var written = 0
-    /// Audio received since the idle timeout last started (``SessionTimers``).
-    var idleAudio = IdleAudio()
-    /// Messages received so far.
-    var receivedMessages = 0
-    /// How many messages the host may have read so far.
-    var allowedMessages = 1
-    /// How the session ended, once it has.
-    var ending: Ending?
+    /// The outbox, the allowance, the limits and the ending.
+    var stream = Stream.State()
 
     init(configuration: VoskStreamConfiguration = VoskStreamConfiguration()) {
       self.configuration = configuration
@@ -120,14 +93,12 @@ struct VoskSession: Sendable {
   }
 
   enum Action: Equatable, Sendable {
-    /// The stream opened: the idle and maximum-length timers start.
-    case start
+    /// The host's start and acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
     /// A text message from the client.
     case text(String)
     /// A binary message (16-bit little-endian PCM) from the client.
     case audio(ByteBuffer)
-    /// The host has written this many outputs in all.
-    case written(through: Int)
     /// The client closed the stream or the connection went away.
     case clientLeft
     /// Reading the socket failed (a message over the protocol's limit, a bad frame).
@@ -137,12 +108,6 @@ struct VoskSession: Sendable {
     case recognition(SpeechRecognition.Action)
     /// The wait for the decoder before the pending reply is over.
     case replyDeadlineElapsed
-    /// No message arrived for the idle timeout.
-    case idleTimeoutElapsed
-    /// The stream reached its maximum length.
-    case maxDurationElapsed
-    /// The wait for the last words is over.
-    case finalWaitElapsed
     /// The wait for a message to answer with the last words is over.
     case messageWaitElapsed
   }
@@ -164,11 +129,7 @@ struct VoskSession: Sendable {
   @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> {
-    SessionTimers(
-      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
-      finalWait: .finalWaitElapsed)
-  }
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
 
   init(
     limits: ServerConfiguration = ServerConfiguration(),
@@ -179,13 +140,23 @@ struct VoskSession: Sendable {
   }
 
   var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
     Reduce { state, action in
       switch action {
-      case .start:
-        return timers.start()
+      case .stream(.delegate(.limitReached(let problem))):
+        return fail(&state, problem)
+
+      case .stream(.delegate(.lastWordsLate(let late))):
+        guard case .finishing(let closing) = state.phase else { return .none }
+        return closeWithError(&state, closing ?? late)
+
+      case .stream:
+        return .none
 
       case .text(let text):
-        state.receivedMessages += 1
+        state.stream.messageReceived()
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
         // The same limit as audio: a text message is a configuration or the end, never large.
         let bytes = text.utf8.count
@@ -211,7 +182,7 @@ struct VoskSession: Sendable {
               &state, .invalidConfigurationValue(field: "phrase_list", reason: "\(problem)"))
           }
           state.configuration = configuration
-          allowNextMessage(&state)
+          state.stream.allowNextMessage()
           // Only audio renews the idle time: configurations sent over and over hold no place.
           return .none
         case .eof:
@@ -223,7 +194,7 @@ struct VoskSession: Sendable {
         }
 
       case .audio(let buffer):
-        state.receivedMessages += 1
+        state.stream.messageReceived()
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
         let bytes = buffer.readableBytes
         guard bytes <= limits.maxFrameBytes else {
@@ -237,14 +208,10 @@ struct VoskSession: Sendable {
         return .merge(
           start, push(buffer, number: state.audioMessages),
           timers.audioArrived(
-            &state.idleAudio,
+            &state.stream.idleAudio,
             IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
           timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
           replyIfCaughtUp(&state))
-
-      case .written(let total):
-        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
-        return .none
 
       case .clientLeft:
         return end(&state, .clientGone)
@@ -264,20 +231,9 @@ struct VoskSession: Sendable {
         reply(&state)
         return .none
 
-      case .idleTimeoutElapsed:
-        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
-
-      case .maxDurationElapsed:
-        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
-
-      case .finalWaitElapsed:
-        guard case .finishing(let closing) = state.phase else { return .none }
-        let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-        return closeWithError(&state, closing ?? .session(SessionProblem(late)))
-
       case .messageWaitElapsed:
         guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
-        if !words.isEmpty { state.outbox.append(.reply(.result(words))) }
+        if !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
         return closeWithError(&state, closing)
       }
     }
@@ -322,12 +278,13 @@ struct VoskSession: Sendable {
   private func reply(_ state: inout State) {
     state.pending = nil
     if !state.finals.isEmpty {
-      state.outbox.append(.reply(.result(state.finals.removeFirst())))
+      state.stream.outbox.append(.reply(.result(state.finals.removeFirst())))
     } else {
       let partial = state.recognition?.result?.bestTranscription.partialSegments ?? []
-      state.outbox.append(.reply(.partial(partial.map(\.substring).joined(separator: " "))))
+      state.stream.outbox.append(
+        .reply(.partial(partial.map(\.substring).joined(separator: " "))))
     }
-    state.wantsMessage = true
+    state.stream.wantsMessage = true
     allowNextMessageIfBuffered(&state)
   }
 
@@ -335,16 +292,9 @@ struct VoskSession: Sendable {
   /// within ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextMessageIfBuffered(_ state: inout State) {
     let waiting = Double(state.pushedSamples - state.decodedSamples)
-    guard state.wantsMessage,
-      waiting / Double(state.configuration.sampleRate) <= limits.maxBufferedAudio.timeInterval
-    else { return }
-    state.wantsMessage = false
-    allowNextMessage(&state)
-  }
-
-  /// Lets the host read one message more than it has.
-  private func allowNextMessage(_ state: inout State) {
-    state.allowedMessages = state.receivedMessages + 1
+    state.stream.allowNextMessage(
+      waitingSeconds: waiting / Double(state.configuration.sampleRate),
+      within: limits.maxBufferedAudio)
   }
 
   /// A message that arrived while the session was ending.
@@ -355,7 +305,7 @@ struct VoskSession: Sendable {
       state.isMessageUnanswered = true
       return .none
     case .awaitingMessage(let words, let closing):
-      state.outbox.append(.reply(.result(words)))
+      state.stream.outbox.append(.reply(.result(words)))
       return closeWithError(&state, closing)
     case .streaming, .over:
       return .none
@@ -431,9 +381,9 @@ struct VoskSession: Sendable {
     let words = Array(state.finals.joined())
     state.finals = []
     guard let closing else {
-      state.outbox.append(.reply(.result(words)))
-      state.outbox.append(.close(nil))
-      return .merge(cancelWait, end(&state, .endOfStream))
+      state.stream.outbox.append(.reply(.result(words)))
+      state.stream.outbox.append(.close(nil))
+      return .merge(cancelWait, end(&state, .finished))
     }
     // A client that sends and then waits for the answer (vosk's example does) gets the last
     // words as the answer to its message: one it sent already, or, unless it went quiet, the
@@ -442,7 +392,7 @@ struct VoskSession: Sendable {
     state.pending = nil
     if !isAnswer, !closing.isIdle {
       state.phase = .awaitingMessage(words: words, closing: closing)
-      allowNextMessage(&state)
+      state.stream.allowNextMessage()
       return .merge(
         cancelWait,
         .run { [clock = messageWaitClock, wait = limits.replyWait] send in
@@ -451,7 +401,7 @@ struct VoskSession: Sendable {
         }
         .cancellable(id: CancelID.messageWait, cancelInFlight: true))
     }
-    if isAnswer || !words.isEmpty { state.outbox.append(.reply(.result(words))) }
+    if isAnswer || !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
     return .merge(cancelWait, closeWithError(&state, closing))
   }
 
@@ -471,16 +421,16 @@ struct VoskSession: Sendable {
   private func closeWithError(
     _ state: inout State, _ error: WebSocketSessionError
   ) -> Effect<Action> {
-    state.outbox.append(.reply(.error(error.message)))
-    state.outbox.append(.close(error))
-    return end(&state, .error(error))
+    state.stream.outbox.append(.reply(.error(error.message)))
+    state.stream.outbox.append(.close(error))
+    return end(&state, .problem(error))
   }
 
   /// The session is over: timers stop and recognition is abandoned if it still runs.
   private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
     state.phase = .over
-    state.ending = ending
+    state.stream.ending = ending
     state.pending = nil
     var effects: [Effect<Action>] = [
       endAudio(state),

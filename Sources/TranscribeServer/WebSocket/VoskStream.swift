@@ -59,9 +59,10 @@ struct VoskStream {
       VoskSession(limits: limits)
     }
     let host = SessionHost(
-      store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedMessages,
-      ending: \.ending, start: .start, acknowledge: { .written(through: $0) },
-      clientLeft: .clientLeft, shutdown: .shutdown)
+      store: store, outbox: \.stream.outbox, written: \.stream.written,
+      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
+      shutdown: .shutdown)
     let connection = client.connection
     var measure = StreamMeasurements()
     let (final, readFailure) = await host.run(
@@ -93,8 +94,8 @@ struct VoskStream {
         Self.protocolName, audioSeconds: audioSeconds,
         processingSeconds: measure.processing.timeInterval)
     }
-    let ending = final.ending ?? .clientGone
-    session.end(SessionOutcome(ending).seen(by: connection), audioSeconds: audioSeconds)
+    let ending = final.stream.ending ?? .clientGone
+    session.end(ending.outcome.seen(by: connection), audioSeconds: audioSeconds)
     // The protocol layer closes with the code a read failure stands for (e.g. 1009).
     if case .readFailed = ending, let readFailure { throw readFailure }
   }
