@@ -63,7 +63,7 @@ struct PromptHotwordsTests {
     let session = WyomingSessionTests()
     let store = session.makeStore()
     store.exhaustivity = .off
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(
       .received(
         WyomingEvent("transcribe", data: ["transcript_names": .array([.string("Kallax")])])))
@@ -76,13 +76,13 @@ struct PromptHotwordsTests {
     let session = WyomingSessionTests()
     let store = session.makeStore()
     store.exhaustivity = .off
-    await store.send(.start)
+    await store.send(.stream(.start))
     let names = (0...Hotwords.maximumCount).map { JSONValue.string("Name\($0)") }
     await store.send(
       .received(WyomingEvent("transcribe", data: ["transcript_names": .array(names)])))
     let problem = WyomingProblem.badHotwords(
       .tooMany(Hotwords.maximumCount + 1, limit: Hotwords.maximumCount))
-    #expect(store.state.outbox.contains(.event(problem.event)))
+    #expect(store.state.stream.outbox.contains(.event(problem.event)))
     #expect(problem.code == "too-many-hotwords")
     #expect(problem.text.contains("holds 1001 phrases; at most 1000 are allowed"))
     await store.skipInFlightEffects(strict: false)

@@ -42,9 +42,10 @@ struct WyomingConnection: Sendable {
       WyomingSession(limits: limits)
     }
     let host = SessionHost(
-      store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedEvents,
-      ending: \.ending, start: .start, acknowledge: { .written(through: $0) },
-      clientLeft: .clientLeft, shutdown: .shutdown)
+      store: store, outbox: \.stream.outbox, written: \.stream.written,
+      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
+      shutdown: .shutdown)
     let lastEvent = LastEvent()
     var busy = DecoderBusyTime()
 
@@ -83,13 +84,8 @@ struct WyomingConnection: Sendable {
     }
 
     reportDecoding(final, processing: busy.processing)
-    let outcome: SessionOutcome =
-      switch final.ending {
-      case .clientDone?: .finished
-      case .problem(let problem)?: problem.outcome
-      case .clientGone?, nil: .clientClosed
-      }
-    session.end(outcome, audioSeconds: final.decodedSeconds)
+    session.end(
+      (final.stream.ending ?? .clientGone).outcome, audioSeconds: final.decodedSeconds)
   }
 }
 

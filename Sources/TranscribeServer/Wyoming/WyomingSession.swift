@@ -24,14 +24,10 @@ import SpeechRecognitionFeature
 /// Nothing here touches the socket or the audio buffer: the state holds values only. Each
 /// utterance's audio goes to the decoder by effects through ``AudioInbox``, and how far the
 /// decoder has got comes back as recognition's own results (their progress), so pacing is
-/// decided from the state alone. The state says what the host does next:
-/// - ``State/outbox``: events and the close, in order, for the host to write and acknowledge
-///   with ``Action/written(through:)``;
-/// - ``State/allowedEvents``: how many events the host may have read so far: one more each
-///   time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed waits
-///   to be decoded (as far as the decoder last reported), so a client sending faster than the
-///   decoder waits in TCP;
-/// - ``State/ending``: set once the connection is over and everything in the outbox is final.
+/// decided from the state alone. What every streaming session shares is ``StreamSession``'s, in
+/// ``State/stream``: the outbox the host writes and acknowledges, the allowance (one event more
+/// each time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed
+/// waits to be decoded), the limits and the ending.
 @Reducer
 struct WyomingSession: Sendable {
   /// Something for the host to write.
@@ -41,15 +37,11 @@ struct WyomingSession: Sendable {
     case close
   }
 
-  /// How a connection ended.
-  enum Ending: Equatable, Sendable {
-    /// The client finished sending and everything it asked for was answered.
-    case clientDone
-    /// The client went away (could not be written to, or its connection failed).
-    case clientGone
-    /// The connection was closed with this error.
-    case problem(WyomingProblem)
-  }
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WyomingProblem>
+  /// How a connection ended: `finished` once the client finished sending and everything it
+  /// asked for was answered.
+  typealias Ending = Stream.Ending
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
@@ -63,7 +55,7 @@ struct WyomingSession: Sendable {
     /// The transcript went out at the end of speech: the utterance's remaining audio is
     /// ignored until its `audio-stop` (or the next `transcribe` or `audio-start`).
     case endpointed
-    /// The connection is over (see ``State/ending``).
+    /// The connection is over (see ``StreamSession/State/ending``).
     case over
   }
 
@@ -85,8 +77,6 @@ struct WyomingSession: Sendable {
     var audioMessages = 0
     /// The samples of the utterance pushed to the inbox so far (frames at its rate).
     var pushedSamples = 0
-    /// Audio received since the idle timeout last started (``SessionTimers``).
-    var idleAudio = IdleAudio()
     /// The words streamed out as `transcript-chunk`s for this utterance.
     var streamedWords: [String] = []
     /// The looks at the utterance's words so far, for the ones that have settled.
@@ -98,18 +88,8 @@ struct WyomingSession: Sendable {
     /// The audio decoded by the utterances that are over, in seconds as the decoder reported
     /// them, by engine.
     var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
-    /// Events received so far.
-    var receivedEvents = 0
-    /// How many events the host may have read so far.
-    var allowedEvents = 1
-    /// Whether an event may be read once the buffered audio is decoded.
-    var wantsEvent = false
-    /// What to write, in order, not acknowledged yet.
-    var outbox: [Output] = []
-    /// How many outputs the host has written in all.
-    var written = 0
-    /// How the connection ended, once it has.
-    var ending: Ending?
+    /// The outbox, the allowance (in events), the limits and the ending.
+    var stream = Stream.State()
 
     init() {}
 
@@ -124,14 +104,12 @@ struct WyomingSession: Sendable {
   }
 
   enum Action: Equatable, Sendable {
-    /// The connection opened: the idle and maximum-length timers start.
-    case start
+    /// The host's start and acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
     /// An event from the client.
     case received(WyomingEvent)
     /// The client's bytes broke the framing or a limit.
     case malformed(WyomingProblem)
-    /// The host has written this many outputs in all.
-    case written(through: Int)
     /// The client closed its side: it sends nothing more, but may wait for answers.
     case clientFinishedSending
     /// The client is gone: writing failed or the connection dropped.
@@ -139,12 +117,6 @@ struct WyomingSession: Sendable {
     /// The server is shutting down.
     case shutdown
     case recognition(SpeechRecognition.Action)
-    /// Too little audio arrived for the idle timeout.
-    case idleTimeoutElapsed
-    /// The connection reached the maximum session length.
-    case maxDurationElapsed
-    /// The wait for the last words is over.
-    case finalWaitElapsed
   }
 
   /// The limits the session runs under (the server's configuration).
@@ -157,11 +129,7 @@ struct WyomingSession: Sendable {
   @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> {
-    SessionTimers(
-      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
-      finalWait: .finalWaitElapsed)
-  }
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
 
   init(
     limits: ServerConfiguration = ServerConfiguration(),
@@ -174,13 +142,24 @@ struct WyomingSession: Sendable {
   }
 
   var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
     Reduce { state, action in
       switch action {
-      case .start:
-        return timers.start()
+      case .stream(.delegate(.limitReached(let problem))):
+        if case .finishing = state.phase { return .none }
+        return fail(&state, problem)
+
+      case .stream(.delegate(.lastWordsLate(let late))):
+        guard case .finishing(let closing) = state.phase else { return .none }
+        return closeWithError(&state, closing ?? late)
+
+      case .stream:
+        return .none
 
       case .received(let event):
-        state.receivedEvents += 1
+        state.stream.messageReceived()
         guard state.phase != .over else { return .none }
         // Only audio renews the idle time (in `push`): other events hold no place.
         let effect = received(event, &state)
@@ -191,16 +170,12 @@ struct WyomingSession: Sendable {
       case .malformed(let problem):
         return closeWithError(&state, problem)
 
-      case .written(let total):
-        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
-        return .none
-
       case .clientFinishedSending:
         state.isClientDone = true
         switch state.phase {
         case .ready, .endpointed:
-          state.outbox.append(.close)
-          return end(&state, .clientDone)
+          state.stream.outbox.append(.close)
+          return end(&state, .finished)
         case .streaming:
           // The end of its sending is the end of its audio: it gets the transcript, then the
           // close (a client that is gone altogether fails the write, which ends it).
@@ -228,17 +203,6 @@ struct WyomingSession: Sendable {
       case .recognition:
         return recognitionChanged(&state)
 
-      case .idleTimeoutElapsed:
-        if case .finishing = state.phase { return .none }
-        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
-
-      case .maxDurationElapsed:
-        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
-
-      case .finalWaitElapsed:
-        guard case .finishing(let closing) = state.phase else { return .none }
-        let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-        return closeWithError(&state, closing ?? .session(SessionProblem(late)))
       }
     }
     .ifLet(\.recognition, action: \.recognition) {
@@ -251,7 +215,7 @@ struct WyomingSession: Sendable {
   private func received(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
     switch event.type {
     case "describe":
-      state.outbox.append(
+      state.stream.outbox.append(
         .event(
           WyomingModel.info(
             models: models, endpointing: limits.wyoming.endpointing, version: version)
@@ -261,7 +225,7 @@ struct WyomingSession: Sendable {
     case "ping":
       var data: [String: JSONValue] = [:]
       if let text = event.data["text"] { data["text"] = text }
-      state.outbox.append(.event(WyomingEvent("pong", data: data)))
+      state.stream.outbox.append(.event(WyomingEvent("pong", data: data)))
       return .none
 
     case "transcribe":
@@ -355,7 +319,7 @@ struct WyomingSession: Sendable {
     var request = SpeechRecognitionRequest(source: source, engine: engine)
     request.hotwords = state.hotwords
     state.recognition = SpeechRecognition.State(request: request)
-    state.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
+    state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .send(.recognition(.start))
   }
 
@@ -391,19 +355,17 @@ struct WyomingSession: Sendable {
     let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
     return .merge(
       .run { [audioInbox, number = state.audioMessages] _ in audioInbox.push(number, bytes) },
-      timers.audioArrived(&state.idleAudio, duration))
+      timers.audioArrived(&state.stream.idleAudio, duration))
   }
 
   /// Lets the next event in once the audio waiting to be decoded (pushed, and not reached by
   /// the decoder as it last reported) is within ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextEventIfBuffered(_ state: inout State, wanted: Bool = false) {
-    if wanted { state.wantsEvent = true }
+    if wanted { state.stream.wantsMessage = true }
     let waiting =
       state.format.map { Double(state.pushedSamples - state.decodedSamples) / Double($0.rate) }
       ?? 0
-    guard state.wantsEvent, waiting <= limits.maxBufferedAudio.timeInterval else { return }
-    state.wantsEvent = false
-    state.allowedEvents = state.receivedEvents + 1
+    state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
   }
 
   // MARK: - Words
@@ -431,7 +393,8 @@ struct WyomingSession: Sendable {
     let new = words[state.streamedWords.count...].joined(separator: " ")
     let text = state.streamedWords.isEmpty ? new : " " + new
     state.streamedWords = words
-    state.outbox.append(.event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
+    state.stream.outbox.append(
+      .event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
   }
 
   private func recognitionChanged(_ state: inout State) -> Effect<Action> {
@@ -475,8 +438,8 @@ struct WyomingSession: Sendable {
     streamNewWords(words, &state)
     var data = languageData(state)
     data["text"] = .string(words.joined(separator: " "))
-    state.outbox.append(.event(WyomingEvent("transcript", data: data)))
-    state.outbox.append(.event(WyomingEvent("transcript-stop")))
+    state.stream.outbox.append(.event(WyomingEvent("transcript", data: data)))
+    state.stream.outbox.append(.event(WyomingEvent("transcript-stop")))
     state.transcripts += 1
     let endAudio = endUtterance(&state)
     state.phase = phase
@@ -539,8 +502,8 @@ struct WyomingSession: Sendable {
       return .merge(effect, closeWithError(&state, closing))
     }
     if state.isClientDone {
-      state.outbox.append(.close)
-      return .merge(effect, end(&state, .clientDone))
+      state.stream.outbox.append(.close)
+      return .merge(effect, end(&state, .finished))
     }
     return effect
   }
@@ -561,8 +524,8 @@ struct WyomingSession: Sendable {
   /// Writes the error event and closes.
   private func closeWithError(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
     guard state.phase != .over else { return .none }
-    state.outbox.append(.event(problem.event))
-    state.outbox.append(.close)
+    state.stream.outbox.append(.event(problem.event))
+    state.stream.outbox.append(.close)
     return end(&state, .problem(problem))
   }
 
@@ -571,7 +534,7 @@ struct WyomingSession: Sendable {
     guard state.phase != .over else { return .none }
     let endAudio = endUtterance(&state)
     state.phase = .over
-    state.ending = ending
+    state.stream.ending = ending
     return .merge(endAudio, timers.stopAll())
   }
 

@@ -121,15 +121,15 @@ struct WyomingSessionTests {
     _ store: TestStoreOf<WyomingSession>, number: Int, audioMessage: Int = 1
   ) async {
     await store.send(.received(Self.audioStart)) {
-      $0.receivedEvents = number
-      $0.allowedEvents = number + 1
+      $0.stream.receivedMessages = number
+      $0.stream.allowedMessages = number + 1
       $0.phase = .streaming
       $0.format = WyomingAudioFormat(rate: 16000, width: 2, channels: 1)
       $0.audioMessages = audioMessage
       $0.pushedSamples = 0
       $0.recognition = SpeechRecognition.State(
         request: SpeechRecognitionRequest(source: .pushed(audio)))
-      $0.outbox = [Self.transcriptStart]
+      $0.stream.outbox = [Self.transcriptStart]
     }
     await store.receive(\.recognition.start) {
       $0.recognition?.isRecording = true
@@ -145,20 +145,20 @@ struct WyomingSessionTests {
 
   @Test func describeIsAnsweredWithInfoListingTheInstalledModels() async throws {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     let info = WyomingModel.info(
       models: [.init(engine: .moonshine), .init(engine: .pocketsphinx)], endpointing: true,
       version: "0.1.0")
     await store.send(.received(WyomingEvent("describe"))) {
-      $0.receivedEvents = 1
-      $0.allowedEvents = 2
-      $0.outbox = [.event(info)]
+      $0.stream.receivedMessages = 1
+      $0.stream.allowedMessages = 2
+      $0.stream.outbox = [.event(info)]
     }
     await store.send(.clientFinishedSending) {
       $0.isClientDone = true
-      $0.outbox.append(.close)
+      $0.stream.outbox.append(.close)
       $0.phase = .over
-      $0.ending = .clientDone
+      $0.stream.ending = .finished
     }
     guard case .array(let programs)? = info.data["asr"], case .object(let asr)? = programs.first,
       case .array(let models)? = asr["models"]
@@ -181,16 +181,16 @@ struct WyomingSessionTests {
       results.continuation.yield(Self.heard("", finished: ["go forward ten meters"], at: 0.4))
       results.continuation.finish()
     })
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.received(WyomingEvent("transcribe", data: ["language": .string("en")]))) {
-      $0.receivedEvents = 1
-      $0.allowedEvents = 2
+      $0.stream.receivedMessages = 1
+      $0.stream.allowedMessages = 2
       $0.language = "en"
     }
     await startAudio(store, number: 2)
     await store.send(.received(Self.chunk(seconds: 0.4))) {
-      $0.receivedEvents = 3
-      $0.allowedEvents = 4
+      $0.stream.receivedMessages = 3
+      $0.stream.allowedMessages = 4
       $0.audioMessages = 2
       $0.pushedSamples = 6_400
     }
@@ -205,11 +205,11 @@ struct WyomingSessionTests {
       $0.recognition?.result = Self.heard("go forward ten", at: 0.3)
       _ = $0.heardWords.settle(["go", "forward", "ten"], finished: 0)
       $0.streamedWords = ["go"]
-      $0.outbox.append(Self.chunkEvent("go"))
+      $0.stream.outbox.append(Self.chunkEvent("go"))
     }
     await store.send(.received(WyomingEvent("audio-stop"))) {
-      $0.receivedEvents = 4
-      $0.allowedEvents = 5
+      $0.stream.receivedMessages = 4
+      $0.stream.allowedMessages = 5
       $0.phase = .finishing(closing: nil)
     }
     await store.receive(\.recognition.finish) {
@@ -220,7 +220,7 @@ struct WyomingSessionTests {
       $0.recognition?.result = Self.heard("", finished: ["go forward ten meters"], at: 0.4)
     }
     await store.receive(\.recognition.recognitionFinished) {
-      $0.outbox +=
+      $0.stream.outbox +=
         [Self.chunkEvent(" forward ten meters")]
         + Self.transcript("go forward ten meters")
       $0.transcripts = 1
@@ -236,33 +236,34 @@ struct WyomingSessionTests {
     // The audio went to the inbox and ended before the stop.
     #expect(starts.log == [.init(number: 1, rate: 16_000)])
     #expect(inbox.log == [.push(2, bytes: 12_800), .finish(afterMessage: 2)])
-    await store.send(.written(through: 5)) {
-      $0.outbox = []
-      $0.written = 5
+    await store.send(.stream(.written(through: 5))) {
+      $0.stream.outbox = []
+      $0.stream.written = 5
     }
     // Home Assistant closes once it has the transcript.
     await store.send(.clientFinishedSending) {
       $0.isClientDone = true
-      $0.outbox = [.close]
+      $0.stream.outbox = [.close]
       $0.phase = .over
-      $0.ending = .clientDone
+      $0.stream.ending = .finished
     }
   }
 
   @Test func theEndOfSpeechSendsTheTranscriptWithoutWaitingForAudioStop() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     await store.send(.received(Self.chunk(seconds: 1))) {
-      $0.receivedEvents = 2
-      $0.allowedEvents = 3
+      $0.stream.receivedMessages = 2
+      $0.stream.allowedMessages = 3
       $0.audioMessages = 2
       $0.pushedSamples = 16_000
     }
     // The detector heard a pause after "turn on the light": that is the command.
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
     await store.receive(\.recognition.speech.success) {
-      $0.outbox += [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
+      $0.stream.outbox +=
+        [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
       $0.transcripts = 1
       $0.phase = .endpointed
       $0.decoded = [.moonshine: 1]
@@ -273,17 +274,17 @@ struct WyomingSessionTests {
 
     // The client goes on sending until it sees the transcript: ignored, then its audio-stop.
     await store.send(.received(Self.chunk(seconds: 0.2))) {
-      $0.receivedEvents = 3
-      $0.allowedEvents = 4
+      $0.stream.receivedMessages = 3
+      $0.stream.allowedMessages = 4
     }
     await store.send(.received(WyomingEvent("audio-stop"))) {
-      $0.receivedEvents = 4
-      $0.allowedEvents = 5
+      $0.stream.receivedMessages = 4
+      $0.stream.allowedMessages = 5
       $0.phase = .ready
     }
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
     }
     await store.finish()
     // The utterance's audio ended when its transcript went out; the rest was not pushed.
@@ -296,7 +297,7 @@ struct WyomingSessionTests {
     limits.wyoming.endpointing = false
     let store = makeStore(limits: limits)
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
     await store.receive(\.recognition.speech.success)
@@ -313,7 +314,7 @@ struct WyomingSessionTests {
       results.continuation.finish()
     })
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     await store.send(.shutdown) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
@@ -321,33 +322,36 @@ struct WyomingSessionTests {
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     #expect(
-      store.state.outbox
+      store.state.stream.outbox
         == [Self.transcriptStart, Self.chunkEvent("good morning")]
         + Self.transcript("good morning") + [
           .event(WyomingProblem.session(.shuttingDown).event), .close,
         ])
-    #expect(store.state.ending == .problem(.session(.shuttingDown)))
+    #expect(store.state.stream.ending == .problem(.session(.shuttingDown)))
   }
 
   @Test func anIdleConnectionGetsItsErrorThenTheClose() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await clock.advance(by: Self.limits.idleTimeout)
-    await store.receive(\.idleTimeoutElapsed) {
-      $0.outbox = [.event(WyomingProblem.session(.idle(Self.limits.idleTimeout)).event), .close]
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached) {
+      $0.stream.outbox = [
+        .event(WyomingProblem.session(.idle(Self.limits.idleTimeout)).event), .close,
+      ]
       $0.phase = .over
-      $0.ending = .problem(.session(.idle(Self.limits.idleTimeout)))
+      $0.stream.ending = .problem(.session(.idle(Self.limits.idleTimeout)))
     }
   }
 
   @Test func noEventIsReadWhileMoreThanFiveSecondsOfAudioWaitToBeDecoded() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     // 5.2 s arrive at once: the next event waits in TCP.
     await store.send(.received(Self.chunk(seconds: 5.2))) {
-      $0.receivedEvents = 2
-      $0.wantsEvent = true
+      $0.stream.receivedMessages = 2
+      $0.stream.wantsMessage = true
       $0.audioMessages = 2
       $0.pushedSamples = 83_200
     }
@@ -360,12 +364,12 @@ struct WyomingSessionTests {
     results.continuation.yield(Self.heard("", at: 0.2))
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("", at: 0.2)
-      $0.wantsEvent = false
-      $0.allowedEvents = 3
+      $0.stream.wantsMessage = false
+      $0.stream.allowedMessages = 3
     }
     await store.send(.clientLeft) {
       $0.phase = .over
-      $0.ending = .clientGone
+      $0.stream.ending = .clientGone
       $0.recognition = nil
       $0.format = nil
       $0.pushedSamples = 0
@@ -382,7 +386,7 @@ struct WyomingSessionTests {
       results.continuation.finish()
     })
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     // One sample every 10 s: audio keeps coming, but never 0.1 s of it.
     let sample = WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [0, 0]))
@@ -390,7 +394,8 @@ struct WyomingSessionTests {
       await store.send(.received(sample))
       await clock.advance(by: .seconds(10))
     }
-    await store.receive(\.idleTimeoutElapsed)
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     let problem = WyomingProblem.session(
@@ -398,9 +403,9 @@ struct WyomingSessionTests {
         received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100)))
     // The transcript of the audio so far, then the error and the close.
     #expect(
-      store.state.outbox.suffix(4)
+      store.state.stream.outbox.suffix(4)
         == Self.transcript("") + [.event(problem.event), .close])
-    #expect(store.state.ending == .problem(problem))
+    #expect(store.state.stream.ending == .problem(problem))
     #expect(problem.code == "too-little-audio")
     #expect(problem.outcome == .tooLittleAudio)
     // The same words as the vosk protocol's.
@@ -420,7 +425,7 @@ struct WyomingSessionTests {
       results.continuation.finish()
     })
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     for _ in 0..<3 {
       await store.send(.received(Self.chunk(seconds: 0.2)))
@@ -429,26 +434,27 @@ struct WyomingSessionTests {
     await store.send(.received(WyomingEvent("audio-stop")))
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
-    #expect(store.state.outbox.suffix(2) == Self.transcript("lights off"))
+    #expect(store.state.stream.outbox.suffix(2) == Self.transcript("lights off"))
     #expect(store.state.phase == .ready)
     await store.send(.clientFinishedSending)
-    #expect(store.state.ending == .clientDone)
+    #expect(store.state.stream.ending == .finished)
   }
 
   @Test func describeOverAndOverDoesNotRenewTheIdleTime() async {
     let store = makeStore()
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     for _ in 0..<3 {
       await store.send(.received(WyomingEvent("describe")))
       await store.send(.received(WyomingEvent("ping")))
       await clock.advance(by: .seconds(10))
     }
     // Thirty seconds after the connection opened, however many events it sent.
-    await store.receive(\.idleTimeoutElapsed)
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached)
     let problem = WyomingProblem.session(.idle(.seconds(30)))
-    #expect(Array(store.state.outbox.suffix(2)) == [.event(problem.event), .close])
-    #expect(store.state.ending == .problem(problem))
+    #expect(Array(store.state.stream.outbox.suffix(2)) == [.event(problem.event), .close])
+    #expect(store.state.stream.ending == .problem(problem))
     // The words every protocol says (``SessionProblem``).
     #expect(problem.text == "no audio for 30 s; the stream was closed")
   }
@@ -456,14 +462,14 @@ struct WyomingSessionTests {
   @Test func lastWordsThatNeverComeEndInAnErrorNotAnEmptyTranscript() async {
     let store = makeStore(finishTask: {})
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startAudio(store, number: 1)
     await store.send(.received(WyomingEvent("audio-stop")))
     await clock.advance(by: .seconds(10))
     await store.receive(\.recognition.stopDeadlineElapsed)
-    #expect(store.state.outbox.last == .close)
+    #expect(store.state.stream.outbox.last == .close)
     #expect(
-      store.state.outbox.dropLast().last.map { output -> String? in
+      store.state.stream.outbox.dropLast().last.map { output -> String? in
         guard case .event(let event) = output else { return nil }
         return event.data["code"]?.stringValue
       } == "recognition-failed")
@@ -511,21 +517,21 @@ struct WyomingSessionTests {
   {
     let store = makeStore()
     store.exhaustivity = .off(showSkippedAssertions: false)
-    await store.send(.start)
+    await store.send(.stream(.start))
     for event in events { await store.send(.received(event)) }
     await store.skipReceivedActions(strict: false)
-    #expect(Array(store.state.outbox.suffix(2)) == [.event(problem.event), .close])
-    #expect(store.state.ending == .problem(problem))
+    #expect(Array(store.state.stream.outbox.suffix(2)) == [.event(problem.event), .close])
+    #expect(store.state.stream.ending == .problem(problem))
     #expect(store.state.recognition == nil)
   }
 
   @Test func aMalformedEventClosesAtOnce() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.malformed(.notJSON(part: "header line"))) {
-      $0.outbox = [.event(WyomingProblem.notJSON(part: "header line").event), .close]
+      $0.stream.outbox = [.event(WyomingProblem.notJSON(part: "header line").event), .close]
       $0.phase = .over
-      $0.ending = .problem(.notJSON(part: "header line"))
+      $0.stream.ending = .problem(.notJSON(part: "header line"))
     }
   }
 }
