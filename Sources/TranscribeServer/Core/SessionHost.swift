@@ -195,14 +195,6 @@ extension SessionCore {
 
 /// What sessions and hosts share beside the loop of ``SessionHost``.
 enum SessionHosting {
-  /// Drops from `outbox` what the host has written since `written` (`total` outputs in all):
-  /// what a session does with the host's ``SessionHost/acknowledge``.
-  static func acknowledge<Item>(_ outbox: inout [Item], written: inout Int, through total: Int) {
-    let count = min(max(0, total - written), outbox.count)
-    outbox.removeFirst(count)
-    written += count
-  }
-
   /// Returns once the client has sent its first message, or after `wait` (a client turned
   /// away is answered then: frames right behind a WebSocket upgrade can be lost by a client
   /// still finishing its side of it).

@@ -28,10 +28,11 @@ import SpeechRecognitionFeature
 /// silence go with the run's request to the recognizer's detector.
 ///
 /// Nothing here touches the socket or the audio buffer: the state holds values only (see
-/// ``VoskSession``). The host writes ``State/outbox`` and acknowledges it with
-/// ``Action/written(through:)``, and reads a message only while ``State/allowedMessages``
-/// allows: after every message, unless more than ``ServerConfiguration/maxBufferedAudio``
-/// waits to be decoded or a commit waits for its last words. Errors in a client's event are
+/// ``VoskSession``). What every streaming session shares is ``StreamSession``'s, in
+/// ``State/stream``: the host writes its outbox and acknowledges it, and reads a message only
+/// while its allowance allows: after every message, unless more than
+/// ``ServerConfiguration/maxBufferedAudio`` waits to be decoded or a commit waits for its last
+/// words. Errors in a client's event are
 /// `error` events and the session goes on; the idle timeout, the maximum length and a
 /// shutdown first deliver the last words, then an `error` event and the close.
 @Reducer
@@ -43,15 +44,10 @@ struct RealtimeSession: Sendable {
     case close(WebSocketSessionError?)
   }
 
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WebSocketSessionError>
   /// How a session ended.
-  enum Ending: Equatable, Sendable {
-    /// The client closed or went away.
-    case clientGone
-    /// Reading the socket failed (the description says how); the protocol layer closes.
-    case readFailed(String)
-    /// The session was closed for this reason (after the last words where there were any).
-    case error(WebSocketSessionError)
-  }
+  typealias Ending = Stream.Ending
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -61,7 +57,7 @@ struct RealtimeSession: Sendable {
     case committing
     /// The session is ending for `closing` once the last words are in.
     case finishing(closing: WebSocketSessionError)
-    /// The session is over (see ``State/ending``).
+    /// The session is over (see ``StreamSession/State/ending``).
     case over
   }
 
@@ -114,20 +110,8 @@ struct RealtimeSession: Sendable {
     /// The last item committed.
     var lastItemID: String?
     var phase = Phase.streaming
-    /// What to write, in order, not acknowledged yet.
-    var outbox: [Output] = []
-    /// How many outputs the host has written in all.
-    var written = 0
-    /// Audio received since the idle timeout last started (``SessionTimers``).
-    var idleAudio = IdleAudio()
-    /// Messages received so far.
-    var receivedMessages = 0
-    /// How many messages the host may have read so far.
-    var allowedMessages = 1
-    /// Whether the next message waits only for the decoder to catch up.
-    var wantsMessage = false
-    /// How the session ended, once it has.
-    var ending: Ending?
+    /// The outbox, the allowance, the limits and the ending.
+    var stream = Stream.State()
 
     init(id: String) {
       self.id = id
@@ -146,14 +130,13 @@ struct RealtimeSession: Sendable {
   }
 
   enum Action: Equatable, Sendable {
-    /// The socket opened: `session.created` goes out and the timers start.
-    case start
+    /// The host's start (`session.created` goes out and the timers start) and
+    /// acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
     /// A text message from the client.
     case text(String)
     /// A binary message (not part of the protocol).
     case binary(Int)
-    /// The host has written this many outputs in all.
-    case written(through: Int)
     /// The client closed the socket or the connection went away.
     case clientLeft
     /// Reading the socket failed (a message over the protocol's limit, a bad frame).
@@ -161,12 +144,6 @@ struct RealtimeSession: Sendable {
     /// The server is shutting down.
     case shutdown
     case recognition(SpeechRecognition.Action)
-    /// No audio arrived for the idle timeout.
-    case idleTimeoutElapsed
-    /// The session reached its maximum length.
-    case maxDurationElapsed
-    /// The wait for the last words is over.
-    case finalWaitElapsed
   }
 
   /// The limits the session runs under (the server's configuration).
@@ -175,11 +152,7 @@ struct RealtimeSession: Sendable {
   @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> {
-    SessionTimers(
-      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
-      finalWait: .finalWaitElapsed)
-  }
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
 
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
@@ -189,14 +162,29 @@ struct RealtimeSession: Sendable {
   static let minimumCommit = 100.0
 
   var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
     Reduce { state, action in
       switch action {
-      case .start:
-        state.outbox.append(.event(.session(state.configuration, isUpdate: false)))
-        return timers.start()
+      case .stream(.start):
+        state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
+        return .none
+
+      case .stream(.delegate(.limitReached(let problem))):
+        return fail(&state, problem)
+
+      case .stream(.delegate(.lastWordsLate(let late))):
+        switch state.phase {
+        case .committing, .finishing: return closeWithError(&state, late)
+        case .streaming, .over: return .none
+        }
+
+      case .stream:
+        return .none
 
       case .text(let text):
-        state.receivedMessages += 1
+        state.stream.messageReceived()
         guard state.phase == .streaming else { return .none }
         let bytes = text.utf8.count
         guard bytes <= limits.maxFrameBytes else {
@@ -207,16 +195,12 @@ struct RealtimeSession: Sendable {
         return handle(event, eventID: eventID, &state)
 
       case .binary(let bytes):
-        state.receivedMessages += 1
+        state.stream.messageReceived()
         guard state.phase == .streaming else { return .none }
         guard bytes <= limits.maxFrameBytes else {
           return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
         }
         return reject(&state, .binaryMessage)
-
-      case .written(let total):
-        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
-        return .none
 
       case .clientLeft:
         return end(&state, .clientGone)
@@ -234,20 +218,6 @@ struct RealtimeSession: Sendable {
         }
         return recognitionChanged(&state)
 
-      case .idleTimeoutElapsed:
-        return fail(&state, .session(timers.idleProblem(state.idleAudio)))
-
-      case .maxDurationElapsed:
-        return fail(&state, .session(.tooLong(limits.maxSessionDuration)))
-
-      case .finalWaitElapsed:
-        switch state.phase {
-        case .committing, .finishing:
-          let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
-          return closeWithError(&state, .session(SessionProblem(late)))
-        case .streaming, .over:
-          return .none
-        }
       }
     }
     .ifLet(\.recognition, action: \.recognition) {
@@ -272,7 +242,7 @@ struct RealtimeSession: Sendable {
         return reject(&state, .formatChangeWithAudio, eventID: eventID)
       }
       state.configuration = next
-      state.outbox.append(.event(.session(next, isUpdate: true)))
+      state.stream.outbox.append(.event(.session(next, isUpdate: true)))
       allowNextMessage(&state)
       return .none
 
@@ -293,12 +263,13 @@ struct RealtimeSession: Sendable {
       state.runSamples += samples
       state.bufferMilliseconds += milliseconds
       state.uncommittedMilliseconds += milliseconds
-      state.wantsMessage = true
+      state.stream.wantsMessage = true
       let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
         audioInbox.push(number, ByteBuffer(bytes: pcm))
       }
       let renew = timers.audioArrived(
-        &state.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate))
+        &state.stream.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate)
+      )
       triggerTimeoutIfQuiet(&state)
       allowNextMessageIfBuffered(&state)
       return .merge(start, push, renew)
@@ -312,7 +283,7 @@ struct RealtimeSession: Sendable {
       item.isAnnounced = true
       item.isCommitted = true
       state.item = item
-      state.outbox.append(
+      state.stream.outbox.append(
         .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
       state.lastItemID = item.id
       state.uncommittedMilliseconds = 0
@@ -327,7 +298,7 @@ struct RealtimeSession: Sendable {
       state.item = nil
       state.uncommittedMilliseconds = 0
       state.quietStart = state.bufferMilliseconds
-      state.outbox.append(.event(.cleared))
+      state.stream.outbox.append(.event(.cleared))
       let end = endAudio(state)
       // Dropping the run cancels its recognition (its effects go with its state).
       state.recognition = nil
@@ -344,7 +315,7 @@ struct RealtimeSession: Sendable {
   ) -> Effect<Action> {
     var error = error
     if let eventID { error.eventID = eventID }
-    state.outbox.append(.event(.error(error)))
+    state.stream.outbox.append(.event(.error(error)))
     allowNextMessage(&state)
     return .none
   }
@@ -393,7 +364,7 @@ struct RealtimeSession: Sendable {
     let padding = Double(state.configuration.turnDetection?.prefixPaddingMilliseconds ?? 0)
     let start = max(
       state.runStart + firstWord.timestamp * 1000 - padding, state.runStart, state.lastItemEnd)
-    state.outbox.append(
+    state.stream.outbox.append(
       .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
   }
 
@@ -426,14 +397,14 @@ struct RealtimeSession: Sendable {
       ? OpenAITranscription.logprobs(of: [new]) : nil
     item.sentWords = words.count
     state.item = item
-    state.outbox.append(.event(.delta(itemID: item.id, text: text, logprobs: logprobs)))
+    state.stream.outbox.append(.event(.delta(itemID: item.id, text: text, logprobs: logprobs)))
   }
 
   /// Completes the current item with `words`: the rest of its deltas and `completed`.
   private func complete(_ state: inout State, words: [TranscriptionSegment]) {
     guard let item = state.item else { return }
     sendDelta(&state, words: words, isFinal: true)
-    state.outbox.append(
+    state.stream.outbox.append(
       .event(
         .completed(
           itemID: item.id, transcript: OpenAITranscription.text(of: words), words: words.count,
@@ -497,7 +468,7 @@ struct RealtimeSession: Sendable {
     case .finishing(let closing):
       if var item = state.item ?? (words.isEmpty ? nil : newItem(&state)) {
         if !item.isCommitted {
-          state.outbox.append(
+          state.stream.outbox.append(
             .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
           state.lastItemID = item.id
           item.isAnnounced = true
@@ -528,13 +499,14 @@ struct RealtimeSession: Sendable {
     else { return }
     let item = newItem(&state)
     let start = max(state.quietStart, state.lastItemEnd)
-    state.outbox.append(
+    state.stream.outbox.append(
       .event(
         .timeoutTriggered(
           itemID: item.id, audioStartMilliseconds: Int(start.rounded()),
           audioEndMilliseconds: Int(state.bufferMilliseconds.rounded()))))
-    state.outbox.append(.event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
-    state.outbox.append(
+    state.stream.outbox.append(
+      .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+    state.stream.outbox.append(
       .event(.completed(itemID: item.id, transcript: "", words: 0, logprobs: nil)))
     state.lastItemID = item.id
     state.quietStart = state.bufferMilliseconds
@@ -556,9 +528,9 @@ struct RealtimeSession: Sendable {
       let decoded = (recognition.progress?.audioDuration ?? 0) * 1000
       let lastEnd = (words.last.map { $0.timestamp + $0.duration } ?? 0) * 1000
       let end = state.runStart + max(decoded, lastEnd)
-      state.outbox.append(
+      state.stream.outbox.append(
         .event(.speechStopped(itemID: item.id, audioEndMilliseconds: Int(end.rounded()))))
-      state.outbox.append(
+      state.stream.outbox.append(
         .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
       state.lastItemID = item.id
       state.lastItemEnd = end
@@ -573,19 +545,17 @@ struct RealtimeSession: Sendable {
   /// Lets the next message in once the audio waiting to be decoded is within
   /// ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextMessageIfBuffered(_ state: inout State) {
-    guard state.wantsMessage, state.phase == .streaming else { return }
-    let waiting = Double(state.runSamples - state.decodedSamples) / Double(state.runRate)
-    guard state.recognition == nil || waiting <= limits.maxBufferedAudio.timeInterval else {
-      return
-    }
-    state.wantsMessage = false
-    allowNextMessage(&state)
+    guard state.phase == .streaming else { return }
+    let waiting =
+      state.recognition == nil
+      ? 0 : Double(state.runSamples - state.decodedSamples) / Double(state.runRate)
+    state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
   }
 
+  /// Lets the host read one message more than it has, while events are read.
   private func allowNextMessage(_ state: inout State) {
     guard state.phase == .streaming else { return }
-    state.wantsMessage = false
-    state.allowedMessages = state.receivedMessages + 1
+    state.stream.allowNextMessage()
   }
 
   // MARK: - Ending
@@ -616,16 +586,16 @@ struct RealtimeSession: Sendable {
     _ state: inout State, _ error: WebSocketSessionError
   ) -> Effect<Action> {
     guard state.phase != .over else { return .none }
-    state.outbox.append(.event(.error(RealtimeError(closing: error))))
-    state.outbox.append(.close(error))
-    return end(&state, .error(error))
+    state.stream.outbox.append(.event(.error(RealtimeError(closing: error))))
+    state.stream.outbox.append(.close(error))
+    return end(&state, .problem(error))
   }
 
   /// The session is over: timers stop and recognition is abandoned if it still runs.
   private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
     state.phase = .over
-    state.ending = ending
+    state.stream.ending = ending
     var effects: [Effect<Action>] = [endAudio(state), timers.stopAll()]
     if let recognition = state.recognition, recognition.status != .idle {
       effects.append(.send(.recognition(.cancel)))

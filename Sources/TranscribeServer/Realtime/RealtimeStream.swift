@@ -65,9 +65,10 @@ struct RealtimeStream {
       RealtimeSession(limits: limits)
     }
     let host = SessionHost(
-      store: store, outbox: \.outbox, written: \.written, allowedMessages: \.allowedMessages,
-      ending: \.ending, start: .start, acknowledge: { .written(through: $0) },
-      clientLeft: .clientLeft, shutdown: .shutdown)
+      store: store, outbox: \.stream.outbox, written: \.stream.written,
+      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
+      shutdown: .shutdown)
     let connection = client.connection
     let defaultModel = limits.engines.first?.rawValue ?? "default"
     var processing = Duration.zero
@@ -129,14 +130,9 @@ struct RealtimeStream {
         audioSeconds: audioSeconds, processingSeconds: processing.timeInterval,
         engine: final.configuration.engine?.rawValue ?? defaultModel)
     }
-    let outcome: SessionOutcome =
-      switch final.ending ?? .clientGone {
-      case .clientGone: .clientClosed
-      case .readFailed(let description): .badInput(description)
-      case .error(let error): error.outcome
-      }
-    session.end(outcome.seen(by: connection), audioSeconds: audioSeconds)
-    if case .readFailed = final.ending, let readFailure { throw readFailure }
+    let ending = final.stream.ending ?? .clientGone
+    session.end(ending.outcome.seen(by: connection), audioSeconds: audioSeconds)
+    if case .readFailed = ending, let readFailure { throw readFailure }
   }
 
   /// Answers a WebSocket that asked for another intent than transcription (or none) with an

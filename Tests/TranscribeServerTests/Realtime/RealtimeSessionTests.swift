@@ -131,15 +131,15 @@ struct RealtimeSessionTests {
 
   /// The events in the outbox, acknowledged.
   func takeEvents(_ store: TestStoreOf<RealtimeSession>) async -> [RealtimeServerEvent] {
-    let outputs = store.state.outbox
-    await store.send(.written(through: store.state.written + outputs.count))
+    let outputs = store.state.stream.outbox
+    await store.send(.stream(.written(through: store.state.stream.written + outputs.count)))
     return outputs.compactMap { if case .event(let event) = $0 { event } else { nil } }
   }
 
   /// A session that asked for logprobs, its first second of audio sent and its events taken.
   func startRunWithLogprobs() async -> TestStoreOf<RealtimeSession> {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(
       .text(
         #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
@@ -175,7 +175,7 @@ struct RealtimeSessionTests {
 
   @Test func theSessionIsCreatedOnConnectAndAnUpdateSaysWhatWasApplied() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     #expect(await takeEvents(store) == [.session(RealtimeConfiguration(), isUpdate: false)])
     await store.send(
       .text(
@@ -200,7 +200,7 @@ struct RealtimeSessionTests {
     expected.noiseReduction = .object([("type", .string("near_field"))])
     #expect(await takeEvents(store) == [.session(expected, isUpdate: true)])
     #expect(store.state.configuration == expected)
-    #expect(store.state.allowedMessages == 2)
+    #expect(store.state.stream.allowedMessages == 2)
     // Server VAD's settings reach the recognizer's detector.
     #expect(
       expected.voiceActivity
@@ -218,7 +218,7 @@ struct RealtimeSessionTests {
 
   @Test func semanticVADAsksForSentenceEndpointingWithPausesByEagerness() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     _ = await takeEvents(store)
     let expectations: [(String, VoiceActivityTuning)] = [
       (#"{"type": "semantic_vad"}"#, VoiceActivityTuning(judgesSentences: true)),
@@ -267,7 +267,7 @@ struct RealtimeSessionTests {
 
   @Test func aWrongSettingIsAnErrorEventAndChangesNothing() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     _ = await takeEvents(store)
     let cases: [(String, String, String?)] = [
       (
@@ -314,7 +314,7 @@ struct RealtimeSessionTests {
       #expect(error.code == code, "\(text)")
       #expect(error.param == param, "\(text)")
       #expect(error.type == "invalid_request_error")
-      #expect(store.state.allowedMessages == index + 2)
+      #expect(store.state.stream.allowedMessages == index + 2)
     }
     #expect(store.state.configuration == RealtimeConfiguration())
     await leave(store)
@@ -326,7 +326,7 @@ struct RealtimeSessionTests {
     var limits = ServerConfiguration()
     limits.maxFrameBytes = 4_096
     let store = makeStore(limits: limits)
-    await store.send(.start)
+    await store.send(.stream(.start))
     _ = await takeEvents(store)
     let oversized = Self.append(seconds: 0.2)
     let cases: [(RealtimeSession.Action, String, String?, String?)] = [
@@ -359,7 +359,7 @@ struct RealtimeSessionTests {
       #expect(error.code == code, "\(action)")
       #expect(error.param == param, "\(action)")
       #expect(error.eventID == eventID, "\(action)")
-      #expect(store.state.allowedMessages == index + 2, "\(action)")
+      #expect(store.state.stream.allowedMessages == index + 2, "\(action)")
     }
     // The message names what was wrong.
     let unknown = RealtimeClientEvent.parse(#"{"type": "response.create"}"#).error
@@ -379,7 +379,7 @@ struct RealtimeSessionTests {
 
   @Test func theFormatCannotChangeWhileTheBufferHoldsAudio() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startRun(store)
     _ = await takeEvents(store)
     await store.send(
@@ -402,7 +402,7 @@ struct RealtimeSessionTests {
 
   @Test func thePromptsNamesAreTheRunsHotwords() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(
       .text(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"transcription": {"prompt": "Turn on the Kallax lamp in Siobhan's room."}}}}}"#
@@ -415,7 +415,7 @@ struct RealtimeSessionTests {
 
   @Test func audioIsDecodedFromBase64AndG711AtItsOwnRate() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(
       .text(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"format": {"type": "audio/pcmu"}}}}}"#
@@ -444,14 +444,14 @@ struct RealtimeSessionTests {
     var limits = ServerConfiguration()
     limits.maxBufferedAudio = .seconds(1)
     let store = makeStore(limits: limits)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startRun(store, seconds: 0.6)
-    #expect(store.state.allowedMessages == 2)
+    #expect(store.state.stream.allowedMessages == 2)
     await store.send(.text(Self.append(seconds: 0.6)))
     // 1.2 s wait to be decoded: the next message waits.
-    #expect(store.state.allowedMessages == 2)
+    #expect(store.state.stream.allowedMessages == 2)
     await hear(Self.heard("", at: 0.3), store)
-    #expect(store.state.allowedMessages == 3)
+    #expect(store.state.stream.allowedMessages == 3)
     await leave(store)
   }
 
@@ -459,7 +459,7 @@ struct RealtimeSessionTests {
 
   @Test func serverVADMakesAnItemOfEachUtteranceWithDeltasWhileItIsSpoken() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startRun(store, seconds: 1)
     _ = await takeEvents(store)
     // The first word: speech has started (300 ms of padding before it); the word may change.
@@ -571,7 +571,7 @@ struct RealtimeSessionTests {
 
   @Test func idleTimeoutMillisecondsOfQuietCommitAnEmptyItem() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(
       .text(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "server_vad", "idle_timeout_ms": 5000}}}}}"#
@@ -604,7 +604,7 @@ struct RealtimeSessionTests {
 
   @Test func withTurnDetectionOffTheClientCommitsAndGetsTheItemsWordsAfterwards() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.text(Self.turnDetectionOff))
     await startRun(store, seconds: 1)
     _ = await takeEvents(store)
@@ -622,7 +622,7 @@ struct RealtimeSessionTests {
         .delta(itemID: "item_test_1", text: "go forward", logprobs: nil),
       ], "\(committed)")
     // The next message waits for the item's words.
-    #expect(store.state.allowedMessages == 3)
+    #expect(store.state.stream.allowedMessages == 3)
     #expect(store.state.phase == .committing)
     // The same words again are not another look.
     await hear(Self.heard("go forward ten", at: 1), store)
@@ -635,7 +635,7 @@ struct RealtimeSessionTests {
         .completed(
           itemID: "item_test_1", transcript: "go forward ten meters", words: 4, logprobs: nil),
       ])
-    #expect(store.state.allowedMessages == 4)
+    #expect(store.state.stream.allowedMessages == 4)
     #expect(store.state.recognition == nil)
     #expect(store.state.phase == .streaming)
     // The next audio is a new run, and its commit the next item.
@@ -659,7 +659,7 @@ struct RealtimeSessionTests {
 
   @Test func aClearDropsTheBufferAndItsItem() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startRun(store, seconds: 1)
     await hear(Self.heard("go", at: 1), store)
     _ = await takeEvents(store)
@@ -682,28 +682,30 @@ struct RealtimeSessionTests {
     var limits = ServerConfiguration()
     limits.idleTimeout = .seconds(5)
     let store = makeStore(limits: limits)
-    await store.send(.start)
+    await store.send(.stream(.start))
     _ = await takeEvents(store)
     await clock.advance(by: .seconds(5))
-    await store.receive(\.idleTimeoutElapsed)
+    await store.receive(\.stream.idleTimeoutElapsed)
+    await store.receive(\.stream.delegate.limitReached)
     let events = await takeEvents(store)
     guard case .error(let error)? = events.first else {
       Issue.record("\(events)")
       return
     }
     #expect(error.code == "idle_timeout")
-    #expect(store.state.outbox == [])
-    #expect(store.state.ending == .error(.session(.idle(.seconds(5)))))
+    #expect(store.state.stream.outbox == [])
+    #expect(store.state.stream.ending == .problem(.session(.idle(.seconds(5)))))
     await store.finish()
 
     // 50 ms of audio a message, each 4 s: too little to renew the idle time.
     let trickle = makeStore(limits: limits)
-    await trickle.send(.start)
+    await trickle.send(.stream(.start))
     await startRun(trickle, seconds: 0.05)
     await clock.advance(by: .seconds(4))
     await trickle.send(.text(Self.append(seconds: 0.04)))
     await clock.advance(by: .seconds(1))
-    await trickle.receive(\.idleTimeoutElapsed)
+    await trickle.receive(\.stream.idleTimeoutElapsed)
+    await trickle.receive(\.stream.delegate.limitReached)
     #expect(
       trickle.state.phase
         == .finishing(
@@ -718,21 +720,21 @@ struct RealtimeSessionTests {
       return
     }
     #expect(trickleError.code == "idle_timeout")
-    #expect(trickle.state.ending != nil)
+    #expect(trickle.state.stream.ending != nil)
     await trickle.skipReceivedActions(strict: false)
     await trickle.finish()
   }
 
   @Test func aShutdownDeliversTheLastWordsThenClosesWith1001() async {
     let store = makeStore()
-    await store.send(.start)
+    await store.send(.stream(.start))
     await startRun(store, seconds: 1)
     await hear(Self.heard("go", at: 1), store)
     _ = await takeEvents(store)
     await store.send(.shutdown)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["go forward"], at: 1, isFinal: true), store)
-    let outputs = store.state.outbox
+    let outputs = store.state.stream.outbox
     #expect(
       outputs.dropLast(2) == [
         .event(.speechStopped(itemID: "item_test_1", audioEndMilliseconds: 1000)),
@@ -748,7 +750,7 @@ struct RealtimeSessionTests {
     }
     #expect(error.code == "server_shutting_down")
     #expect(error.type == "server_error")
-    #expect(store.state.ending == .error(.session(.shuttingDown)))
+    #expect(store.state.stream.ending == .problem(.session(.shuttingDown)))
     await store.finish()
   }
 
@@ -757,11 +759,12 @@ struct RealtimeSessionTests {
     limits.maxSessionDuration = .seconds(60)
     limits.idleTimeout = .seconds(600)
     let store = makeStore(limits: limits)
-    await store.send(.start)
+    await store.send(.stream(.start))
     await store.send(.text(Self.turnDetectionOff))
     await startRun(store, seconds: 1)
     await clock.advance(by: .seconds(60))
-    await store.receive(\.maxDurationElapsed)
+    await store.receive(\.stream.maxDurationElapsed)
+    await store.receive(\.stream.delegate.limitReached)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["hello"], at: 1, isFinal: true), store)
     let events = await takeEvents(store)
@@ -771,7 +774,8 @@ struct RealtimeSessionTests {
         "conversation.item.input_audio_transcription.completed", "error",
       ])
     #expect(
-      store.state.outbox == [] && store.state.ending == .error(.session(.tooLong(.seconds(60)))))
+      store.state.stream.outbox == []
+        && store.state.stream.ending == .problem(.session(.tooLong(.seconds(60)))))
     await store.finish()
   }
 }
