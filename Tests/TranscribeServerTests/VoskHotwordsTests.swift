@@ -45,7 +45,8 @@ struct VoskHotwordsTests {
     await store.send(.audio(ByteBuffer(bytes: [UInt8](repeating: 0, count: 3_200))))
     await store.receive(\.recognition.recognitionStarted)
     let request = store.state.recognition?.request
-    await store.send(.clientLeft)
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end)
     await store.skipReceivedActions()
     return request
   }

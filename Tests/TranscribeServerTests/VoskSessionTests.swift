@@ -160,7 +160,8 @@ struct VoskSessionTests {
     }
     // The reply's deadline went with the reply: two seconds on, nothing happens.
     await clock.advance(by: .seconds(2))
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
     }
@@ -200,7 +201,8 @@ struct VoskSessionTests {
     store.exhaustivity = .on
     await clock.advance(by: .seconds(10))
     #expect(store.state.stream.outbox.isEmpty)
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
     }
@@ -224,7 +226,8 @@ struct VoskSessionTests {
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 2
     }
-    await store.send(.clientLeft)
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end)
   }
 
   @Test func theNextMessageWaitsUntilTheDecoderReportsNoMoreThanFiveSecondsLeft() async {
@@ -247,7 +250,8 @@ struct VoskSessionTests {
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 2
     }
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
     }
@@ -267,7 +271,7 @@ struct VoskSessionTests {
     await clock.advance(by: .seconds(1))
     let error = WebSocketSessionError.session(.idle(.seconds(30)))
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached) {
+    await store.receive(\.stream.delegate.mustClose) {
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
       $0.stream.ending = .problem(error)
@@ -288,7 +292,7 @@ struct VoskSessionTests {
     // 30 s after the start, whatever the configurations.
     let error = WebSocketSessionError.session(.idle(.seconds(30)))
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached) {
+    await store.receive(\.stream.delegate.mustClose) {
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
       $0.stream.ending = .problem(error)
@@ -309,7 +313,8 @@ struct VoskSessionTests {
       $0.stream.outbox = [.reply(.partial("good"))]
     }
     await store.send(.stream(.written(through: 1)))
-    await store.send(.shutdown) {
+    await store.send(.stream(.shutdown))
+    await store.receive(\.stream.delegate.mustClose) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
     }
     await store.receive(\.recognition.finish)
@@ -386,7 +391,8 @@ struct VoskSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await start(store, seconds: 3)
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
       $0.pending = nil

@@ -137,12 +137,6 @@ struct RealtimeSession: Sendable {
     case text(String)
     /// A binary message (not part of the protocol).
     case binary(Int)
-    /// The client closed the socket or the connection went away.
-    case clientLeft
-    /// Reading the socket failed (a message over the protocol's limit, a bad frame).
-    case readFailed(String)
-    /// The server is shutting down.
-    case shutdown
     case recognition(SpeechRecognition.Action)
   }
 
@@ -171,8 +165,11 @@ struct RealtimeSession: Sendable {
         state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
         return .none
 
-      case .stream(.delegate(.limitReached(let problem))):
+      case .stream(.delegate(.mustClose(let problem))):
         return fail(&state, problem)
+
+      case .stream(.delegate(.end(let ending))):
+        return end(&state, ending)
 
       case .stream(.delegate(.lastWordsLate(let late))):
         switch state.phase {
@@ -201,15 +198,6 @@ struct RealtimeSession: Sendable {
           return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
         }
         return reject(&state, .binaryMessage)
-
-      case .clientLeft:
-        return end(&state, .clientGone)
-
-      case .readFailed(let description):
-        return end(&state, .readFailed(description))
-
-      case .shutdown:
-        return fail(&state, .session(.shuttingDown))
 
       case .recognition(let action):
         // Only a new result is a new look at the words.

@@ -67,8 +67,8 @@ struct RealtimeStream {
     let host = SessionHost(
       store: store, outbox: \.stream.outbox, written: \.stream.written,
       allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
-      shutdown: .shutdown)
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
+      shutdown: .stream(.shutdown))
     let connection = client.connection
     let defaultModel = limits.engines.first?.rawValue ?? "default"
     var processing = Duration.zero
@@ -86,7 +86,7 @@ struct RealtimeStream {
           case .binary(let buffer): (.binary(buffer.readableBytes), false)
           }
         },
-        end: .clientLeft, failure: { .readFailed("\($0)") }),
+        end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) }),
       session: session, shutdownNotice: shutdownNotice, connection: connection
     ) { state in
       // The decoding time of the real-time factor: while the decoder is behind the audio.

@@ -15,10 +15,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// The host reads ``State/outbox``, ``State/allowedMessages`` and ``State/ending`` and sends
-/// ``Action/start`` and ``Action/written(through:)``. When a limit is reached the session learns
-/// it through a delegate action (``Delegate``) and decides, from its own phase, whether the last
-/// words come first.
+/// The host reads ``State/outbox``, ``State/allowedMessages`` and ``State/ending``, and sends
+/// ``Action/start``, ``Action/written(through:)`` and what it sees of the client and the server
+/// (``Action/clientLeft``, ``Action/readFailed(_:)``, ``Action/shutdown``). The protocol's
+/// session learns what that means through delegate actions (``Delegate``): it must close for a
+/// problem (and decides, from its own phase, whether the last words come first), or it is
+/// over.
 struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Reducer {
   struct State: Equatable {
     /// What to write, in order, not acknowledged yet.
@@ -93,6 +95,12 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
     case maxDurationElapsed
     /// The wait for the last words is over.
     case finalWaitElapsed
+    /// The client closed or went away.
+    case clientLeft
+    /// Reading the socket failed (a message over the protocol's limit, a bad frame).
+    case readFailed(String)
+    /// The server is shutting down.
+    case shutdown
     /// What the session's protocol decides on.
     case delegate(Delegate)
   }
@@ -100,11 +108,13 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
   /// What the stream tells the protocol's session.
   @CasePathable
   enum Delegate: Equatable, Sendable {
-    /// A limit was reached (idle, too little audio, the maximum length): the session ends for
-    /// it, after its last words where there are any.
-    case limitReached(Problem)
+    /// The session must close for a limit (idle, too little audio, the maximum length) or the
+    /// server's shutdown: after its last words where there are any.
+    case mustClose(Problem)
     /// The last words did not arrive within ``ServerConfiguration/finalWait``.
     case lastWordsLate(Problem)
+    /// The session is over: the client left, or reading failed.
+    case end(Ending)
   }
 
   /// The limits the session runs under (the server's configuration).
@@ -137,16 +147,28 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
 
       case .idleTimeoutElapsed:
         guard state.ending == nil else { return .none }
-        return .send(.delegate(.limitReached(.session(timers.idleProblem(state.idleAudio)))))
+        return .send(.delegate(.mustClose(.session(timers.idleProblem(state.idleAudio)))))
 
       case .maxDurationElapsed:
         guard state.ending == nil else { return .none }
-        return .send(.delegate(.limitReached(.session(.tooLong(limits.maxSessionDuration)))))
+        return .send(.delegate(.mustClose(.session(.tooLong(limits.maxSessionDuration)))))
 
       case .finalWaitElapsed:
         guard state.ending == nil else { return .none }
         let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
         return .send(.delegate(.lastWordsLate(.session(SessionProblem(late)))))
+
+      case .clientLeft:
+        guard state.ending == nil else { return .none }
+        return .send(.delegate(.end(.clientGone)))
+
+      case .readFailed(let description):
+        guard state.ending == nil else { return .none }
+        return .send(.delegate(.end(.readFailed(description))))
+
+      case .shutdown:
+        guard state.ending == nil else { return .none }
+        return .send(.delegate(.mustClose(.session(.shuttingDown))))
 
       case .delegate:
         return .none

@@ -99,12 +99,6 @@ struct VoskSession: Sendable {
     case text(String)
     /// A binary message (16-bit little-endian PCM) from the client.
     case audio(ByteBuffer)
-    /// The client closed the stream or the connection went away.
-    case clientLeft
-    /// Reading the socket failed (a message over the protocol's limit, a bad frame).
-    case readFailed(String)
-    /// The server is shutting down.
-    case shutdown
     case recognition(SpeechRecognition.Action)
     /// The wait for the decoder before the pending reply is over.
     case replyDeadlineElapsed
@@ -145,8 +139,11 @@ struct VoskSession: Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.delegate(.limitReached(let problem))):
+      case .stream(.delegate(.mustClose(let problem))):
         return fail(&state, problem)
+
+      case .stream(.delegate(.end(let ending))):
+        return end(&state, ending)
 
       case .stream(.delegate(.lastWordsLate(let late))):
         guard case .finishing(let closing) = state.phase else { return .none }
@@ -212,15 +209,6 @@ struct VoskSession: Sendable {
             IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
           timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
           replyIfCaughtUp(&state))
-
-      case .clientLeft:
-        return end(&state, .clientGone)
-
-      case .readFailed(let description):
-        return end(&state, .readFailed(description))
-
-      case .shutdown:
-        return fail(&state, .session(.shuttingDown))
 
       case .recognition:
         takeFinishedUtterances(&state)

@@ -61,8 +61,8 @@ struct VoskStream {
     let host = SessionHost(
       store: store, outbox: \.stream.outbox, written: \.stream.written,
       allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
-      shutdown: .shutdown)
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
+      shutdown: .stream(.shutdown))
     let connection = client.connection
     var measure = StreamMeasurements()
     let (final, readFailure) = await host.run(
@@ -74,7 +74,7 @@ struct VoskStream {
           case .binary(let buffer): (.audio(buffer), false)
           }
         },
-        end: .clientLeft, failure: { .readFailed("\($0)") }),
+        end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) }),
       session: session, shutdownNotice: shutdownNotice, connection: connection
     ) { state in
       measure.observe(state)

@@ -44,8 +44,8 @@ struct WyomingConnection: Sendable {
     let host = SessionHost(
       store: store, outbox: \.stream.outbox, written: \.stream.written,
       allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .clientLeft,
-      shutdown: .shutdown)
+      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
+      shutdown: .stream(.shutdown))
     let lastEvent = LastEvent()
     var busy = DecoderBusyTime()
 
@@ -62,7 +62,7 @@ struct WyomingConnection: Sendable {
             return (.malformed(problem), true)
           }
         },
-        end: .clientFinishedSending, failure: { _ in .clientLeft }),
+        end: .clientFinishedSending, failure: { _ in .stream(.clientLeft) }),
       session: session, shutdownNotice: shutdownNotice, connection: nil
     ) { state in
       busy.observe(state)

@@ -112,10 +112,6 @@ struct WyomingSession: Sendable {
     case malformed(WyomingProblem)
     /// The client closed its side: it sends nothing more, but may wait for answers.
     case clientFinishedSending
-    /// The client is gone: writing failed or the connection dropped.
-    case clientLeft
-    /// The server is shutting down.
-    case shutdown
     case recognition(SpeechRecognition.Action)
   }
 
@@ -147,9 +143,18 @@ struct WyomingSession: Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.delegate(.limitReached(let problem))):
-        if case .finishing = state.phase { return .none }
+      case .stream(.delegate(.mustClose(let problem))):
+        if case .finishing(let closing) = state.phase {
+          // The transcript is on its way: a shutdown closes after it, a limit changes nothing.
+          if problem == .session(.shuttingDown) {
+            state.phase = .finishing(closing: closing ?? problem)
+          }
+          return .none
+        }
         return fail(&state, problem)
+
+      case .stream(.delegate(.end(let ending))):
+        return end(&state, ending)
 
       case .stream(.delegate(.lastWordsLate(let late))):
         guard case .finishing(let closing) = state.phase else { return .none }
@@ -181,22 +186,6 @@ struct WyomingSession: Sendable {
           // close (a client that is gone altogether fails the write, which ends it).
           return finishAudio(&state, closing: nil)
         case .finishing, .over:
-          return .none
-        }
-
-      case .clientLeft:
-        return end(&state, .clientGone)
-
-      case .shutdown:
-        switch state.phase {
-        case .streaming:
-          return fail(&state, .session(.shuttingDown))
-        case .finishing(let closing):
-          state.phase = .finishing(closing: closing ?? .session(.shuttingDown))
-          return .none
-        case .ready, .endpointed:
-          return closeWithError(&state, .session(.shuttingDown))
-        case .over:
           return .none
         }
 

@@ -166,7 +166,8 @@ struct RealtimeSessionTests {
   }
 
   func leave(_ store: TestStoreOf<RealtimeSession>) async {
-    await store.send(.clientLeft)
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end)
     await store.skipReceivedActions(strict: false)
     await store.finish()
   }
@@ -686,7 +687,7 @@ struct RealtimeSessionTests {
     _ = await takeEvents(store)
     await clock.advance(by: .seconds(5))
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached)
+    await store.receive(\.stream.delegate.mustClose)
     let events = await takeEvents(store)
     guard case .error(let error)? = events.first else {
       Issue.record("\(events)")
@@ -705,7 +706,7 @@ struct RealtimeSessionTests {
     await trickle.send(.text(Self.append(seconds: 0.04)))
     await clock.advance(by: .seconds(1))
     await trickle.receive(\.stream.idleTimeoutElapsed)
-    await trickle.receive(\.stream.delegate.limitReached)
+    await trickle.receive(\.stream.delegate.mustClose)
     #expect(
       trickle.state.phase
         == .finishing(
@@ -731,7 +732,8 @@ struct RealtimeSessionTests {
     await startRun(store, seconds: 1)
     await hear(Self.heard("go", at: 1), store)
     _ = await takeEvents(store)
-    await store.send(.shutdown)
+    await store.send(.stream(.shutdown))
+    await store.receive(\.stream.delegate.mustClose)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["go forward"], at: 1, isFinal: true), store)
     let outputs = store.state.stream.outbox
@@ -764,7 +766,7 @@ struct RealtimeSessionTests {
     await startRun(store, seconds: 1)
     await clock.advance(by: .seconds(60))
     await store.receive(\.stream.maxDurationElapsed)
-    await store.receive(\.stream.delegate.limitReached)
+    await store.receive(\.stream.delegate.mustClose)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["hello"], at: 1, isFinal: true), store)
     let events = await takeEvents(store)

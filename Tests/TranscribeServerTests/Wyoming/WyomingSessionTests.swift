@@ -282,7 +282,8 @@ struct WyomingSessionTests {
       $0.stream.allowedMessages = 5
       $0.phase = .ready
     }
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
     }
@@ -304,7 +305,8 @@ struct WyomingSessionTests {
     #expect(store.state.phase == .streaming)
     // The finished utterance's words have settled.
     #expect(store.state.streamedWords == ["turn", "on", "the", "light"])
-    await store.send(.clientLeft)
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end)
   }
 
   @Test func aShutdownDeliversTheTranscriptSoFarThenTheError() async {
@@ -316,7 +318,8 @@ struct WyomingSessionTests {
     store.exhaustivity = .off(showSkippedAssertions: false)
     await store.send(.stream(.start))
     await startAudio(store, number: 1)
-    await store.send(.shutdown) {
+    await store.send(.stream(.shutdown))
+    await store.receive(\.stream.delegate.mustClose) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
     }
     await store.receive(\.recognition.finish)
@@ -335,7 +338,7 @@ struct WyomingSessionTests {
     await store.send(.stream(.start))
     await clock.advance(by: Self.limits.idleTimeout)
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached) {
+    await store.receive(\.stream.delegate.mustClose) {
       $0.stream.outbox = [
         .event(WyomingProblem.session(.idle(Self.limits.idleTimeout)).event), .close,
       ]
@@ -367,7 +370,8 @@ struct WyomingSessionTests {
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 3
     }
-    await store.send(.clientLeft) {
+    await store.send(.stream(.clientLeft))
+    await store.receive(\.stream.delegate.end) {
       $0.phase = .over
       $0.stream.ending = .clientGone
       $0.recognition = nil
@@ -395,7 +399,7 @@ struct WyomingSessionTests {
       await clock.advance(by: .seconds(10))
     }
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached)
+    await store.receive(\.stream.delegate.mustClose)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     let problem = WyomingProblem.session(
@@ -451,7 +455,7 @@ struct WyomingSessionTests {
     }
     // Thirty seconds after the connection opened, however many events it sent.
     await store.receive(\.stream.idleTimeoutElapsed)
-    await store.receive(\.stream.delegate.limitReached)
+    await store.receive(\.stream.delegate.mustClose)
     let problem = WyomingProblem.session(.idle(.seconds(30)))
     #expect(Array(store.state.stream.outbox.suffix(2)) == [.event(problem.event), .close])
     #expect(store.state.stream.ending == .problem(problem))
