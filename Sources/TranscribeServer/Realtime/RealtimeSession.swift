@@ -36,7 +36,7 @@ import SpeechRecognitionFeature
 /// `error` events and the session goes on; the idle timeout, the maximum length and a
 /// shutdown first deliver the last words, then an `error` event and the close.
 @Reducer
-struct RealtimeSession: Sendable {
+struct RealtimeSession: StreamingSession, Sendable {
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     case event(RealtimeServerEvent)
@@ -44,10 +44,11 @@ struct RealtimeSession: Sendable {
     case close(WebSocketSessionError?)
   }
 
+  /// How a session ends: with an `error` event and the WebSocket close codes vosk's protocol
+  /// has too.
+  typealias Problem = WebSocketSessionError
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WebSocketSessionError>
-  /// How a session ended.
-  typealias Ending = Stream.Ending
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -165,17 +166,8 @@ struct RealtimeSession: Sendable {
         state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
         return .none
 
-      case .stream(.delegate(.mustClose(let problem))):
-        return fail(&state, problem)
-
-      case .stream(.delegate(.end(let ending))):
-        return end(&state, ending)
-
-      case .stream(.delegate(.lastWordsLate(let late))):
-        switch state.phase {
-        case .committing, .finishing: return closeWithError(&state, late)
-        case .streaming, .over: return .none
-        }
+      case .stream(.delegate(let delegate)):
+        return handle(delegate, &state)
 
       case .stream:
         return .none
@@ -550,7 +542,7 @@ struct RealtimeSession: Sendable {
 
   /// Ends the session because of `error`: after the last words for a limit or a shutdown, at
   /// once otherwise.
-  private func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+  func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
     switch state.phase {
     case .streaming, .committing: break
     case .finishing, .over: return .none
@@ -580,7 +572,14 @@ struct RealtimeSession: Sendable {
   }
 
   /// The session is over: timers stop and recognition is abandoned if it still runs.
-  private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
+  func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
+    switch state.phase {
+    case .committing, .finishing: closeWithError(&state, late)
+    case .streaming, .over: .none
+    }
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
     state.phase = .over
     state.stream.ending = ending

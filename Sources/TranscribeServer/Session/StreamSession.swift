@@ -188,3 +188,32 @@ protocol StreamProblem: Error, Equatable, Sendable {
 
 extension WebSocketSessionError: StreamProblem {}
 extension WyomingProblem: StreamProblem {}
+
+/// A protocol's session reducer over a ``StreamSession``: what it does when its stream tells it
+/// to close or that it is over (``handle(_:_:)``, the one reading of the stream's delegate
+/// actions).
+protocol StreamingSession: Reducer {
+  associatedtype Output: Equatable & Sendable
+  associatedtype Problem: StreamProblem
+
+  /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
+  /// last words where the problem and the phase allow.
+  func fail(_ state: inout State, _ problem: Problem) -> Effect<Action>
+  /// The last words did not arrive within ``ServerConfiguration/finalWait``.
+  func lastWordsLate(_ state: inout State, _ problem: Problem) -> Effect<Action>
+  /// The session is over: its timers stop and its recognition is abandoned if it still runs.
+  func end(_ state: inout State, _ ending: StreamSession<Output, Problem>.Ending) -> Effect<Action>
+}
+
+extension StreamingSession {
+  /// Does what the stream's delegate action asks.
+  func handle(
+    _ delegate: StreamSession<Output, Problem>.Delegate, _ state: inout State
+  ) -> Effect<Action> {
+    switch delegate {
+    case .mustClose(let problem): fail(&state, problem)
+    case .lastWordsLate(let problem): lastWordsLate(&state, problem)
+    case .end(let ending): end(&state, ending)
+    }
+  }
+}

@@ -23,7 +23,7 @@ import SpeechRecognitionFeature
 /// to be decoded), the idle, too-long and last-words timers, and the ending. The reply deadline
 /// is this protocol's own timer.
 @Reducer
-struct VoskSession: Sendable {
+struct VoskSession: StreamingSession, Sendable {
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     /// A text message.
@@ -32,10 +32,11 @@ struct VoskSession: Sendable {
     case close(WebSocketSessionError?)
   }
 
+  /// How a session ends: with vosk's close codes; `finished` once the client sent
+  /// `{"eof" : 1}` and got the last words.
+  typealias Problem = WebSocketSessionError
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WebSocketSessionError>
-  /// How a session ended: `finished` once the client sent `{"eof" : 1}` and got the last words.
-  typealias Ending = Stream.Ending
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -139,15 +140,8 @@ struct VoskSession: Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.delegate(.mustClose(let problem))):
-        return fail(&state, problem)
-
-      case .stream(.delegate(.end(let ending))):
-        return end(&state, ending)
-
-      case .stream(.delegate(.lastWordsLate(let late))):
-        guard case .finishing(let closing) = state.phase else { return .none }
-        return closeWithError(&state, closing ?? late)
+      case .stream(.delegate(let delegate)):
+        return handle(delegate, &state)
 
       case .stream:
         return .none
@@ -338,15 +332,10 @@ struct VoskSession: Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    var effects: [Effect<Action>] = [
-      timers.awaitLastWords(shuttingDown: closing == .session(.shuttingDown))
-    ]
-    effects.append(
-      LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
-    if state.recognition?.isOver == true {
-      effects.append(lastWordsArrived(&state, closing: closing))
-    }
-    return .merge(effects)
+    return LastWords.await(
+      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish),
+      closing: closing, timers: timers
+    ) { lastWordsArrived(&state, closing: closing) }
   }
 
   /// The last words are in: they go out, then the close.
@@ -357,14 +346,9 @@ struct VoskSession: Sendable {
     // Words cannot be trusted to be complete after a failure or a stop the recognizer did not
     // answer in time: a limit closes with its own error, the end of the stream with the
     // failure (never an empty result that looks like silence).
-    switch state.recognition?.outcome {
-    case .failed, .stopTimedOut:
-      if let problem = RecognitionProblem(state.recognition?.outcome) {
-        return .merge(
-          cancelWait, closeWithError(&state, closing ?? .session(SessionProblem(problem))))
-      }
-    default:
-      break
+    if let problem = LastWords.problem(state.recognition) {
+      return .merge(
+        cancelWait, closeWithError(&state, closing ?? .session(SessionProblem(problem))))
     }
     let words = Array(state.finals.joined())
     state.finals = []
@@ -395,7 +379,7 @@ struct VoskSession: Sendable {
 
   /// Ends the stream because of `error`: at once for the client's mistakes and failures, after
   /// the last words for an idle stream, one past its limit, or a shutdown.
-  private func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+  func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
     guard state.phase == .streaming else { return .none }
     let stopTimers = Effect<Action>.merge(
       .cancel(id: CancelID.replyDeadline), timers.stopLimits())
@@ -415,7 +399,12 @@ struct VoskSession: Sendable {
   }
 
   /// The session is over: timers stop and recognition is abandoned if it still runs.
-  private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
+  func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
+    guard case .finishing(let closing) = state.phase else { return .none }
+    return closeWithError(&state, closing ?? late)
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
     state.phase = .over
     state.stream.ending = ending

@@ -29,7 +29,7 @@ import SpeechRecognitionFeature
 /// each time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed
 /// waits to be decoded), the limits and the ending.
 @Reducer
-struct WyomingSession: Sendable {
+struct WyomingSession: StreamingSession, Sendable {
   /// Something for the host to write.
   enum Output: Equatable, Sendable {
     case event(WyomingEvent)
@@ -37,11 +37,11 @@ struct WyomingSession: Sendable {
     case close
   }
 
+  /// How a connection ends: with an `error` event; `finished` once the client finished sending
+  /// and everything it asked for was answered.
+  typealias Problem = WyomingProblem
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WyomingProblem>
-  /// How a connection ended: `finished` once the client finished sending and everything it
-  /// asked for was answered.
-  typealias Ending = Stream.Ending
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
@@ -143,22 +143,8 @@ struct WyomingSession: Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.delegate(.mustClose(let problem))):
-        if case .finishing(let closing) = state.phase {
-          // The transcript is on its way: a shutdown closes after it, a limit changes nothing.
-          if problem == .session(.shuttingDown) {
-            state.phase = .finishing(closing: closing ?? problem)
-          }
-          return .none
-        }
-        return fail(&state, problem)
-
-      case .stream(.delegate(.end(let ending))):
-        return end(&state, ending)
-
-      case .stream(.delegate(.lastWordsLate(let late))):
-        guard case .finishing(let closing) = state.phase else { return .none }
-        return closeWithError(&state, closing ?? late)
+      case .stream(.delegate(let delegate)):
+        return handle(delegate, &state)
 
       case .stream:
         return .none
@@ -461,30 +447,20 @@ struct WyomingSession: Sendable {
   /// Finishes the audio and stops recognition; the last words are awaited.
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    var effects: [Effect<Action>] = [
-      timers.awaitLastWords(shuttingDown: closing == .session(.shuttingDown))
-    ]
-    effects.append(
-      LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
-    if state.recognition?.isOver == true {
-      effects.append(lastWordsArrived(&state, closing: closing))
-    }
-    return .merge(effects)
+    return LastWords.await(
+      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish),
+      closing: closing, timers: timers
+    ) { lastWordsArrived(&state, closing: closing) }
   }
 
   /// The last words are in: the transcript goes out, then the close if there is one.
   private func lastWordsArrived(
     _ state: inout State, closing: WyomingProblem?
   ) -> Effect<Action> {
-    switch state.recognition?.outcome {
-    case .failed, .stopTimedOut, .notAuthorized:
-      let problem = RecognitionProblem(state.recognition?.outcome)
+    if let problem = LastWords.problem(state.recognition, orNotAuthorized: true) {
       return .merge(
         timers.stop(.finalWait),
-        closeWithError(
-          &state, closing ?? .session(.recognitionFailed(problem?.message ?? "unknown"))))
-    default:
-      break
+        closeWithError(&state, closing ?? .session(SessionProblem(problem))))
     }
     let effect = sendTranscript(Self.words(state.recognition), &state, then: .ready)
     if let closing {
@@ -499,11 +475,17 @@ struct WyomingSession: Sendable {
 
   /// Ends the connection because of `problem`: at once for the client's mistakes and
   /// failures, after the transcript so far for the server's limits and a shutdown.
-  private func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+  func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
     switch state.phase {
     case .streaming where problem.deliversLastWords:
       return .merge(timers.stopLimits(), finishAudio(&state, closing: problem))
-    case .over, .finishing:
+    case .finishing(let closing):
+      // The transcript is on its way: a shutdown closes after it, a limit changes nothing.
+      if problem == .session(.shuttingDown) {
+        state.phase = .finishing(closing: closing ?? problem)
+      }
+      return .none
+    case .over:
       return .none
     case .ready, .streaming, .endpointed:
       return closeWithError(&state, problem)
@@ -519,7 +501,12 @@ struct WyomingSession: Sendable {
   }
 
   /// The connection is over: timers stop and recognition is abandoned if it still runs.
-  private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
+  func lastWordsLate(_ state: inout State, _ late: WyomingProblem) -> Effect<Action> {
+    guard case .finishing(let closing) = state.phase else { return .none }
+    return closeWithError(&state, closing ?? late)
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
     guard state.phase != .over else { return .none }
     let endAudio = endUtterance(&state)
     state.phase = .over
