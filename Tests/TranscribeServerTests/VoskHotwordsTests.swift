@@ -22,7 +22,7 @@ struct VoskHotwordsTests {
     let (stream, _) = results
     let audio = self.audio
     return TestStore(initialState: VoskSession.State()) {
-      VoskSession(limits: limits, messageWaitClock: clock)
+      VoskSession(limits: limits)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }

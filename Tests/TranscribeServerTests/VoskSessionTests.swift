@@ -29,7 +29,7 @@ struct VoskSessionTests {
     let audio = self.audio
     let inbox = self.inbox
     return TestStore(initialState: VoskSession.State()) {
-      VoskSession(messageWaitClock: clock)
+      VoskSession()
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }

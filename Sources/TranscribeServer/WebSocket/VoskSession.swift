@@ -115,10 +115,6 @@ struct VoskSession: StreamingSession, Sendable {
   /// Whether a `phrase_list` becomes hotwords the server's default engine, Moonshine, favours;
   /// otherwise (pocketsphinx) the stream is restricted to the phrases, a grammar.
   var biasesPhraseList: Bool { limits.engines.first == .moonshine }
-  /// The clock of the short wait for a message to answer with the last words: real time,
-  /// whatever the server's clock, so a client that is not sending gets its last words a moment
-  /// later, never not at all.
-  let messageWaitClock: any Clock<Duration>
 
   @Dependency(\.continuousClock) var clock
   @Dependency(\.audioInbox) var audioInbox
@@ -126,12 +122,8 @@ struct VoskSession: StreamingSession, Sendable {
   /// The idle, maximum-length and last-words timers.
   var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
 
-  init(
-    limits: ServerConfiguration = ServerConfiguration(),
-    messageWaitClock: any Clock<Duration> = ContinuousClock()
-  ) {
+  init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
-    self.messageWaitClock = messageWaitClock
   }
 
   var body: some ReducerOf<Self> {
@@ -366,12 +358,7 @@ struct VoskSession: StreamingSession, Sendable {
       state.phase = .awaitingMessage(words: words, closing: closing)
       state.stream.allowNextMessage()
       return .merge(
-        cancelWait,
-        .run { [clock = messageWaitClock, wait = limits.replyWait] send in
-          try await clock.sleep(for: wait)
-          await send(.messageWaitElapsed)
-        }
-        .cancellable(id: CancelID.messageWait, cancelInFlight: true))
+        cancelWait, timer(.messageWaitElapsed, after: limits.replyWait, id: .messageWait))
     }
     if isAnswer || !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
     return .merge(cancelWait, closeWithError(&state, closing))
