@@ -87,6 +87,26 @@ public struct ServerConfiguration: Sendable, Equatable {
   public var maxUploadPartHeaderBytes = 16 << 10
   /// The most bytes an upload's text fields may hold together (default 64 KiB).
   public var maxUploadFieldBytes = 64 << 10
+  /// The sample rates a stream may declare, in Hz (vosk's `sample_rate`, Wyoming's `rate`;
+  /// default 1 kHz to 384 kHz).
+  public var sampleRates = 1_000...384_000
+  /// The most alternatives a vosk stream may ask for (`max_alternatives`, default 100).
+  public var maxAlternatives = 100
+  /// The most phrases a vosk stream's `phrase_list` may hold (default 10,000). The list
+  /// becomes a grammar that pocketsphinx compiles in one call that cannot be interrupted, so its
+  /// size bounds how long a decoder is busy before the stream's first words, even for a client
+  /// that has left.
+  public var maxPhrases = 10_000
+  /// The longest phrase of a vosk stream's `phrase_list`, in characters (default 200).
+  public var maxPhraseLength = 200
+  /// The longest a stream that is turned away (no session place, a shutdown, another intent)
+  /// waits for the client's first message before it is answered (default 1 s): frames right
+  /// behind the WebSocket upgrade can be lost by a client still finishing its side of it.
+  public var turnAwayWait = Duration.seconds(1)
+  /// How long every decoder of an engine must have been busy, with sessions that are over,
+  /// before `GET /readyz` says `stuck` (default 10 s): longer than a session's last words take
+  /// once its client has gone.
+  public var stuckDecoderAge = Duration.seconds(10)
 
   /// Home Assistant's Wyoming protocol: its listeners (none by default), endpointing and
   /// limits.

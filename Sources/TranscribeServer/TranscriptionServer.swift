@@ -43,10 +43,6 @@ public struct TranscriptionServer: Sendable {
     buildApplication(core, onServerRunning: onServerRunning)
   }
 
-  /// How long every decoder must have been busy before `/readyz` says `stuck`
-  /// (``Recognizers/stuckDecoderAge``).
-  public static var stuckDecoderAge: Duration { Recognizers.stuckDecoderAge }
-
   // MARK: - The core's parts, for the host and tests
 
   /// How to listen and what to allow.

@@ -44,8 +44,8 @@ import Testing
       let items = phrases.map { "\"\($0)\"" }.joined(separator: ",")
       return #"{"config": {"phrase_list": ["# + items + "]}}"
     }
-    let most = VoskStreamConfiguration.phraseLimit
-    let longest = VoskStreamConfiguration.phraseLengthLimit
+    let most = ServerConfiguration().maxPhrases
+    let longest = ServerConfiguration().maxPhraseLength
     #expect((most, longest) == (10_000, 200))
     // At the caps: accepted.
     let full = Array(repeating: "go forward", count: most)

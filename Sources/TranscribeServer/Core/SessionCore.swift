@@ -151,16 +151,14 @@ public struct Recognizers: Sendable {
   /// Loads what recognition needs (the model) before the server reports itself ready.
   public var prepare: @Sendable () async throws -> Void
   /// Whether every decoder of one of the engines has been busy for longer than
-  /// ``stuckDecoderAge``: `/readyz` then says `stuck` while a session place is free, since a
+  /// ``ServerConfiguration/stuckDecoderAge``: `/readyz` then says `stuck` while a session place
+  /// is free, since a
   /// new stream would wait for a decoder.
   public var areStuck: @Sendable () -> Bool = { false }
   /// The length of an uploaded file's audio as its header declares it, or `nil` when it cannot
   /// tell: uploads longer than ``ServerConfiguration/maxUploadAudioDuration`` are refused
   /// before decoding.
   public var declaredAudioDuration: @Sendable (URL) -> TimeInterval? = { _ in nil }
-  /// How long every decoder must have been busy before ``areStuck`` says so: longer than a
-  /// session's last words take once its client has gone.
-  public static let stuckDecoderAge = Duration.seconds(10)
 
   /// Recognizers made by `makeSpeechClient`, prepared by `prepare`.
   public init(

@@ -6,7 +6,7 @@ import Hummingbird
 /// `200` with `"status": "ready"` when new sessions would be accepted; otherwise `503` with
 /// `"preparing"` (the model is still loading), `"failed"` (it could not be loaded; the log says
 /// why), `"full"` (every session place is taken) or `"stuck"` (a place is free but every decoder
-/// of an engine has been busy for longer than ``TranscriptionServer/stuckDecoderAge``, with work
+/// of an engine has been busy for longer than ``ServerConfiguration/stuckDecoderAge``, with work
 /// of sessions that are over, so a new stream would wait), with `Retry-After` for those that
 /// pass.
 ///

@@ -158,12 +158,13 @@ struct RealtimeStream {
   }
 
   /// Answers a session that cannot start with an `error` event and closes it, once the client
-  /// has sent its first message or ``VoskStream/firstMessageWait`` has passed (frames right
+  /// has sent its first message or ``ServerConfiguration/turnAwayWait`` has passed (frames right
   /// behind the upgrade can be lost by a client still finishing it).
   private func turnAway<Messages: AsyncSequence & Sendable>(
     _ messages: Messages, with error: WebSocketSessionError, write: (Frame) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    await SessionHosting.waitForFirstMessage(messages, atMost: VoskStream.firstMessageWait)
+    await SessionHosting.waitForFirstMessage(
+      messages, atMost: core.configuration.turnAwayWait)
     core.metrics.protocolError(Self.protocolName, code: RealtimeError(closing: error).code ?? "")
     let event = RealtimeServerEvent.error(RealtimeError(closing: error))
     try await write(.text(event.json(eventID: "event_refused", sessionID: "", defaultModel: "")))

@@ -16,8 +16,10 @@ public enum VoskMessage: Equatable, Sendable {
   ///
   /// - Throws: ``WebSocketSessionError/malformedJSON(_:)`` for text that is not a JSON object,
   ///   ``WebSocketSessionError/unsupportedMessage(_:)`` for an object that is neither message,
-  ///   and the configuration's errors (see ``VoskStreamConfiguration/init(json:)``).
-  init(text: String) throws(WebSocketSessionError) {
+  ///   and the configuration's errors (see ``VoskStreamConfiguration/init(json:limits:)``).
+  init(
+    text: String, limits: ServerConfiguration = ServerConfiguration()
+  ) throws(WebSocketSessionError) {
     let object: [String: JSONValue]
     do {
       let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -34,7 +36,7 @@ public enum VoskMessage: Equatable, Sendable {
       if let other = object.keys.first(where: { $0 != "config" }) {
         throw .unknownConfigurationField(other)
       }
-      self = .config(try VoskStreamConfiguration(json: config))
+      self = .config(try VoskStreamConfiguration(json: config, limits: limits))
     } else if object.keys.count == 1, let eof = object["eof"] {
       guard eof == .number(1) || eof == .bool(true) else {
         throw .invalidConfigurationValue(field: "eof", reason: "must be 1")
@@ -63,16 +65,9 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
   /// The phrases recognition is restricted to, or `nil` for free speech.
   public var phraseList: [String]?
 
-  /// The rates accepted, in Hz.
-  public static let sampleRates = 1_000...384_000
-  /// The most alternatives a result can list.
-  public static let alternativeLimit = 100
-  /// The most phrases a `phrase_list` may hold. The list becomes a grammar that pocketsphinx
-  /// compiles in one call that cannot be interrupted, so its size bounds how long a decoder is
-  /// busy before the stream's first words, even for a client that has left.
-  public static let phraseLimit = 10_000
-  /// The most characters a phrase of a `phrase_list` may have.
-  public static let phraseLengthLimit = 200
+  // The limits on these values are the server's (``ServerConfiguration/sampleRates``,
+  // ``ServerConfiguration/maxAlternatives``, ``ServerConfiguration/maxPhrases``,
+  // ``ServerConfiguration/maxPhraseLength``).
 
   /// The defaults: 16 kHz, words, no alternatives, no phrase list.
   public init() {}
@@ -81,7 +76,9 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
   ///
   /// - Throws: ``WebSocketSessionError/unknownConfigurationField(_:)`` or
   ///   ``WebSocketSessionError/invalidConfigurationValue(field:reason:)``.
-  init(json: JSONValue) throws(WebSocketSessionError) {
+  init(
+    json: JSONValue, limits: ServerConfiguration = ServerConfiguration()
+  ) throws(WebSocketSessionError) {
     guard case .object(let fields) = json else {
       throw .invalidConfigurationValue(field: "config", reason: "must be an object")
     }
@@ -89,12 +86,12 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
       switch field {
       case "sample_rate":
         guard case .number(let rate) = value, rate.isFinite,
-          Double(Self.sampleRates.lowerBound)...Double(Self.sampleRates.upperBound) ~= rate
+          Double(limits.sampleRates.lowerBound)...Double(limits.sampleRates.upperBound) ~= rate
         else {
           throw .invalidConfigurationValue(
             field: field,
-            reason: "must be a number of Hz from \(Self.sampleRates.lowerBound) "
-              + "to \(Self.sampleRates.upperBound)")
+            reason: "must be a number of Hz from \(limits.sampleRates.lowerBound) "
+              + "to \(limits.sampleRates.upperBound)")
         }
         sampleRate = Int(rate.rounded())
       case "words":
@@ -105,31 +102,31 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
         }
       case "max_alternatives":
         guard case .number(let count) = value, count == count.rounded(),
-          0...Double(Self.alternativeLimit) ~= count
+          0...Double(limits.maxAlternatives) ~= count
         else {
           throw .invalidConfigurationValue(
-            field: field, reason: "must be a whole number from 0 to \(Self.alternativeLimit)")
+            field: field, reason: "must be a whole number from 0 to \(limits.maxAlternatives)")
         }
         maxAlternatives = Int(count)
       case "phrase_list":
         guard case .array(let items) = value else {
           throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
         }
-        guard items.count <= Self.phraseLimit else {
+        guard items.count <= limits.maxPhrases else {
           throw .invalidConfigurationValue(
             field: field,
-            reason: "holds \(items.count) phrases; at most \(Self.phraseLimit) are allowed")
+            reason: "holds \(items.count) phrases; at most \(limits.maxPhrases) are allowed")
         }
         var phrases: [String] = []
         for (index, item) in items.enumerated() {
           guard case .string(let phrase) = item else {
             throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
           }
-          guard phrase.count <= Self.phraseLengthLimit else {
+          guard phrase.count <= limits.maxPhraseLength else {
             throw .invalidConfigurationValue(
               field: field,
               reason: "phrase \(index + 1) has \(phrase.count) characters; at most "
-                + "\(Self.phraseLengthLimit) are allowed")
+                + "\(limits.maxPhraseLength) are allowed")
           }
           phrases.append(phrase)
         }

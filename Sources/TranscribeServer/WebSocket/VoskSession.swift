@@ -148,7 +148,7 @@ struct VoskSession: StreamingSession, Sendable {
         }
         let message: VoskMessage
         do throws(WebSocketSessionError) {
-          message = try VoskMessage(text: text)
+          message = try VoskMessage(text: text, limits: limits)
         } catch {
           return fail(&state, error)
         }

@@ -127,7 +127,7 @@ struct VoskStream {
   }
 
   /// Answers a stream that cannot start with `error` and closes it, once the client has sent
-  /// its first message or ``firstMessageWait`` has passed.
+  /// its first message or ``ServerConfiguration/turnAwayWait`` has passed.
   ///
   /// Frames sent right behind the `101 Switching Protocols` can reach a client before it has
   /// finished its side of the upgrade, and some clients (swift-websocket's among them) lose
@@ -136,13 +136,11 @@ struct VoskStream {
     _ messages: Messages, with error: WebSocketSessionError,
     write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    await SessionHosting.waitForFirstMessage(messages, atMost: Self.firstMessageWait)
+    await SessionHosting.waitForFirstMessage(
+      messages, atMost: core.configuration.turnAwayWait)
     try await write(.reply(.error(error.message)), .init())
     try await write(.close(error), .init())
   }
-
-  /// The longest a stream that is turned away waits for the client's first message.
-  static let firstMessageWait = Duration.seconds(1)
 }
 
 /// What a stream measures for metrics, from the session states it sees: when each stretch of

@@ -7,15 +7,17 @@ struct WyomingAudioFormat: Equatable, Sendable {
   var width: Int
   var channels: Int
 
-  /// The rates accepted, in Hz.
-  static let rates = 1_000...384_000
   /// The sample widths accepted, in bytes (8- to 32-bit PCM).
   static let widths = 1...4
   /// The channel counts accepted.
   static let channelCounts = 1...32
 
-  /// The format in an event's data (`rate`, `width`, `channels`), checked.
-  init(_ data: [String: JSONValue], event: String) throws(WyomingProblem) {
+  /// The format in an event's data (`rate`, `width`, `channels`), checked; the rate must be
+  /// one of `rates` (``ServerConfiguration/sampleRates``).
+  init(
+    _ data: [String: JSONValue], event: String,
+    rates: ClosedRange<Int> = ServerConfiguration().sampleRates
+  ) throws(WyomingProblem) {
     func field(
       _ name: String, in range: ClosedRange<Int>, _ what: String
     ) throws(WyomingProblem)
@@ -33,7 +35,7 @@ struct WyomingAudioFormat: Equatable, Sendable {
       }
       return value
     }
-    rate = try field("rate", in: Self.rates, "a sample rate in Hz")
+    rate = try field("rate", in: rates, "a sample rate in Hz")
     width = try field("width", in: Self.widths, "a sample width in bytes")
     channels = try field("channels", in: Self.channelCounts, "a channel count")
   }

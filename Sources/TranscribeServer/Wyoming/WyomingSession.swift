@@ -233,7 +233,8 @@ struct WyomingSession: StreamingSession, Sendable {
       }
       let format: WyomingAudioFormat
       do throws(WyomingProblem) {
-        format = try WyomingAudioFormat(event.data, event: "audio-start")
+        format = try WyomingAudioFormat(
+          event.data, event: "audio-start", rates: limits.sampleRates)
       } catch {
         return closeWithError(&state, error)
       }
@@ -305,7 +306,8 @@ struct WyomingSession: StreamingSession, Sendable {
     var format = start
     if event.data["rate"] != nil || event.data["width"] != nil || event.data["channels"] != nil {
       do throws(WyomingProblem) {
-        format = try WyomingAudioFormat(event.data, event: "audio-chunk")
+        format = try WyomingAudioFormat(
+          event.data, event: "audio-chunk", rates: limits.sampleRates)
       } catch {
         return closeWithError(&state, error)
       }

@@ -92,7 +92,7 @@ import Testing
     server.readiness.finishPreparing(with: .success(()))
     let stuck = Mutex(true)
     server.areDecodersStuck = { stuck.withLock { $0 } }
-    #expect(TranscriptionServer.stuckDecoderAge == .seconds(10))
+    #expect(ServerConfiguration().stuckDecoderAge == .seconds(10))
     try await server.makeApplication().test(.router) { client in
       try await expectNotReady(client, .stuck, active: 0)
       stuck.withLock { $0 = false }
