@@ -1,59 +1,37 @@
 import Architecture
 import Foundation
 
-/// The host loop every streaming protocol shares: it runs a session's store and does what its
-/// state says, whatever the transport. ``VoskStream``, ``RealtimeStream`` and
-/// ``WyomingConnection`` each say only what differs: how a message becomes an action, how an
-/// output is written, and what they measure.
+/// How a host turns what it reads into a session's actions.
+struct StreamReading<Action: Sendable, Message>: Sendable {
+  /// The action for a message, and whether it is the last the host reads.
+  var message: @Sendable (Message) -> (action: Action, isLast: Bool)
+  /// The action once the client has sent its last message.
+  var end: Action
+  /// The action when reading fails.
+  var failure: @Sendable (any Error) -> Action
+}
+
+/// The loop ``StreamHost`` runs a session's store in: it does what the session's stream state
+/// says, whatever the protocol and the transport.
 ///
 /// The loop is one task group:
-/// - a reader, reading a message only while the state's allowance lets it
-///   (``allowedMessages``), each turned into an action; the end of the messages is one action
-///   and a failure to read another (the failure is returned, for the protocol layer to close
-///   with the code it stands for);
+/// - a reader, reading a message only while the stream's allowance lets it
+///   (``StreamSession/State/allowedMessages``), each turned into an action; the end of the
+///   messages is one action and a failure to read another (the failure is returned, for the
+///   protocol layer to close with the code it stands for);
 /// - a watcher for the client leaving (when the transport tells, ``ClientConnection``) and one
 ///   for the server shutting down;
-/// - this task, writing the state's ``outbox`` in order and acknowledging what it wrote with
-///   ``acknowledge``, until the session has ended (``ending``) and everything is written. The
+/// - this task, writing the stream's outbox in order and acknowledging what it wrote, until the
+///   session has ended (``StreamSession/State/ending``) and everything is written. The
 ///   session's place is freed as soon as it has ended, before the client learns it; a failure
 ///   to write means the client is gone.
-///
-/// ```swift
-/// let host = SessionHost(store: store, outbox: \.outbox, written: \.written,
-///   allowedMessages: \.allowedMessages, ending: \.ending, start: .start,
-///   acknowledge: { .written(through: $0) }, clientLeft: .clientLeft, shutdown: .shutdown)
-/// let (final, readFailure) = await host.run(messages, reading: reading, session: session,
-///   shutdownNotice: notice, connection: connection) { output, state in … }
-/// ```
-struct SessionHost<State: Sendable, Action: Sendable, Output, Ending> {
+struct SessionHost<Session: StreamingSession>
+where Session.State: Sendable, Session.Action: Sendable {
   /// How the host turns what it reads into actions.
-  struct Reading<Message>: Sendable {
-    /// The action for a message, and whether it is the last the host reads.
-    var message: @Sendable (Message) -> (action: Action, isLast: Bool)
-    /// The action once the client has sent its last message.
-    var end: Action
-    /// The action when reading fails.
-    var failure: @Sendable (any Error) -> Action
-  }
+  typealias Reading<Message> = StreamReading<Session.Action, Message>
 
   /// The session's store.
-  let store: Store<State, Action>
-  /// What to write, in order, not acknowledged yet.
-  let outbox: KeyPath<State, [Output]>
-  /// How many outputs the session knows were written.
-  let written: KeyPath<State, Int>
-  /// How many messages the host may have read so far.
-  let allowedMessages: KeyPath<State, Int>
-  /// How the session ended, once it has.
-  let ending: KeyPath<State, Ending?>
-  /// The action that starts the session (its timers).
-  let start: Action
-  /// The action saying how many outputs the host has written in all.
-  let acknowledge: @Sendable (Int) -> Action
-  /// The action for a client that is gone (it left, or could not be written to).
-  let clientLeft: Action
-  /// The action for the server shutting down.
-  let shutdown: Action
+  let store: Store<Session.State, Session.Action>
 
   /// Runs the session until it is over: reads `messages` as `reading` says, writes each
   /// output with `write` (given the state it is in), and lets `observe` see every state the
@@ -61,15 +39,18 @@ struct SessionHost<State: Sendable, Action: Sendable, Output, Ending> {
   func run<Messages: AsyncSequence & Sendable>(
     _ messages: Messages, reading: Reading<Messages.Element>, session: AdmittedSession,
     shutdownNotice: ClientConnection, connection: ClientConnection?,
-    observe: (State) -> Void = { _ in },
-    write: (Output, State) async throws -> Void
-  ) async -> (final: State, readFailure: (any Error)?) {
+    observe: (Session.State) -> Void = { _ in },
+    write: (Session.Output, Session.State) async throws -> Void
+  ) async -> (final: Session.State, readFailure: (any Error)?) {
     let store = self.store
-    let (clientLeft, shutdown) = (self.clientLeft, self.shutdown)
+    let stream = Session.streamState
+    let (clientLeft, shutdown) = (
+      Session.streamAction(.clientLeft), Session.streamAction(.shutdown)
+    )
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
-    _ = await store.send(start)
+    _ = await store.send(Session.streamAction(.start))
 
     let readFailure = await withTaskGroup(of: (any Error)?.self) { group in
       group.addTask {
@@ -112,13 +93,13 @@ struct SessionHost<State: Sendable, Action: Sendable, Output, Ending> {
       var written = 0
       var isWriteFailed = false
       writing: for await state in states {
-        allowance.yield(state[keyPath: allowedMessages])
+        allowance.yield(state[keyPath: stream].allowedMessages)
         observe(state)
-        let isOver = state[keyPath: ending] != nil
+        let isOver = state[keyPath: stream].ending != nil
         // The place is free before the client learns that the session is over.
         if isOver { session.freePlace() }
-        let outputs = state[keyPath: outbox].dropFirst(
-          max(0, written - state[keyPath: self.written]))
+        let outputs = state[keyPath: stream].outbox.dropFirst(
+          max(0, written - state[keyPath: stream].written))
         guard !outputs.isEmpty else {
           if isOver { break }
           continue
@@ -133,7 +114,7 @@ struct SessionHost<State: Sendable, Action: Sendable, Output, Ending> {
           isWriteFailed = true
           break writing
         }
-        _ = await store.send(acknowledge(written))
+        _ = await store.send(Session.streamAction(.written(through: written)))
       }
       if isWriteFailed { _ = await store.send(clientLeft) }
       allowance.finish()

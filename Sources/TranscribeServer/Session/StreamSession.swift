@@ -196,6 +196,11 @@ protocol StreamingSession: Reducer {
   associatedtype Output: Equatable & Sendable
   associatedtype Problem: StreamProblem
 
+  /// Where the session keeps its stream (`\.stream`).
+  static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> { get }
+  /// The session's action for one of its stream's (`Action.stream`).
+  static func streamAction(_ action: StreamSession<Output, Problem>.Action) -> Action
+
   /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
   /// last words where the problem and the phase allow.
   func fail(_ state: inout State, _ problem: Problem) -> Effect<Action>

@@ -4,13 +4,11 @@ import HummingbirdWebSocket
 import Logging
 import SpeechClient
 
-/// The socket side of one Realtime transcription session: runs a ``RealtimeSession`` store and
-/// does what its state says, as ``VoskStream`` does for vosk's protocol.
+/// The socket side of one Realtime transcription session: ``StreamHost`` runs it with
+/// ``RealtimeCodec``.
 ///
-/// In the loop every protocol shares (``SessionHost``), it reads a message only when the
-/// session allows one, sends each as an action, writes the session's outbox in order (each
-/// event with its `event_id`), and sends `clientLeft` when the client leaves. ``run(inbound:outbound:)`` hands ``serve(_:write:)`` the messages and a
-/// writer; tests hand it a stream of messages and collect what it writes.
+/// ``run(inbound:outbound:)`` hands the host the socket's messages and a writer; tests hand
+/// ``serve(_:write:)`` a stream of messages and collect what it writes.
 struct RealtimeStream {
   let core: SessionCore
   let client: RequestClient
@@ -22,15 +20,8 @@ struct RealtimeStream {
 
   /// Serves one session on a WebSocket; returns once it is closed.
   func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-    try await serve(inbound.messages(maxSize: core.configuration.frameReadLimit)) { output in
-      switch output {
-      case .text(let text):
-        try await outbound.writeTextMessage(text)
-      case .close(nil):
-        try await outbound.close(.normalClosure, reason: nil)
-      case .close(let error?):
-        try await outbound.close(.init(codeNumber: Int(error.closeCode)), reason: error.closeReason)
-      }
+    try await serve(inbound.messages(maxSize: core.configuration.frameReadLimit)) { frame in
+      try await Self.write(frame, to: outbound)
     }
   }
 
@@ -46,97 +37,14 @@ struct RealtimeStream {
   func serve<Messages: AsyncSequence & Sendable>(
     _ messages: Messages, write: (Frame) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    let session: AdmittedSession
-    let shutdownNotice: ClientConnection
-    do throws(AdmissionRefusal) {
-      (session, shutdownNotice) = try core.admitStream(
-        endpoint: Self.endpoint, remoteAddress: client.address)
-    } catch {
-      try await turnAway(messages, with: WebSocketSessionError(error), write: write)
-      return
-    }
-    core.metrics.protocolSessionStarted(Self.protocolName)
-    let core = self.core
-    let limits = core.configuration
-    let (inbox, _, consumedSeconds) = AudioInbox.live()
-    let sessionID = session.log.id
-    let store = await core.makeSessionStore(RealtimeSession.State(id: sessionID), audioInbox: inbox)
-    {
-      RealtimeSession(limits: limits)
-    }
-    let host = SessionHost(
-      store: store, outbox: \.stream.outbox, written: \.stream.written,
-      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
-      shutdown: .stream(.shutdown))
-    let connection = client.connection
-    let defaultModel = limits.engines.first?.rawValue ?? "default"
-    var processing = Duration.zero
-    var behindSince: ContinuousClock.Instant?
-    var events = 0
-    // When each item was committed, for the latency of its transcript.
-    var committedAt: [String: ContinuousClock.Instant] = [:]
-
-    let (final, readFailure) = await host.run(
-      messages,
-      reading: .init(
-        message: { message in
-          switch message {
-          case .text(let text): (.text(text), false)
-          case .binary(let buffer): (.binary(buffer.readableBytes), false)
-          }
-        },
-        end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) }),
-      session: session, shutdownNotice: shutdownNotice, connection: connection
-    ) { state in
-      // The decoding time of the real-time factor: while the decoder is behind the audio.
-      let isBehind = state.recognition != nil && state.decodedSamples < state.runSamples
-      switch (behindSince, isBehind) {
-      case (nil, true): behindSince = .now
-      case (let since?, false):
-        processing += .now - since
-        behindSince = nil
-      default: break
-      }
-    } write: { output, _ in
-      switch output {
-      case .event(let event):
-        events += 1
-        try await write(
-          .text(
-            event.json(
-              eventID: "event_\(sessionID)_\(events)", sessionID: "sess_\(sessionID)",
-              defaultModel: defaultModel)))
-        switch event {
-        case .committed(let itemID, _):
-          committedAt[itemID] = .now
-        case .completed(let itemID, _, _, _):
-          if let at = committedAt.removeValue(forKey: itemID) {
-            core.metrics.protocolFinalDelivered(Self.protocolName, latency: .now - at)
-          }
-        case .error(let error):
-          core.metrics.protocolError(Self.protocolName, code: error.code ?? error.type)
-        default:
-          break
-        }
-      case .close(let error):
-        try await write(.close(error))
-      }
-    }
-
-    let audioSeconds = consumedSeconds()
-    if final.run > 0 {
-      core.metrics.decoded(
-        audioSeconds: audioSeconds, processingSeconds: processing.timeInterval,
-        engine: final.configuration.engine?.rawValue ?? defaultModel)
-    }
-    let ending = final.stream.ending ?? .clientGone
-    session.end(ending.outcome.seen(by: connection), audioSeconds: audioSeconds)
-    if case .readFailed = ending, let readFailure { throw readFailure }
+    let host = StreamHost(
+      core: core, remoteAddress: client.address, connection: client.connection)
+    try await host.serve(messages, codec: RealtimeCodec(core: core), write: write)
   }
 
   /// Answers a WebSocket that asked for another intent than transcription (or none) with an
-  /// `error` event naming the fix, and closes it (1008).
+  /// `error` event naming the fix, and closes it (1008), once the client has sent its first
+  /// message or ``ServerConfiguration/turnAwayWait`` has passed.
   func refuse(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, intent: String?
   ) async throws {
@@ -145,29 +53,132 @@ struct RealtimeStream {
     if let address = client.address { logger[metadataKey: "remote"] = .string(address) }
     logger.info(
       "realtime session refused", metadata: ["reason": .string("intent is not transcription")])
-    try await turnAway(
-      inbound.messages(maxSize: core.configuration.frameReadLimit), with: error
-    ) { frame in
-      switch frame {
-      case .text(let text): try await outbound.writeTextMessage(text)
-      case .close(let error):
-        try await outbound.close(
-          .init(codeNumber: Int(error?.closeCode ?? 1000)), reason: error?.closeReason)
-      }
+    await SessionHosting.waitForFirstMessage(
+      inbound.messages(maxSize: core.configuration.frameReadLimit),
+      atMost: core.configuration.turnAwayWait)
+    for frame in RealtimeCodec(core: core).closing(error) {
+      try await Self.write(frame, to: outbound)
     }
   }
 
-  /// Answers a session that cannot start with an `error` event and closes it, once the client
-  /// has sent its first message or ``ServerConfiguration/turnAwayWait`` has passed (frames right
-  /// behind the upgrade can be lost by a client still finishing it).
-  private func turnAway<Messages: AsyncSequence & Sendable>(
-    _ messages: Messages, with error: WebSocketSessionError, write: (Frame) async throws -> Void
-  ) async throws where Messages.Element == WebSocketMessage {
-    await SessionHosting.waitForFirstMessage(
-      messages, atMost: core.configuration.turnAwayWait)
-    core.metrics.protocolError(Self.protocolName, code: RealtimeError(closing: error).code ?? "")
-    let event = RealtimeServerEvent.error(RealtimeError(closing: error))
-    try await write(.text(event.json(eventID: "event_refused", sessionID: "", defaultModel: "")))
-    try await write(.close(error))
+  private static func write(_ frame: Frame, to outbound: WebSocketOutboundWriter) async throws {
+    switch frame {
+    case .text(let text):
+      try await outbound.writeTextMessage(text)
+    case .close(nil):
+      try await outbound.close(.normalClosure, reason: nil)
+    case .close(let error?):
+      try await outbound.close(.init(codeNumber: Int(error.closeCode)), reason: error.closeReason)
+    }
+  }
+}
+
+/// OpenAI's Realtime transcription protocol as ``StreamHost`` runs it: text messages for
+/// ``RealtimeSession``, each event written with its `event_id`, and the latency of completed
+/// items, the errors and the real-time factor measured.
+struct RealtimeCodec: StreamCodec {
+  typealias Session = RealtimeSession
+  typealias Frame = RealtimeStream.Frame
+
+  let core: SessionCore
+  /// Events written so far, for their ids.
+  private var events = 0
+  /// When each item was committed, for the latency of its transcript.
+  private var committedAt: [String: ContinuousClock.Instant] = [:]
+  /// The decoding time of the real-time factor: while the decoder is behind the audio.
+  private var processing = Duration.zero
+  private var behindSince: ContinuousClock.Instant?
+
+  init(core: SessionCore) {
+    self.core = core
+  }
+
+  var endpoint: String { RealtimeStream.endpoint }
+  var protocolName: String { RealtimeStream.protocolName }
+  var countsSessions: Bool { true }
+  /// The model events name when the session has not chosen one.
+  private var defaultModel: String { core.configuration.engines.first?.rawValue ?? "default" }
+
+  var reading: SessionHost<RealtimeSession>.Reading<WebSocketMessage> {
+    .init(
+      message: { message in
+        switch message {
+        case .text(let text): (.text(text), false)
+        case .binary(let buffer): (.binary(buffer.readableBytes), false)
+        }
+      },
+      end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) })
+  }
+
+  func session(id: String) -> (state: RealtimeSession.State, reducer: RealtimeSession) {
+    (RealtimeSession.State(id: id), RealtimeSession(limits: core.configuration))
+  }
+
+  mutating func frames(
+    for output: RealtimeSession.Output, in state: RealtimeSession.State
+  ) -> [Frame] {
+    switch output {
+    case .event(let event):
+      events += 1
+      return [
+        .text(
+          event.json(
+            eventID: "event_\(state.id)_\(events)", sessionID: "sess_\(state.id)",
+            defaultModel: defaultModel))
+      ]
+    case .close(let error):
+      return [.close(error)]
+    }
+  }
+
+  mutating func wrote(_ output: RealtimeSession.Output, in state: RealtimeSession.State) {
+    guard case .event(let event) = output else { return }
+    switch event {
+    case .committed(let itemID, _):
+      committedAt[itemID] = .now
+    case .completed(let itemID, _, _, _):
+      if let at = committedAt.removeValue(forKey: itemID) {
+        core.metrics.protocolFinalDelivered(protocolName, latency: .now - at)
+      }
+    case .error(let error):
+      core.metrics.protocolError(protocolName, code: error.code ?? error.type)
+    default:
+      break
+    }
+  }
+
+  mutating func observe(_ state: RealtimeSession.State) {
+    let isBehind = state.recognition != nil && state.decodedSamples < state.runSamples
+    switch (behindSince, isBehind) {
+    case (nil, true): behindSince = .now
+    case (let since?, false):
+      processing += .now - since
+      behindSince = nil
+    default: break
+    }
+  }
+
+  func finish(_ final: RealtimeSession.State, consumedSeconds: Double) -> Double {
+    if final.run > 0 {
+      core.metrics.decoded(
+        audioSeconds: consumedSeconds, processingSeconds: processing.timeInterval,
+        engine: final.configuration.engine?.rawValue ?? defaultModel)
+    }
+    return consumedSeconds
+  }
+
+  mutating func refusal(_ problem: SessionProblem) -> (frames: [Frame], waitsForMessage: Bool) {
+    (closing(.session(problem)), true)
+  }
+
+  /// The `error` event and the close of a session that cannot start, counted.
+  func closing(_ error: WebSocketSessionError) -> [Frame] {
+    let realtimeError = RealtimeError(closing: error)
+    core.metrics.protocolError(protocolName, code: realtimeError.code ?? "")
+    let event = RealtimeServerEvent.error(realtimeError)
+    return [
+      .text(event.json(eventID: "event_refused", sessionID: "", defaultModel: "")),
+      .close(error),
+    ]
   }
 }

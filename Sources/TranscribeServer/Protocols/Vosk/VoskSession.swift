@@ -37,6 +37,8 @@ struct VoskSession: StreamingSession, Sendable {
   typealias Problem = WebSocketSessionError
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WebSocketSessionError>
+  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
+  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {

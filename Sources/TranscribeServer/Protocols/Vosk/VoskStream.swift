@@ -5,15 +5,10 @@ import Logging
 import SpeechClient
 import Synchronization
 
-/// The socket side of one WebSocket stream: runs a ``VoskSession`` store and does what its state
-/// says.
+/// The socket side of one vosk WebSocket stream: ``StreamHost`` runs it with ``VoskCodec``.
 ///
-/// It reads a message only when the session allows one, sends each as an action, writes the
-/// session's outbox in order, and sends `clientGone` when the client leaves, whether or not a
-/// message is being read (``ClientConnection``). Everything the stream decides (replies,
-/// deadlines, the close) is the session's. The socket is only at the edges:
-/// ``run(inbound:outbound:)`` hands ``serve(_:write:)`` the messages and a writer, and tests hand
-/// it a stream of messages and collect what it writes.
+/// ``run(inbound:outbound:)`` hands the host the socket's messages and a writer; tests hand
+/// ``serve(_:write:)`` a stream of messages and collect what it writes.
 struct VoskStream {
   let core: SessionCore
   let logger: Logger
@@ -32,84 +27,18 @@ struct VoskStream {
     }
   }
 
-  /// Serves one stream: reads `messages`, writes with `write`; returns once it is closed.
-  ///
-  /// The stream runs in the loop every protocol shares (``SessionHost``): the reader (messages,
-  /// as the session allows them), a watcher for the client leaving, one for the server shutting
-  /// down, and this task writing the session's outbox. A failure to read is thrown once the
-  /// session has closed the stream, so the protocol layer closes with the code it stands for
-  /// (e.g. 1009).
+  /// Serves one stream: reads `messages`, writes with `write`; returns once it is closed. A
+  /// failure to read is thrown once the session has closed the stream, so the protocol layer
+  /// closes with the code it stands for (e.g. 1009).
   func serve<Messages: AsyncSequence & Sendable>(
     _ messages: Messages,
     write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
   ) async throws where Messages.Element == WebSocketMessage {
-    let session: AdmittedSession
-    let shutdownNotice: ClientConnection
-    do throws(AdmissionRefusal) {
-      (session, shutdownNotice) = try core.admitStream(
-        endpoint: "/", remoteAddress: client.address)
-    } catch {
-      try await turnAway(messages, with: WebSocketSessionError(error), write: write)
-      return
+    let host = StreamHost(
+      core: core, remoteAddress: client.address, connection: client.connection)
+    try await host.serve(messages, codec: VoskCodec(core: core)) { frame in
+      try await write(frame.output, frame.configuration)
     }
-    let core = self.core
-    let limits = core.configuration
-    let (inbox, audio, _) = AudioInbox.live()
-    let store = await core.makeSessionStore(VoskSession.State(), audioInbox: inbox) {
-      VoskSession(limits: limits)
-    }
-    let host = SessionHost(
-      store: store, outbox: \.stream.outbox, written: \.stream.written,
-      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
-      shutdown: .stream(.shutdown))
-    let connection = client.connection
-    var measure = StreamMeasurements()
-    let (final, readFailure) = await host.run(
-      messages,
-      reading: .init(
-        message: { message in
-          switch message {
-          case .text(let text): (.text(text), false)
-          case .binary(let buffer): (.audio(buffer), false)
-          }
-        },
-        end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) }),
-      session: session, shutdownNotice: shutdownNotice, connection: connection
-    ) { state in
-      measure.observe(state)
-    } write: { output, state in
-      try await write(output, state.configuration)
-      if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
-        core.metrics.finalResultDelivered(latency: latency)
-      }
-    }
-
-    let audioSeconds = audio()?.consumedDuration ?? 0
-    if final.recognition != nil {
-      core.metrics.decoded(
-        audioSeconds: audioSeconds, processingSeconds: measure.processing.timeInterval,
-        engine: engineName(final.configuration))
-      core.metrics.protocolDecoded(
-        Self.protocolName, audioSeconds: audioSeconds,
-        processingSeconds: measure.processing.timeInterval)
-    }
-    let ending = final.stream.ending ?? .clientGone
-    session.end(ending.outcome.seen(by: connection), audioSeconds: audioSeconds)
-    // The protocol layer closes with the code a read failure stands for (e.g. 1009).
-    if case .readFailed = ending, let readFailure { throw readFailure }
-  }
-
-  /// The engine a stream runs on, as metrics label it: pocketsphinx for a phrase list (a
-  /// grammar) when the server's default is pocketsphinx, the server's default otherwise
-  /// (Moonshine favours a phrase list's phrases as hotwords).
-  private func engineName(_ configuration: VoskStreamConfiguration) -> String {
-    if let phrases = configuration.phraseList, !phrases.isEmpty,
-      core.configuration.engines.first != .moonshine
-    {
-      return SpeechRecognitionRequest.EngineName.pocketsphinx.rawValue
-    }
-    return core.configuration.engines.first?.rawValue ?? "default"
   }
 
   private static func write(
@@ -125,21 +54,83 @@ struct VoskStream {
       try await outbound.close(.init(codeNumber: Int(error.closeCode)), reason: error.closeReason)
     }
   }
+}
 
-  /// Answers a stream that cannot start with `error` and closes it, once the client has sent
-  /// its first message or ``ServerConfiguration/turnAwayWait`` has passed.
-  ///
-  /// Frames sent right behind the `101 Switching Protocols` can reach a client before it has
-  /// finished its side of the upgrade, and some clients (swift-websocket's among them) lose
-  /// them; a client that has sent a message has finished it.
-  private func turnAway<Messages: AsyncSequence & Sendable>(
-    _ messages: Messages, with error: WebSocketSessionError,
-    write: (VoskSession.Output, VoskStreamConfiguration) async throws -> Void
-  ) async throws where Messages.Element == WebSocketMessage {
-    await SessionHosting.waitForFirstMessage(
-      messages, atMost: core.configuration.turnAwayWait)
-    try await write(.reply(.error(error.message)), .init())
-    try await write(.close(error), .init())
+/// vosk-server's protocol as ``StreamHost`` runs it: text and binary messages for
+/// ``VoskSession``, its outputs written with the stream's configuration, and the latency of
+/// final results and the real-time factor measured.
+struct VoskCodec: StreamCodec {
+  typealias Session = VoskSession
+  /// An output and the configuration it is written with.
+  typealias Frame = (output: VoskSession.Output, configuration: VoskStreamConfiguration)
+
+  let core: SessionCore
+  var measure = StreamMeasurements()
+
+  init(core: SessionCore) {
+    self.core = core
+  }
+
+  var endpoint: String { "/" }
+  var protocolName: String { VoskStream.protocolName }
+  var countsSessions: Bool { false }
+
+  var reading: SessionHost<VoskSession>.Reading<WebSocketMessage> {
+    .init(
+      message: { message in
+        switch message {
+        case .text(let text): (.text(text), false)
+        case .binary(let buffer): (.audio(buffer), false)
+        }
+      },
+      end: .stream(.clientLeft), failure: { .stream(.readFailed("\($0)")) })
+  }
+
+  func session(id: String) -> (state: VoskSession.State, reducer: VoskSession) {
+    (VoskSession.State(), VoskSession(limits: core.configuration))
+  }
+
+  func frames(for output: VoskSession.Output, in state: VoskSession.State) -> [Frame] {
+    [(output, state.configuration)]
+  }
+
+  mutating func wrote(_ output: VoskSession.Output, in state: VoskSession.State) {
+    if case .reply(.result(let words)) = output, let latency = measure.latency(of: words) {
+      core.metrics.finalResultDelivered(latency: latency)
+    }
+  }
+
+  mutating func observe(_ state: VoskSession.State) {
+    measure.observe(state)
+  }
+
+  func finish(_ final: VoskSession.State, consumedSeconds: Double) -> Double {
+    if final.recognition != nil {
+      core.metrics.decoded(
+        audioSeconds: consumedSeconds, processingSeconds: measure.processing.timeInterval,
+        engine: engineName(final.configuration))
+      core.metrics.protocolDecoded(
+        protocolName, audioSeconds: consumedSeconds,
+        processingSeconds: measure.processing.timeInterval)
+    }
+    return consumedSeconds
+  }
+
+  func refusal(_ problem: SessionProblem) -> (frames: [Frame], waitsForMessage: Bool) {
+    let error = WebSocketSessionError.session(problem)
+    return ([(.reply(.error(error.message)), .init()), (.close(error), .init())], true)
+  }
+
+  /// The engine a stream runs on, as metrics label it: pocketsphinx for a phrase list (a
+  /// grammar) when the server's default is pocketsphinx, the server's default otherwise
+  /// (Moonshine favours a phrase list's phrases as hotwords).
+  private func engineName(_ configuration: VoskStreamConfiguration) -> String {
+    if let phrases = configuration.phraseList, !phrases.isEmpty,
+      core.configuration.engines.first != .moonshine
+    {
+      return SpeechRecognitionRequest.EngineName.pocketsphinx.rawValue
+    }
+    return core.configuration.engines.first?.rawValue ?? "default"
   }
 }
 

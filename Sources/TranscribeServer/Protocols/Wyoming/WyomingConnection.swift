@@ -5,13 +5,10 @@ import NIOCore
 import SpeechClient
 import Synchronization
 
-/// The socket side of one Wyoming connection: admits it through the session core, runs a
-/// ``WyomingSession`` store and does what its state says.
+/// The socket side of one Wyoming connection: ``StreamHost`` runs it with ``WyomingCodec``.
 ///
-/// In the loop every protocol shares (``SessionHost``), it reads an event only when the session
-/// allows one, sends each as an action, and writes the session's outbox in order; everything the connection decides is the session's. It knows
-/// nothing of sockets: it reads ``WyomingInbound`` from any sequence and writes through a
-/// closure, so tests drive it without a network.
+/// It knows nothing of sockets: it reads ``WyomingInbound`` from any sequence and writes
+/// through a closure, so tests drive it without a network.
 struct WyomingConnection: Sendable {
   let core: SessionCore
   let remoteAddress: String?
@@ -23,79 +20,81 @@ struct WyomingConnection: Sendable {
   func run<Inbound: AsyncSequence & Sendable>(
     inbound: Inbound, write: @escaping @Sendable (ByteBuffer) async throws -> Void
   ) async where Inbound.Element == WyomingInbound {
-    let core = self.core
-    let session: AdmittedSession
-    let shutdownNotice: ClientConnection
-    do throws(AdmissionRefusal) {
-      (session, shutdownNotice) = try core.admitStream(
-        endpoint: Self.protocolName, remoteAddress: remoteAddress)
-    } catch {
-      let problem = WyomingProblem(error)
-      core.metrics.protocolError(Self.protocolName, code: problem.code)
-      try? await write(problem.event.bytes)
-      return
-    }
-    core.metrics.protocolSessionStarted(Self.protocolName)
-    let limits = core.configuration
-    let (inbox, _, _) = AudioInbox.live()
-    let store = await core.makeSessionStore(WyomingSession.State(), audioInbox: inbox) {
-      WyomingSession(limits: limits)
-    }
-    let host = SessionHost(
-      store: store, outbox: \.stream.outbox, written: \.stream.written,
-      allowedMessages: \.stream.allowedMessages, ending: \.stream.ending, start: .stream(.start),
-      acknowledge: { .stream(.written(through: $0)) }, clientLeft: .stream(.clientLeft),
-      shutdown: .stream(.shutdown))
-    let lastEvent = LastEvent()
-    var busy = DecoderBusyTime()
-
     // TCP tells of a client gone only through reading and writing: no watcher for it.
-    let (final, _) = await host.run(
-      inbound,
-      reading: .init(
-        message: { inbound in
-          switch inbound {
-          case .event(let event):
-            lastEvent.mark()
-            return (.received(event), false)
-          case .malformed(let problem):
-            return (.malformed(problem), true)
-          }
-        },
-        end: .clientFinishedSending, failure: { _ in .stream(.clientLeft) }),
-      session: session, shutdownNotice: shutdownNotice, connection: nil
-    ) { state in
-      busy.observe(state)
-    } write: { output, _ in
-      // The close is the caller's, once the connection is over.
-      guard case .event(let event) = output else { return }
-      try await write(event.bytes)
-      switch event.type {
-      case "transcript":
-        if let latency = lastEvent.elapsed {
-          core.metrics.protocolFinalDelivered(Self.protocolName, latency: latency)
-        }
-      case "error":
-        core.metrics.protocolError(
-          Self.protocolName, code: event.data["code"]?.stringValue ?? "unknown")
-      default:
-        break
-      }
-    }
-
-    reportDecoding(final, processing: busy.processing)
-    session.end(
-      (final.stream.ending ?? .clientGone).outcome, audioSeconds: final.decodedSeconds)
+    let host = StreamHost(core: core, remoteAddress: remoteAddress, connection: nil)
+    try? await host.serve(inbound, codec: WyomingCodec(core: core), write: write)
   }
 }
 
-extension WyomingConnection {
+/// Home Assistant's Wyoming protocol as ``StreamHost`` runs it: the events the framing read,
+/// for ``WyomingSession``, its events written (the close is the caller's), and the latency of
+/// transcripts, the errors and the real-time factor measured.
+struct WyomingCodec: StreamCodec {
+  typealias Session = WyomingSession
+  typealias Frame = ByteBuffer
+
+  let core: SessionCore
+  private let lastEvent = LastEvent()
+  private var busy = DecoderBusyTime()
+
+  init(core: SessionCore) {
+    self.core = core
+  }
+
+  var endpoint: String { WyomingConnection.protocolName }
+  var protocolName: String { WyomingConnection.protocolName }
+  var countsSessions: Bool { true }
+
+  var reading: SessionHost<WyomingSession>.Reading<WyomingInbound> {
+    let lastEvent = self.lastEvent
+    return .init(
+      message: { inbound in
+        switch inbound {
+        case .event(let event):
+          lastEvent.mark()
+          return (.received(event), false)
+        case .malformed(let problem):
+          return (.malformed(problem), true)
+        }
+      },
+      end: .clientFinishedSending, failure: { _ in .stream(.clientLeft) })
+  }
+
+  func session(id: String) -> (state: WyomingSession.State, reducer: WyomingSession) {
+    (WyomingSession.State(), WyomingSession(limits: core.configuration))
+  }
+
+  func frames(for output: WyomingSession.Output, in state: WyomingSession.State) -> [Frame] {
+    // The close is the caller's, once the connection is over.
+    guard case .event(let event) = output else { return [] }
+    return [event.bytes]
+  }
+
+  func wrote(_ output: WyomingSession.Output, in state: WyomingSession.State) {
+    guard case .event(let event) = output else { return }
+    switch event.type {
+    case "transcript":
+      if let latency = lastEvent.elapsed {
+        core.metrics.protocolFinalDelivered(protocolName, latency: latency)
+      }
+    case "error":
+      core.metrics.protocolError(
+        protocolName, code: event.data["code"]?.stringValue ?? "unknown")
+    default:
+      break
+    }
+  }
+
+  mutating func observe(_ state: WyomingSession.State) {
+    busy.observe(state)
+  }
+
   /// Counts the connection's decoded audio and real-time factor: by engine, as every protocol
   /// does, and with `protocol="wyoming"`.
-  private func reportDecoding(_ final: WyomingSession.State, processing: Duration) {
+  func finish(_ final: WyomingSession.State, consumedSeconds: Double) -> Double {
     let total = final.decodedSeconds
-    guard total > 0 else { return }
-    let processingSeconds = processing.timeInterval
+    guard total > 0 else { return total }
+    let processingSeconds = busy.processing.timeInterval
     for (engine, seconds) in final.decoded where seconds > 0 {
       // The processing time is shared among the engines in proportion to their audio.
       core.metrics.decoded(
@@ -103,7 +102,14 @@ extension WyomingConnection {
         engine: engine.rawValue)
     }
     core.metrics.protocolDecoded(
-      Self.protocolName, audioSeconds: total, processingSeconds: processingSeconds)
+      protocolName, audioSeconds: total, processingSeconds: processingSeconds)
+    return total
+  }
+
+  func refusal(_ problem: SessionProblem) -> (frames: [Frame], waitsForMessage: Bool) {
+    let refusal = WyomingProblem.session(problem)
+    core.metrics.protocolError(protocolName, code: refusal.code)
+    return ([refusal.event.bytes], false)
   }
 }
 

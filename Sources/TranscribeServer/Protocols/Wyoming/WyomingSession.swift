@@ -42,6 +42,8 @@ struct WyomingSession: StreamingSession, Sendable {
   typealias Problem = WyomingProblem
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WyomingProblem>
+  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
+  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
