@@ -108,6 +108,12 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// once its client has gone.
   public var stuckDecoderAge = Duration.seconds(10)
 
+  /// The most bytes of headers a request may have, in all: the HTTP parser's own limit
+  /// (NIO's, 80 KiB), which the server cannot change but states in its 431 answer.
+  public static let parserHeaderBytes = 80 << 10
+  /// The most header fields a request may have: the HTTP parser's own limit (NIO's, 100).
+  public static let parserHeaderFields = 100
+
   /// Home Assistant's Wyoming protocol: its listeners (none by default), endpointing and
   /// limits.
   public var wyoming = WyomingSettings()

@@ -359,7 +359,9 @@ enum MalformedRequest {
     case .headerOverflow:
       Refusal(
         .requestHeaderFieldsTooLarge,
-        text: "The request's headers are too large (at most 80 KiB in all, and 100 fields).\n")
+        text: "The request's headers are too large (at most "
+          + "\(ServerConfiguration.parserHeaderBytes >> 10) KiB in all, and "
+          + "\(ServerConfiguration.parserHeaderFields) fields).\n")
     case .invalidContentLength, .unexpectedContentLength:
       Refusal(
         .badRequest, text: "The request's Content-Length is not a valid length for its body.\n")
