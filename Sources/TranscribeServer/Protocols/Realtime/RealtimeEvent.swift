@@ -1,5 +1,31 @@
 import Foundation
 
+/// A client's text message as ``RealtimeCodec`` reads it, before it reaches the session: the
+/// JSON parsed and the audio decoded from base64 off the main actor.
+enum RealtimeClientMessage: Equatable, Sendable {
+  /// An event, with the client's `event_id` if it had one.
+  case event(RealtimeClientEvent, eventID: String?)
+  /// A message that is not an event this server reads (the error names its `event_id`).
+  case invalid(RealtimeError)
+  /// A message over the limit (``ServerConfiguration/maxFrameBytes``), not read.
+  case tooLarge(bytes: Int)
+
+  /// Reads `text`, a message of at most `limit` bytes.
+  init(text: String, limit: Int) {
+    let bytes = text.utf8.count
+    guard bytes <= limit else {
+      self = .tooLarge(bytes: bytes)
+      return
+    }
+    let (event, eventID, error) = RealtimeClientEvent.parse(text)
+    if let event {
+      self = .event(event, eventID: eventID)
+    } else {
+      self = .invalid(error ?? .invalidJSON)
+    }
+  }
+}
+
 /// What a Realtime client sends: the events of a transcription session.
 enum RealtimeClientEvent: Equatable, Sendable {
   /// `session.update`: the `session` object to apply.

@@ -136,8 +136,8 @@ struct RealtimeSession: StreamingSession, Sendable {
     /// The host's start (`session.created` goes out and the timers start) and
     /// acknowledgements, the limits, and what they decide.
     case stream(Stream.Action)
-    /// A text message from the client.
-    case text(String)
+    /// A text message from the client, as the codec read it (``RealtimeClientMessage``).
+    case message(RealtimeClientMessage)
     /// A binary message (not part of the protocol).
     case binary(Int)
     case recognition(SpeechRecognition.Action)
@@ -174,16 +174,17 @@ struct RealtimeSession: StreamingSession, Sendable {
       case .stream:
         return .none
 
-      case .text(let text):
+      case .message(let message):
         state.stream.messageReceived()
         guard state.phase == .streaming else { return .none }
-        let bytes = text.utf8.count
-        guard bytes <= limits.maxFrameBytes else {
+        switch message {
+        case .tooLarge(let bytes):
           return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        case .invalid(let error):
+          return reject(&state, error)
+        case .event(let event, let eventID):
+          return handle(event, eventID: eventID, &state)
         }
-        let (event, eventID, error) = RealtimeClientEvent.parse(text)
-        guard let event else { return reject(&state, error ?? .invalidJSON) }
-        return handle(event, eventID: eventID, &state)
 
       case .binary(let bytes):
         state.stream.messageReceived()
@@ -237,8 +238,8 @@ struct RealtimeSession: StreamingSession, Sendable {
         allowNextMessage(&state)
         return .none
       }
-      let pcm = format.pcm(bytes)
-      let samples = pcm.count / 2
+      // G.711 expands to 16-bit PCM in the push, off the main actor: a byte a sample.
+      let samples = bytes.count / format.bytesPerSample
       let milliseconds = Double(samples) * 1000 / Double(format.sampleRate)
       let start = startRun(&state)
       state.audioMessages += 1
@@ -247,7 +248,7 @@ struct RealtimeSession: StreamingSession, Sendable {
       state.uncommittedMilliseconds += milliseconds
       state.stream.wantsMessage = true
       let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
-        audioInbox.push(number, ByteBuffer(bytes: pcm))
+        audioInbox.push(number, ByteBuffer(bytes: format.pcm(bytes)))
       }
       let renew = timers.audioArrived(
         &state.stream.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate)

@@ -100,10 +100,12 @@ struct RealtimeCodec: StreamCodec {
   private var defaultModel: String { core.configuration.engines.first?.rawValue ?? "default" }
 
   var reading: SessionHost<RealtimeSession>.Reading<WebSocketMessage> {
-    .init(
+    let limit = core.configuration.maxFrameBytes
+    return .init(
       message: { message in
+        // The JSON and the base64 audio are read here, by the reader, off the main actor.
         switch message {
-        case .text(let text): (.text(text), false)
+        case .text(let text): (.message(RealtimeClientMessage(text: text, limit: limit)), false)
         case .binary(let buffer): (.binary(buffer.readableBytes), false)
         }
       },

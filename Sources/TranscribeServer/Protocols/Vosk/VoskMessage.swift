@@ -47,6 +47,23 @@ public enum VoskMessage: Equatable, Sendable {
     }
   }
 
+  /// Reads a text message as ``VoskCodec`` does, before it reaches the session: over the
+  /// limit (``ServerConfiguration/maxFrameBytes``, the same as audio: a text message is a
+  /// configuration or the end, never large) it is not parsed.
+  static func read(
+    _ text: String, limits: ServerConfiguration = ServerConfiguration()
+  ) -> Result<VoskMessage, WebSocketSessionError> {
+    let bytes = text.utf8.count
+    guard bytes <= limits.maxFrameBytes else {
+      return .failure(.frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+    }
+    do throws(WebSocketSessionError) {
+      return .success(try VoskMessage(text: text, limits: limits))
+    } catch {
+      return .failure(error)
+    }
+  }
+
   private static func excerpt(_ text: String) -> String {
     text.count <= 80 ? text : String(text.prefix(80)) + "…"
   }

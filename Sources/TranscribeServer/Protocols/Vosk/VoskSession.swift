@@ -98,8 +98,9 @@ struct VoskSession: StreamingSession, Sendable {
   enum Action: Equatable, Sendable {
     /// The host's start and acknowledgements, the limits, and what they decide.
     case stream(Stream.Action)
-    /// A text message from the client.
-    case text(String)
+    /// A text message from the client, as the codec read it (``VoskMessage/read(_:limits:)``):
+    /// a message, or what is wrong with it.
+    case message(Result<VoskMessage, WebSocketSessionError>)
     /// A binary message (16-bit little-endian PCM) from the client.
     case audio(ByteBuffer)
     case recognition(SpeechRecognition.Action)
@@ -140,19 +141,13 @@ struct VoskSession: StreamingSession, Sendable {
       case .stream:
         return .none
 
-      case .text(let text):
+      case .message(let read):
         state.stream.messageReceived()
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
-        // The same limit as audio: a text message is a configuration or the end, never large.
-        let bytes = text.utf8.count
-        guard bytes <= limits.maxFrameBytes else {
-          return fail(&state, .frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
-        }
         let message: VoskMessage
-        do throws(WebSocketSessionError) {
-          message = try VoskMessage(text: text, limits: limits)
-        } catch {
-          return fail(&state, error)
+        switch read {
+        case .success(let read): message = read
+        case .failure(let error): return fail(&state, error)
         }
         switch message {
         case .config(let configuration):

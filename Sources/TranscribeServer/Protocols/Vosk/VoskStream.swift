@@ -76,10 +76,12 @@ struct VoskCodec: StreamCodec {
   var countsSessions: Bool { false }
 
   var reading: SessionHost<VoskSession>.Reading<WebSocketMessage> {
-    .init(
+    let limits = core.configuration
+    return .init(
       message: { message in
+        // The JSON is read here, by the reader, off the main actor.
         switch message {
-        case .text(let text): (.text(text), false)
+        case .text(let text): (.message(VoskMessage.read(text, limits: limits)), false)
         case .binary(let buffer): (.audio(buffer), false)
         }
       },

@@ -56,12 +56,7 @@ struct WyomingAudioFormat: Equatable, Sendable {
   ///   frames.
   func monoSamples(_ payload: ByteBuffer) throws(WyomingProblem) -> [Int16] {
     let bytes = payload.readableBytesView
-    guard bytes.count % frameBytes == 0 else {
-      throw .unsupportedAudio(
-        "an audio-chunk of \(bytes.count) bytes does not hold whole frames of \(frameBytes) "
-          + "bytes (width \(width) × \(channels) channel(s))")
-    }
-    let frames = bytes.count / frameBytes
+    let frames = try frames(in: payload)
     var samples = [Int16](repeating: 0, count: frames)
     var index = bytes.startIndex
     for frame in 0..<frames {
@@ -75,20 +70,29 @@ struct WyomingAudioFormat: Equatable, Sendable {
     return samples
   }
 
-  /// The payload as 16-bit little-endian mono PCM (as it is when it is that already), and its
-  /// number of frames.
+  /// How many whole frames the payload holds.
   ///
   /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
   ///   frames.
-  func monoPCM(_ payload: ByteBuffer) throws(WyomingProblem) -> (ByteBuffer, frames: Int) {
-    if width == 2, channels == 1, payload.readableBytes % 2 == 0 {
-      return (payload, payload.readableBytes / 2)
+  func frames(in payload: ByteBuffer) throws(WyomingProblem) -> Int {
+    let count = payload.readableBytes
+    guard count % frameBytes == 0 else {
+      throw .unsupportedAudio(
+        "an audio-chunk of \(count) bytes does not hold whole frames of \(frameBytes) "
+          + "bytes (width \(width) × \(channels) channel(s))")
     }
-    let samples = try monoSamples(payload)
+    return count / frameBytes
+  }
+
+  /// The payload, whole frames (``frames(in:)``), as 16-bit little-endian mono PCM (as it is
+  /// when it is that already).
+  func monoPCM(_ payload: ByteBuffer) -> ByteBuffer {
+    if width == 2, channels == 1 { return payload }
+    let samples = (try? monoSamples(payload)) ?? []
     var bytes = ByteBuffer()
     bytes.reserveCapacity(samples.count * 2)
     for sample in samples { bytes.writeInteger(sample, endianness: .little) }
-    return (bytes, samples.count)
+    return bytes
   }
 
   /// One signed little-endian sample at `index`, scaled to 16 bits.

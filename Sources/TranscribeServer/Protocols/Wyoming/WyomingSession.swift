@@ -322,18 +322,20 @@ struct WyomingSession: StreamingSession, Sendable {
       }
     }
     guard let payload = event.payload else { return .none }
-    let bytes: ByteBuffer
     let frames: Int
     do throws(WyomingProblem) {
-      (bytes, frames) = try format.monoPCM(payload)
+      frames = try format.frames(in: payload)
     } catch {
       return closeWithError(&state, error)
     }
     state.audioMessages += 1
     state.pushedSamples += frames
     let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
+    // Other widths and channel counts become 16-bit mono in the push, off the main actor.
     return .merge(
-      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.push(number, bytes) },
+      .run { [audioInbox, number = state.audioMessages, format] _ in
+        audioInbox.push(number, format.monoPCM(payload))
+      },
       timers.audioArrived(&state.stream.idleAudio, duration))
   }
 

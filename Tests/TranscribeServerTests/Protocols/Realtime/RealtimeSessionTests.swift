@@ -141,7 +141,7 @@ struct RealtimeSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "include": ["item.input_audio_transcription.logprobs"]}}"#
       ))
     await startRun(store, seconds: 1)
@@ -154,7 +154,7 @@ struct RealtimeSessionTests {
     _ store: TestStoreOf<RealtimeSession>, seconds: Double = 0.5,
     format: RealtimeAudioFormat = .pcm
   ) async {
-    await store.send(.text(Self.append(seconds: seconds, format: format)))
+    await store.send(.read(Self.append(seconds: seconds, format: format)))
     await store.receive(\.recognition.start)
     await store.receive(\.recognition.authorizationResponse)
     await store.receive(\.recognition.recognitionStarted)
@@ -179,7 +179,7 @@ struct RealtimeSessionTests {
     await store.send(.stream(.start))
     #expect(await takeEvents(store) == [.session(RealtimeConfiguration(), isUpdate: false)])
     await store.send(
-      .text(
+      .read(
         #"""
         {"type": "session.update", "event_id": "u1", "session": {"type": "transcription",
          "audio": {"input": {"format": {"type": "audio/pcmu"},
@@ -238,7 +238,7 @@ struct RealtimeSessionTests {
     ]
     for (detection, tuning) in expectations {
       await store.send(
-        .text(
+        .read(
           #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": "#
             + detection + "}}}}"))
       let events = await takeEvents(store)
@@ -256,7 +256,7 @@ struct RealtimeSessionTests {
     }
     // Back to server VAD: a fixed pause again.
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "server_vad"}}}}}"#
       ))
     _ = await takeEvents(store)
@@ -306,7 +306,7 @@ struct RealtimeSessionTests {
       (#"{"type": "session.update"}"#, "missing_required_parameter", "session"),
     ]
     for (index, (text, code, param)) in cases.enumerated() {
-      await store.send(.text(text))
+      await store.send(.read(text))
       let events = await takeEvents(store)
       guard case .error(let error)? = events.first, events.count == 1 else {
         Issue.record("\(text): \(events)")
@@ -331,23 +331,23 @@ struct RealtimeSessionTests {
     _ = await takeEvents(store)
     let oversized = Self.append(seconds: 0.2)
     let cases: [(RealtimeSession.Action, String, String?, String?)] = [
-      (.text("{not json"), "invalid_json", nil, nil),
-      (.text(#"["type"]"#), "invalid_json", nil, nil),
-      (.text(#"{"event_id": "e0"}"#), "missing_required_parameter", "type", "e0"),
-      (.text(#"{"type": "response.create", "event_id": "e1"}"#), "invalid_value", "type", "e1"),
+      (.read("{not json"), "invalid_json", nil, nil),
+      (.read(#"["type"]"#), "invalid_json", nil, nil),
+      (.read(#"{"event_id": "e0"}"#), "missing_required_parameter", "type", "e0"),
+      (.read(#"{"type": "response.create", "event_id": "e1"}"#), "invalid_value", "type", "e1"),
       (
-        .text(#"{"type": "input_audio_buffer.append", "audio": "%%%", "event_id": "e2"}"#),
+        .read(#"{"type": "input_audio_buffer.append", "audio": "%%%", "event_id": "e2"}"#),
         "invalid_value", "audio", "e2"
       ),
       (
-        .text(#"{"type": "input_audio_buffer.append"}"#), "missing_required_parameter", "audio", nil
+        .read(#"{"type": "input_audio_buffer.append"}"#), "missing_required_parameter", "audio", nil
       ),
       (
-        .text(#"{"type": "input_audio_buffer.append", "audio": "AQID"}"#), "invalid_value",
+        .read(#"{"type": "input_audio_buffer.append", "audio": "AQID"}"#), "invalid_value",
         "audio", nil
       ),
-      (.text(Self.commit), "input_audio_buffer_commit_empty", nil, "c1"),
-      (.text(oversized), "message_too_large", nil, nil),
+      (.read(Self.commit), "input_audio_buffer_commit_empty", nil, "c1"),
+      (.read(oversized, limit: 4_096), "message_too_large", nil, nil),
       (.binary(100), "invalid_value", nil, nil),
     ]
     for (index, (action, code, param, eventID)) in cases.enumerated() {
@@ -384,15 +384,15 @@ struct RealtimeSessionTests {
     await startRun(store)
     _ = await takeEvents(store)
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"format": {"type": "audio/pcma"}}}}}"#
       ))
     #expect(await takeEvents(store) == [.error(.formatChangeWithAudio)])
-    await store.send(.text(#"{"type": "input_audio_buffer.clear"}"#))
+    await store.send(.read(#"{"type": "input_audio_buffer.clear"}"#))
     #expect(await takeEvents(store) == [.cleared])
     #expect(store.state.recognition == nil)
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"format": {"type": "audio/pcma"}}}}}"#
       ))
     #expect(store.state.configuration.format == .pcma)
@@ -405,7 +405,7 @@ struct RealtimeSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"transcription": {"prompt": "Turn on the Kallax lamp in Siobhan's room."}}}}}"#
       ))
     await startRun(store)
@@ -418,11 +418,11 @@ struct RealtimeSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"format": {"type": "audio/pcmu"}}}}}"#
       ))
     await startRun(store, seconds: 0.25, format: .pcmu)
-    await store.send(.text(Self.append(seconds: 0.25, format: .pcmu)))
+    await store.send(.read(Self.append(seconds: 0.25, format: .pcmu)))
     await until { audio.log.count >= 3 }
     // 8 kHz μ-law: 2,000 bytes a message, pushed as 4,000 bytes of 16-bit PCM.
     #expect(
@@ -448,7 +448,7 @@ struct RealtimeSessionTests {
     await store.send(.stream(.start))
     await startRun(store, seconds: 0.6)
     #expect(store.state.stream.allowedMessages == 2)
-    await store.send(.text(Self.append(seconds: 0.6)))
+    await store.send(.read(Self.append(seconds: 0.6)))
     // 1.2 s wait to be decoded: the next message waits.
     #expect(store.state.stream.allowedMessages == 2)
     await hear(Self.heard("", at: 0.3), store)
@@ -574,14 +574,14 @@ struct RealtimeSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await store.send(
-      .text(
+      .read(
         #"{"type": "session.update", "session": {"type": "transcription", "audio": {"input": {"turn_detection": {"type": "server_vad", "idle_timeout_ms": 5000}}}}}"#
       ))
     await startRun(store, seconds: 0.5)
-    for _ in 2...9 { await store.send(.text(Self.append(seconds: 0.5))) }
+    for _ in 2...9 { await store.send(.read(Self.append(seconds: 0.5))) }
     _ = await takeEvents(store)
     // The tenth half second makes 5 s without speech.
-    await store.send(.text(Self.append(seconds: 0.5)))
+    await store.send(.read(Self.append(seconds: 0.5)))
     #expect(
       await takeEvents(store) == [
         .timeoutTriggered(
@@ -590,7 +590,7 @@ struct RealtimeSessionTests {
         .completed(itemID: "item_test_1", transcript: "", words: 0, logprobs: nil),
       ])
     // Speech holds the timeout off; the next counts from the end of the quiet item.
-    await store.send(.text(Self.append(seconds: 0.5)))
+    await store.send(.read(Self.append(seconds: 0.5)))
     #expect(await takeEvents(store) == [])
     #expect(
       RealtimeServerEvent.timeoutTriggered(
@@ -606,14 +606,14 @@ struct RealtimeSessionTests {
   @Test func withTurnDetectionOffTheClientCommitsAndGetsTheItemsWordsAfterwards() async {
     let store = makeStore()
     await store.send(.stream(.start))
-    await store.send(.text(Self.turnDetectionOff))
+    await store.send(.read(Self.turnDetectionOff))
     await startRun(store, seconds: 1)
     _ = await takeEvents(store)
     // No speech events and no deltas before the commit: the client has no item yet.
     await hear(Self.heard("go forward", at: 0.8), store)
     await hear(Self.heard("go forward ten", at: 1), store)
     #expect(await takeEvents(store) == [])
-    await store.send(.text(Self.commit))
+    await store.send(.read(Self.commit))
     await store.receive(\.recognition.finish)
     // The words two looks agreed on go out as soon as the client knows the item.
     let committed = await takeEvents(store)
@@ -641,7 +641,7 @@ struct RealtimeSessionTests {
     #expect(store.state.phase == .streaming)
     // The next audio is a new run, and its commit the next item.
     await startRun(store, seconds: 0.5)
-    await store.send(.text(Self.commit))
+    await store.send(.read(Self.commit))
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", at: 0.5, isFinal: true), store)
     #expect(
@@ -664,11 +664,11 @@ struct RealtimeSessionTests {
     await startRun(store, seconds: 1)
     await hear(Self.heard("go", at: 1), store)
     _ = await takeEvents(store)
-    await store.send(.text(#"{"type": "input_audio_buffer.clear"}"#))
+    await store.send(.read(#"{"type": "input_audio_buffer.clear"}"#))
     #expect(await takeEvents(store) == [.cleared])
     #expect(store.state.item == nil)
     #expect(store.state.recognition == nil)
-    await store.send(.text(Self.commit))
+    await store.send(.read(Self.commit))
     guard case .error(let error)? = await takeEvents(store).first else {
       Issue.record("no error")
       return
@@ -703,7 +703,7 @@ struct RealtimeSessionTests {
     await trickle.send(.stream(.start))
     await startRun(trickle, seconds: 0.05)
     await clock.advance(by: .seconds(4))
-    await trickle.send(.text(Self.append(seconds: 0.04)))
+    await trickle.send(.read(Self.append(seconds: 0.04)))
     await clock.advance(by: .seconds(1))
     await trickle.receive(\.stream.idleTimeoutElapsed)
     await trickle.receive(\.stream.delegate.mustClose)
@@ -762,7 +762,7 @@ struct RealtimeSessionTests {
     limits.idleTimeout = .seconds(600)
     let store = makeStore(limits: limits)
     await store.send(.stream(.start))
-    await store.send(.text(Self.turnDetectionOff))
+    await store.send(.read(Self.turnDetectionOff))
     await startRun(store, seconds: 1)
     await clock.advance(by: .seconds(60))
     await store.receive(\.stream.maxDurationElapsed)
@@ -779,5 +779,12 @@ struct RealtimeSessionTests {
       store.state.stream.outbox == []
         && store.state.stream.ending == .problem(.session(.tooLong(.seconds(60)))))
     await store.finish()
+  }
+}
+
+extension RealtimeSession.Action {
+  /// A text message from the client, read as ``RealtimeCodec`` reads it.
+  static func read(_ text: String, limit: Int = ServerConfiguration().maxFrameBytes) -> Self {
+    .message(RealtimeClientMessage(text: text, limit: limit))
   }
 }

@@ -41,7 +41,7 @@ struct VoskHotwordsTests {
     let store = makeStore(engine: engine)
     store.exhaustivity = .off
     await store.send(.stream(.start))
-    await store.send(.text(Self.config))
+    await store.send(.read(Self.config))
     await store.send(.audio(ByteBuffer(bytes: [UInt8](repeating: 0, count: 3_200))))
     await store.receive(\.recognition.recognitionStarted)
     let request = store.state.recognition?.request
@@ -71,7 +71,7 @@ struct VoskHotwordsTests {
       field: "phrase_list",
       reason: "holds \(Hotwords.maximumCount + 1) phrases; at most \(Hotwords.maximumCount) "
         + "are allowed")
-    await store.send(.text(#"{"config": {"phrase_list": ["# + phrases + "]}}")) {
+    await store.send(.read(#"{"config": {"phrase_list": ["# + phrases + "]}}")) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
@@ -82,7 +82,7 @@ struct VoskHotwordsTests {
     let within = makeStore(engine: .moonshine)
     await within.send(.stream(.start))
     let most = (1...Hotwords.maximumCount).map { "\"name\($0)\"" }.joined(separator: ",")
-    await within.send(.text(#"{"config": {"phrase_list": ["# + most + "]}}")) {
+    await within.send(.read(#"{"config": {"phrase_list": ["# + most + "]}}")) {
       $0.stream.receivedMessages = 1
       $0.stream.allowedMessages = 2
       $0.configuration.phraseList = (1...Hotwords.maximumCount).map { "name\($0)" }

@@ -263,7 +263,7 @@ struct VoskSessionTests {
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
     let store = makeStore()
     await store.send(.stream(.start))
-    await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
+    await store.send(.read(#"{"config": {"sample_rate": 16000}}"#)) {
       $0.stream.receivedMessages = 1
       $0.stream.allowedMessages = 2
     }
@@ -283,7 +283,7 @@ struct VoskSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     for number in 1...3 {
-      await store.send(.text(#"{"config": {"sample_rate": 16000}}"#)) {
+      await store.send(.read(#"{"config": {"sample_rate": 16000}}"#)) {
         $0.stream.receivedMessages = number
         $0.stream.allowedMessages = number + 1
       }
@@ -357,7 +357,7 @@ struct VoskSessionTests {
       .finishedUtterances.first.map(Array.init) ?? []
     #expect(store.state.stream.outbox == [.reply(.result(firstUtterance))])
     await store.send(.stream(.written(through: 1)))
-    await store.send(.text(#"{"eof" : 1}"#))
+    await store.send(.read(#"{"eof" : 1}"#))
     await store.receive(\.recognition.recognitionFinished)
     let last =
       Self.heard("", finished: ["one two", "three"], at: 0).bestTranscription
@@ -372,7 +372,7 @@ struct VoskSessionTests {
     store.exhaustivity = .off(showSkippedAssertions: false)
     await store.send(.stream(.start))
     await start(store)
-    await store.send(.text(#"{"eof" : 1}"#))
+    await store.send(.read(#"{"eof" : 1}"#))
     await clock.advance(by: .milliseconds(9_999))
     #expect(store.state.stream.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
@@ -416,7 +416,7 @@ struct VoskSessionTests {
     }
     #expect(error.closeCode == 1007)
     // Once over, messages change nothing.
-    await store.send(.text(#"{"eof" : 1}"#)) {
+    await store.send(.read(#"{"eof" : 1}"#)) {
       $0.stream.receivedMessages = 2
     }
   }
@@ -427,12 +427,19 @@ struct VoskSessionTests {
       #"{"config": {"phrase_list": [""# + String(repeating: "\"a\",", count: 300_000) + "]}}"
     let error = WebSocketSessionError.frameTooLarge(
       bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes)
-    await store.send(.text(text)) {
+    await store.send(.read(text)) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
       $0.phase = .over
       $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1009)
+  }
+}
+
+extension VoskSession.Action {
+  /// A text message from the client, read as ``VoskCodec`` reads it.
+  static func read(_ text: String, limits: ServerConfiguration = ServerConfiguration()) -> Self {
+    .message(VoskMessage.read(text, limits: limits))
   }
 }
