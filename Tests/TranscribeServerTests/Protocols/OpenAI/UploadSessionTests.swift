@@ -54,16 +54,7 @@ struct UploadSessionTests {
 
   /// Receives recognition's start: authorized, then recording.
   func receiveRecognitionStarting(_ store: TestStoreOf<UploadSession>) async {
-    await store.receive(\.recognition.start) {
-      $0.recognition?.isRecording = true
-      $0.recognition?.status = .authorizing
-    }
-    await store.receive(\.recognition.authorizationResponse) {
-      $0.recognition?.status = .starting
-    }
-    await store.receive(\.recognition.recognitionStarted) {
-      $0.recognition?.status = .recording
-    }
+    await store.receiveRecognitionStarting(\.recognition, \.recognition)
   }
 
   /// The client delivers its final result and ends: the session ends recognized.

@@ -80,25 +80,11 @@ struct WyomingSessionTests {
       payload: ByteBuffer(bytes: [UInt8](repeating: 0, count: Int(seconds * 16_000) * 2)))
   }
 
-  /// A result: `partial` words after `finished` utterances.
+  /// A result: partial `words` after `finished` utterances, with the decoder at `position`.
   nonisolated static func heard(
-    _ partial: String, finished: [String] = [], at position: TimeInterval
+    _ words: String, finished: [String] = [], at position: TimeInterval
   ) -> SpeechRecognitionResult {
-    var segments: [TranscriptionSegment] = []
-    var time = 0.0
-    for (utterance, isFinished) in finished.map({ ($0, true) }) + [(partial, false)] {
-      let tokens = utterance.split(separator: " ").map(String.init)
-      for (index, token) in tokens.enumerated() {
-        segments.append(
-          TranscriptionSegment(
-            substring: token, timestamp: time, duration: 0.2, confidence: 1,
-            endsUtterance: isFinished && index == tokens.count - 1))
-        time += 0.2
-      }
-    }
-    return SpeechRecognitionResult(
-      bestTranscription: Transcription(segments: segments), isFinal: false,
-      progress: RecognitionProgress(audioDuration: position))
+    .heard(words, finished: finished, at: position)
   }
 
   static func chunkEvent(_ text: String) -> WyomingSession.Output {
@@ -131,16 +117,7 @@ struct WyomingSessionTests {
         request: SpeechRecognitionRequest(source: .pushed(audio)))
       $0.stream.outbox = [Self.transcriptStart]
     }
-    await store.receive(\.recognition.start) {
-      $0.recognition?.isRecording = true
-      $0.recognition?.status = .authorizing
-    }
-    await store.receive(\.recognition.authorizationResponse) {
-      $0.recognition?.status = .starting
-    }
-    await store.receive(\.recognition.recognitionStarted) {
-      $0.recognition?.status = .recording
-    }
+    await store.receiveRecognitionStarting(\.recognition, \.recognition)
   }
 
   @Test func describeIsAnsweredWithInfoListingTheInstalledModels() async throws {
