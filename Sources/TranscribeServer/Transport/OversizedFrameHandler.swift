@@ -14,9 +14,10 @@ import NIOWebSocket
 ///   reset and not even the 1009.
 /// - A fragmented message that grows past the same size: swift-websocket's message assembly
 ///   closes with a bare 1009.
-/// - Protocol violations (a continuation without a message to continue, a new message inside a
-///   fragmented one, a reserved bit or opcode, a fragmented or long control frame, a close code a
-///   client may not send): a bare 1002 otherwise.
+/// - Protocol violations (a data frame the client did not mask, a continuation without a
+///   message to continue, a new message inside a fragmented one, a reserved bit or opcode, a
+///   fragmented or long control frame, a close code a client may not send): a bare 1002
+///   otherwise.
 ///
 /// It sits between NIO's decoder and the protocol error handler. After a refusal it reads no
 /// more frames, closes after lingering (``ClientConnectionHandler/closeAfterLingering(context:)``)
@@ -70,6 +71,11 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
   /// What is wrong with `frame` as the next frame of the stream, if anything; keeps count of a
   /// fragmented message's size.
   private func refusal(of frame: WebSocketFrame) -> FrameRefusal? {
+    // RFC 6455, section 5.1: every frame from a client is masked (``MaskedFramesOnly`` is the
+    // backstop for frames read before this handler was added).
+    if frame.maskKey == nil, [.text, .binary, .continuation].contains(frame.opcode) {
+      return .protocolViolation("a data frame from the client was not masked")
+    }
     if frame.rsv1 || frame.rsv2 || frame.rsv3 {
       let bit = frame.rsv1 ? "RSV1" : frame.rsv2 ? "RSV2" : "RSV3"
       return .protocolViolation("a frame had \(bit) set, and no extension was agreed")

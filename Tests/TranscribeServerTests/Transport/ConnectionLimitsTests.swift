@@ -167,6 +167,8 @@ import Testing
       let answer = connection.receiveUntilClosed(seconds: 5)
       let bytes = answer.bytes
       #expect(answer.isClosed)
+      // First vosk's {"error": …} naming the problem, as every refusal of the stream's frames.
+      #expect(answer.text.contains("a data frame from the client was not masked"), "\(answer.text)")
       // A close frame (0x88) whose code is 1002.
       let close = try #require(bytes.firstIndex(of: 0x88))
       #expect(bytes.count >= close + 4)
