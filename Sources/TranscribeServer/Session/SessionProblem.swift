@@ -16,6 +16,8 @@ import Foundation
 enum SessionProblem: Error, Equatable, Sendable {
   /// Every session place is taken.
   case busy
+  /// The server has its most connections open (``ServerConfiguration/maxConnections``).
+  case tooManyConnections(limit: Int)
   /// The server is shutting down.
   case shuttingDown
   /// No audio for the idle timeout.
@@ -33,6 +35,8 @@ enum SessionProblem: Error, Equatable, Sendable {
     switch self {
     case .busy:
       "every session place is taken; try again later"
+    case .tooManyConnections(let limit):
+      "the server has \(limit) connections open, its most; try again shortly"
     case .shuttingDown:
       "the server is shutting down; try again later, on another instance if there is one"
     case .idle(let timeout):
@@ -55,7 +59,7 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .tooLittleAudio: .tooLittleAudio
     case .tooLong: .tooLong
     case .shuttingDown: .shutdown
-    case .busy, .recognitionFailed: .failed(text)
+    case .busy, .tooManyConnections, .recognitionFailed: .failed(text)
     }
   }
 
@@ -64,8 +68,14 @@ enum SessionProblem: Error, Equatable, Sendable {
   var deliversLastWords: Bool {
     switch self {
     case .idle, .tooLittleAudio, .tooLong, .shuttingDown: true
-    case .busy, .recognitionFailed: false
+    case .busy, .tooManyConnections, .recognitionFailed: false
     }
+  }
+
+  /// The text as a sentence of its own, for answers written in sentences (HTTP's plain text):
+  /// a capital letter first, a period last.
+  var sentence: String {
+    text.prefix(1).uppercased() + text.dropFirst() + "."
   }
 
   /// Whether the client went quiet (so it is not waiting for an answer).

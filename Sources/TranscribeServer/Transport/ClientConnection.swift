@@ -181,8 +181,8 @@ final class OpenConnections: Sendable {
   static func refusal(limit: Int, retryAfterSeconds: Int) -> ByteBuffer {
     Refusal(
       .serviceUnavailable,
-      text: "The server has \(limit) connections open, its most; try again shortly, or reuse a "
-        + "connection.\n",
+      text: SessionProblem.tooManyConnections(limit: limit).sentence.dropLast()
+        + ", or reuse a connection.\n",
       headers: [("Retry-After", "\(retryAfterSeconds)")]
     ).bytes
   }

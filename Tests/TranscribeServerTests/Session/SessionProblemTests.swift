@@ -6,7 +6,7 @@ import Testing
 /// the same words in its own shape, with its own code.
 @Suite struct SessionProblemTests {
   static let problems: [SessionProblem] = [
-    .busy, .shuttingDown, .idle(.seconds(30)),
+    .busy, .tooManyConnections(limit: 3), .shuttingDown, .idle(.seconds(30)),
     .tooLittleAudio(received: .milliseconds(50), within: .seconds(30), renewal: .milliseconds(100)),
     .tooLong(.seconds(3600)), .recognitionFailed("the decoder failed"),
   ]

@@ -84,14 +84,14 @@ public enum OpenAIError: Error, Equatable, Sendable {
       return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
         + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
     case .noCapacity:
-      return Self.standalone(SessionProblem.busy.text)
+      return SessionProblem.busy.sentence
     case .recognitionFailed(let reason):
       return "Recognition failed on the server: \(Self.sentence(reason))"
     case .sessionTooLong(let limit):
       return "The transcription took longer than this server allows "
         + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
     case .shuttingDown:
-      return Self.standalone(SessionProblem.shuttingDown.text)
+      return SessionProblem.shuttingDown.sentence
     case .clientGone:
       return "The client closed the connection before the answer."
     }

@@ -173,7 +173,7 @@ struct RealtimeError: Error, Equatable, Sendable {
     case .session(.tooLong): self.init(code: "session_expired", message: error.message)
     case .session(.shuttingDown):
       self.init(type: "server_error", code: "server_shutting_down", message: error.message)
-    case .session(.busy):
+    case .session(.busy), .session(.tooManyConnections):
       self.init(type: "server_error", code: "server_busy", message: error.message)
     case .session(.recognitionFailed):
       self.init(type: "server_error", code: "transcription_failed", message: error.message)

@@ -48,7 +48,7 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
       1008
     case .frameTooLarge: 1009
     case .session(.recognitionFailed): 1011
-    case .session(.busy): 1013
+    case .session(.busy), .session(.tooManyConnections): 1013
     }
   }
 

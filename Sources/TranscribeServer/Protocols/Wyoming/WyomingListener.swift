@@ -73,7 +73,7 @@ struct WyomingListener: Service {
     let limit = core.configuration.maxConnections
     let remote = connection.channel.remoteAddress.map(Self.describe)
     guard core.connections.admit(limit: limit) else {
-      let problem = WyomingProblem.tooManyConnections(limit: limit)
+      let problem = WyomingProblem.session(.tooManyConnections(limit: limit))
       core.metrics.protocolError(WyomingConnection.protocolName, code: problem.code)
       try? await connection.executeThenClose { _, outbound in
         try await outbound.write(problem.event.bytes)

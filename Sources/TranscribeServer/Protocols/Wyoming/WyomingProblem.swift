@@ -41,8 +41,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
   case unsupportedAudio(String)
   /// A problem every protocol shares: a limit, the server's state, a failure.
   case session(SessionProblem)
-  /// The server has its most connections open.
-  case tooManyConnections(limit: Int)
 
   /// The `code` of the `error` event.
   var code: String {
@@ -61,7 +59,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .session(.idle): "idle-timeout"
     case .session(.tooLittleAudio): "too-little-audio"
     case .session(.tooLong): "session-too-long"
-    case .session(.busy), .tooManyConnections: "busy"
+    case .session(.busy), .session(.tooManyConnections): "busy"
     case .session(.shuttingDown): "shutting-down"
     case .session(.recognitionFailed): "recognition-failed"
     }
@@ -98,8 +96,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
       "unsupported audio: \(reason)"
     case .session(let problem):
       problem.text
-    case .tooManyConnections(let limit):
-      "the server has \(limit) connections open, its most; try again later"
     }
   }
 
@@ -119,7 +115,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
   var outcome: SessionOutcome {
     switch self {
     case .session(let problem): problem.outcome
-    case .tooManyConnections: .failed(text)
     case .headerTooLong, .dataTooLong, .payloadTooLong, .notJSON, .badHeader, .unknownModel,
       .unsupportedLanguage, .badHotwords, .audioBeforeStart, .unexpectedEvent, .unsupportedAudio:
       .badInput(text)
