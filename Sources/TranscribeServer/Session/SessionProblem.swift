@@ -29,6 +29,9 @@ enum SessionProblem: Error, Equatable, Sendable {
   case tooLong(Duration)
   /// Recognition failed; the reason says how (``RecognitionProblem/message``).
   case recognitionFailed(String)
+  /// A message over the limit (``ServerConfiguration/maxFrameBytes``): `bytes` long or, when
+  /// it was not read at all (``ServerConfiguration/frameReadLimit``), longer than `bytes`.
+  case messageTooLarge(bytes: Int, limit: Int, isUnread: Bool = false)
 
   /// What the client is told, in a sentence that names the fix.
   var text: String {
@@ -49,6 +52,9 @@ enum SessionProblem: Error, Equatable, Sendable {
       "the session reached its maximum length of \(limit.spokenSeconds); start a new one"
     case .recognitionFailed(let reason):
       "recognition failed: \(reason)"
+    case .messageTooLarge(let bytes, let limit, let isUnread):
+      "a message of \(isUnread ? "more than " : "")\(bytes) bytes is over the limit of \(limit) "
+        + "bytes; send smaller chunks"
     }
   }
 
@@ -60,6 +66,7 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .tooLong: .tooLong
     case .shuttingDown: .shutdown
     case .busy, .tooManyConnections, .recognitionFailed: .failed(text)
+    case .messageTooLarge: .badInput(text)
     }
   }
 
@@ -68,7 +75,7 @@ enum SessionProblem: Error, Equatable, Sendable {
   var deliversLastWords: Bool {
     switch self {
     case .idle, .tooLittleAudio, .tooLong, .shuttingDown: true
-    case .busy, .tooManyConnections, .recognitionFailed: false
+    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge: false
     }
   }
 

@@ -176,8 +176,7 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
   var description: String {
     switch self {
     case .tooLargeToRead(let limit, let readLimit):
-      "a message of more than \(readLimit) bytes is over the limit of \(limit) bytes; send "
-        + "smaller chunks"
+      SessionProblem.messageTooLarge(bytes: readLimit, limit: limit, isUnread: true).text
     case .protocolViolation(let violation, _):
       "WebSocket protocol error: \(violation)"
     }
@@ -192,10 +191,7 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
     let error: RealtimeError
     switch self {
     case .tooLargeToRead(let limit, let readLimit):
-      error = RealtimeError(
-        code: "message_too_large",
-        message: "A message of more than \(readLimit) bytes is over this server's limit of "
-          + "\(limit) bytes; append the audio in smaller pieces.")
+      error = .messageTooLarge(bytes: readLimit, limit: limit, isUnread: true)
     case .protocolViolation:
       error = RealtimeError(code: "websocket_protocol_error", message: description)
     }

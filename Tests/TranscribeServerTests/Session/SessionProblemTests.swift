@@ -9,6 +9,7 @@ import Testing
     .busy, .tooManyConnections(limit: 3), .shuttingDown, .idle(.seconds(30)),
     .tooLittleAudio(received: .milliseconds(50), within: .seconds(30), renewal: .milliseconds(100)),
     .tooLong(.seconds(3600)), .recognitionFailed("the decoder failed"),
+    .messageTooLarge(bytes: 2_000_000, limit: 1 << 20),
   ]
 
   @Test(arguments: problems)
@@ -22,7 +23,9 @@ import Testing
     #expect(wyoming.event.data["text"]?.stringValue == problem.text)
     #expect(wyoming.outcome == problem.outcome)
     #expect(wyoming.deliversLastWords == problem.deliversLastWords)
-    #expect(RealtimeError(closing: vosk).message == problem.text)
+    // Realtime writes some as sentences of its own (a capital, a period).
+    let realtime = RealtimeError(closing: vosk).message.lowercased()
+    #expect(realtime.hasPrefix(problem.text.lowercased()))
   }
 
   @Test func eachProtocolRendersAProblemWithItsOwnCode() {

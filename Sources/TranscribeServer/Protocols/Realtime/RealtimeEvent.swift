@@ -152,11 +152,12 @@ struct RealtimeError: Error, Equatable, Sendable {
         + String(format: "%.2f", milliseconds) + "ms of audio.")
   }
 
-  static func messageTooLarge(bytes: Int, limit: Int) -> RealtimeError {
+  /// A message over the limit (``SessionProblem/messageTooLarge(bytes:limit:isUnread:)``).
+  static func messageTooLarge(bytes: Int, limit: Int, isUnread: Bool = false) -> RealtimeError {
     RealtimeError(
       code: "message_too_large",
-      message: "A message of \(bytes) bytes is over this server's limit of \(limit) bytes; "
-        + "append the audio in smaller pieces.")
+      message: SessionProblem.messageTooLarge(bytes: bytes, limit: limit, isUnread: isUnread)
+        .sentence)
   }
 
   static let formatChangeWithAudio = RealtimeError(
@@ -173,6 +174,8 @@ struct RealtimeError: Error, Equatable, Sendable {
     case .session(.tooLong): self.init(code: "session_expired", message: error.message)
     case .session(.shuttingDown):
       self.init(type: "server_error", code: "server_shutting_down", message: error.message)
+    case .session(.messageTooLarge(let bytes, let limit, let isUnread)):
+      self = .messageTooLarge(bytes: bytes, limit: limit, isUnread: isUnread)
     case .session(.busy), .session(.tooManyConnections):
       self.init(type: "server_error", code: "server_busy", message: error.message)
     case .session(.recognitionFailed):

@@ -55,7 +55,7 @@ public enum VoskMessage: Equatable, Sendable {
   ) -> Result<VoskMessage, WebSocketSessionError> {
     let bytes = text.utf8.count
     guard bytes <= limits.maxFrameBytes else {
-      return .failure(.frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+      return .failure(.session(.messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes)))
     }
     do throws(WebSocketSessionError) {
       return .success(try VoskMessage(text: text, limits: limits))

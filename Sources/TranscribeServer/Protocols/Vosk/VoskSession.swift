@@ -178,7 +178,8 @@ struct VoskSession: StreamingSession, Sendable {
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
         let bytes = buffer.readableBytes
         guard bytes <= limits.maxFrameBytes else {
-          return fail(&state, .frameTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+          return fail(
+            &state, .session(.messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes)))
         }
         guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
         let start = startRecognition(&state)

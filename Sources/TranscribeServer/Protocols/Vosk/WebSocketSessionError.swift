@@ -31,8 +31,6 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
   case unsupportedMessage(String)
   /// A binary frame with an odd number of bytes (16-bit samples come in pairs).
   case oddLengthFrame(bytes: Int)
-  /// A message larger than the limit.
-  case frameTooLarge(bytes: Int, limit: Int)
   /// A Realtime session asked for without `intent=transcription` (the intent it named, if any).
   case unsupportedIntent(String?)
 
@@ -46,7 +44,7 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
     case .configurationAfterAudio, .unsupportedIntent, .session(.idle), .session(.tooLittleAudio),
       .session(.tooLong):
       1008
-    case .frameTooLarge: 1009
+    case .session(.messageTooLarge): 1009
     case .session(.recognitionFailed): 1011
     case .session(.busy), .session(.tooManyConnections): 1013
     }
@@ -71,8 +69,6 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
         + "then {\"eof\" : 1}"
     case .oddLengthFrame(let bytes):
       "audio frames must hold whole 16-bit samples; got \(bytes) bytes"
-    case .frameTooLarge(let bytes, let limit):
-      "a message of \(bytes) bytes is over the limit of \(limit) bytes; send smaller chunks"
     case .unsupportedIntent(let intent):
       "this server runs transcription sessions only"
         + (intent.map { ", not intent=\($0)" } ?? "")

@@ -47,7 +47,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     switch self {
     case .headerTooLong: "header-too-long"
     case .dataTooLong: "data-too-long"
-    case .payloadTooLong: "payload-too-long"
+    case .payloadTooLong, .session(.messageTooLarge): "payload-too-long"
     case .notJSON: "bad-json"
     case .badHeader: "bad-event"
     case .unknownModel: "unknown-model"

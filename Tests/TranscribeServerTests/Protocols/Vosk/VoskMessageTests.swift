@@ -80,7 +80,7 @@ import Testing
   @Test func closeCodesFollowTheKindOfProblem() {
     #expect(WebSocketSessionError.session(.busy).closeCode == 1013)
     #expect(WebSocketSessionError.oddLengthFrame(bytes: 3).closeCode == 1007)
-    #expect(WebSocketSessionError.frameTooLarge(bytes: 2, limit: 1).closeCode == 1009)
+    #expect(WebSocketSessionError.session(.messageTooLarge(bytes: 2, limit: 1)).closeCode == 1009)
     #expect(WebSocketSessionError.session(.idle(.seconds(30))).closeCode == 1008)
     #expect(WebSocketSessionError.session(.recognitionFailed("x")).closeCode == 1011)
     #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)

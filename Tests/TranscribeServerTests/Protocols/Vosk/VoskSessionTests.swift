@@ -402,8 +402,8 @@ struct VoskSessionTests {
     let store = makeStore()
     let text =
       #"{"config": {"phrase_list": [""# + String(repeating: "\"a\",", count: 300_000) + "]}}"
-    let error = WebSocketSessionError.frameTooLarge(
-      bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes)
+    let error = WebSocketSessionError.session(
+      .messageTooLarge(bytes: text.utf8.count, limit: ServerConfiguration().maxFrameBytes))
     await store.send(.read(text)) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
