@@ -257,8 +257,7 @@ public struct Dictation: Sendable {
       return
     }
     var entry = Entry(id: id, heard: words, text: "")
-    let before = state.context
-    var context = before
+    var context = state.context
     for piece in pieces {
       switch piece {
       case .words(let words):
@@ -272,9 +271,8 @@ public struct Dictation: Sendable {
         entry.text += keystrokes.text
       case .command(let command):
         if pieces.count == 1 { entry.command = command }
-        let keystrokes = DictationText.keystrokes(for: command)
-        context = context.after(keystrokes)
-        entry.text += keystrokes
+        context = context.after(command.keystrokes)
+        entry.text += command.keystrokes
       }
     }
     if entry.erase > 0,
@@ -306,10 +304,7 @@ public struct Dictation: Sendable {
         if !entry.text.isEmpty { try await keyboard.type(entry.text) }
         await send(.typed(entry: entry.id, failure: nil))
       } catch {
-        let failure =
-          error as? KeyboardClient.Failure
-          ?? .failed(tool: "the keyboard client", message: "\(error)")
-        await send(.typed(entry: entry.id, failure: failure))
+        await send(.typed(entry: entry.id, failure: KeyboardClient.Failure(error)))
       }
     }
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How dictated utterances become keystrokes, spaced and capitalised as a person types them.
 ///
 /// - A space goes between utterances; none at the start of the text or of a line, and none
@@ -22,8 +24,8 @@ public enum DictationText {
     /// "scratch that": erases the last typed utterance.
     case scratchThat = "scratch that"
 
-    /// The keystrokes of a line-breaking command.
-    var keystrokes: String {
+    /// The keystrokes of a line-breaking command (none for "scratch that", which erases).
+    public var keystrokes: String {
       switch self {
       case .newLine: "\n"
       case .newParagraph: "\n\n"
@@ -125,7 +127,7 @@ public enum DictationText {
 
     /// Whether the next word begins a sentence.
     var beginsSentence: Bool {
-      let trimmed = tail.reversed().drop { $0 == " " || Self.closersSet.contains($0) }
+      let trimmed = tail.reversed().drop { $0 == " " || DictationText.closers.contains($0) }
       guard let last = trimmed.first else { return true }
       if followsAbbreviation { return false }
       return last == "\n" || DictationText.sentenceEnds.contains(last)
@@ -139,8 +141,6 @@ public enum DictationText {
       let word = String(trimmed.dropFirst().prefix { !$0.isWhitespace }.reversed())
       return DictationText.abbreviations.contains(word.lowercased())
     }
-
-    private static let closersSet = DictationText.closers
 
     /// Whether the text ends in a fragment: a word that cannot end a sentence and a full stop.
     var endsInFragment: Bool {
@@ -156,7 +156,7 @@ public enum DictationText {
   public static func keystrokes(
     for words: String, after context: Context
   ) -> (erase: Int, text: String) {
-    var words = words.trimmingWhitespace
+    var words = words.trimmingCharacters(in: .whitespacesAndNewlines)
     guard let first = words.first else { return (0, "") }
     var erase = 0
     var context = context
@@ -175,12 +175,6 @@ public enum DictationText {
     return (erase, space + words)
   }
 
-  /// The keystrokes of a line-breaking command after `context`: a sentence left open gets no
-  /// punctuation added; trailing spaces are not typed, so nothing to erase.
-  public static func keystrokes(for command: Command) -> String {
-    command.keystrokes
-  }
-
   static func capitalisingFirstLetter(_ text: String) -> String {
     guard let index = text.firstIndex(where: \.isLetter) else { return text }
     return text[..<index] + text[index].uppercased() + text[text.index(after: index)...]
@@ -197,11 +191,5 @@ public enum DictationText {
     if bareWord == "i" || bareWord.hasPrefix("i'") || bareWord.hasPrefix("i’") { return text }
     if letters.count > 1, letters.allSatisfy(\.isUppercase) { return text }
     return text[..<index] + text[index].lowercased() + text[text.index(after: index)...]
-  }
-}
-
-extension String {
-  var trimmingWhitespace: String {
-    String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
   }
 }

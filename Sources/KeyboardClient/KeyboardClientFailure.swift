@@ -38,6 +38,14 @@ public enum KeyboardClientFailure: Error, Equatable, Sendable {
   }
 }
 
+extension KeyboardClientFailure {
+  /// `error` as a keyboard failure: itself when it is one, else ``failed(tool:message:)`` naming
+  /// the typer.
+  public init(_ error: any Error) {
+    self = error as? KeyboardClientFailure ?? .failed(tool: "the typer", message: "\(error)")
+  }
+}
+
 extension KeyboardClient {
   /// Why a keyboard client could not type (see ``KeyboardClientFailure``).
   public typealias Failure = KeyboardClientFailure
