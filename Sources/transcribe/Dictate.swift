@@ -159,7 +159,7 @@ struct Dictate: AsyncParsableCommand {
         await keyboard.client.finish()
       } catch {
         await keyboard.client.finish()
-        Terminal.writeError("transcribe: error: \(Self.failure(error).message)\n")
+        Terminal.writeError("transcribe: error: \(KeyboardClient.Failure(error).message)\n")
         throw ExitStatus.typingUnavailable.exitCode
       }
       return
@@ -213,7 +213,8 @@ struct Dictate: AsyncParsableCommand {
       Terminal.writeError(
         Self.startMessage(
           source: source, engine: request.engine.name, detector: detectorName,
-          typer: keyboard.name, preview: previewOption.preview, paused: startPaused) + "\n")
+          typer: keyboard.choice.description, preview: previewOption.preview, paused: startPaused)
+          + "\n")
     }
     let signals = await SignalHandler()
     let status = await session.run(signals: signals)
@@ -248,19 +249,15 @@ struct Dictate: AsyncParsableCommand {
   }
 
   /// The keyboard client for `--typer` (under `--preview` only when it is given: else the
-  /// preview's, which writes to standard output), and the name to show.
-  func keyboard(explicitOnly: Bool) throws -> (client: KeyboardClient, name: String) {
-    if explicitOnly, typer == nil { return (.standardOutput, "standard output") }
+  /// preview's, which writes to standard output), and the tool it types with.
+  func keyboard(explicitOnly: Bool) throws -> (client: KeyboardClient, choice: TyperChoice) {
+    if explicitOnly, typer == nil { return (.standardOutput, TyperChoice(typer: .stdout)) }
     do {
       return try (typer ?? .auto).makeClient()
     } catch {
       Terminal.writeError("transcribe: error: \(error.message)\n")
       throw ExitStatus.typingUnavailable.exitCode
     }
-  }
-
-  static func failure(_ error: any Error) -> KeyboardClient.Failure {
-    error as? KeyboardClient.Failure ?? .failed(tool: "the typer", message: "\(error)")
   }
 
   /// The status line that says what is heard and how it is typed.

@@ -2,6 +2,7 @@ import Architecture
 import DictationFeature
 import Foundation
 import KeyboardClient
+import KeyboardClientLive
 import SpeechClient
 import SpeechRecognitionFeature
 
@@ -19,7 +20,7 @@ final class DictationSession {
   init(
     request: SpeechRecognitionRequest, duration: Duration?, startsPaused: Bool,
     recognizesCommands: Bool, preview: Bool, speechClient: SpeechClient?,
-    keyboard: (client: KeyboardClient, name: String)
+    keyboard: (client: KeyboardClient, choice: TyperChoice)
   ) {
     store = Store(
       initialState: Dictation.State(
@@ -37,7 +38,7 @@ final class DictationSession {
     }
     renderer = DictationRenderer(
       isTerminal: Terminal.stdoutIsTerminal, stderrIsTerminal: Terminal.stderrIsTerminal,
-      keyboardWritesStandardOutput: keyboard.name == "standard output", width: Terminal.width)
+      keyboardWritesStandardOutput: keyboard.choice.typer == .stdout, width: Terminal.width)
   }
 
   /// Runs dictation to its end and returns the exit status.

@@ -6,9 +6,9 @@ import KeyboardClientLive
 extension Typer: ExpressibleByArgument {}
 
 extension Typer {
-  /// The keyboard client for this typer, checked up front, and how to name it ("xdotool").
-  func makeClient() throws(KeyboardClientFailure) -> (client: KeyboardClient, name: String) {
+  /// The keyboard client for this typer, checked up front, and the tool it chose.
+  func makeClient() throws(KeyboardClientFailure) -> (client: KeyboardClient, choice: TyperChoice) {
     let choice = try KeyboardClient.resolve(self)
-    return (KeyboardClient.live(choice), choice.description)
+    return (KeyboardClient.live(choice), choice)
   }
 }
