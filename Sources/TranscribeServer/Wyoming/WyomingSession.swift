@@ -1,0 +1,582 @@
+import Architecture
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One Wyoming connection, from its first event to the close, as a reducer.
+///
+/// A connection may ask `describe` (answered with `info`) and transcribe utterances, one after
+/// another: `transcribe` (optional: `name` picks the model, `language`), `audio-start`,
+/// `audio-chunk`s and `audio-stop`, answered with `transcript`. While the audio arrives the
+/// words heard so far stream out as `transcript-start` and `transcript-chunk`s (text appended
+/// to what went before), and `transcript-stop` follows the final `transcript`. With
+/// endpointing on, the end of the first utterance the voice-activity detector hears (a pause
+/// of `--silence`) is the end of the command: its `transcript` goes out at once, without
+/// waiting for `audio-stop`, and the rest of that audio is ignored.
+///
+/// Every problem is an `error` event (``WyomingProblem``), then the close; the server's limits
+/// (idle, too little audio, maximum length) and a shutdown first deliver the transcript of the
+/// audio so far. Time follows the rule every streaming protocol shares (``SessionTimers``):
+/// only audio renews the idle time, so a connection sending `describe` or `ping` over and over,
+/// or a trickle of tiny chunks, is closed after the idle timeout like a silent one.
+///
+/// Nothing here touches the socket or the audio buffer: the state holds values only. Each
+/// utterance's audio goes to the decoder by effects through ``AudioInbox``, and how far the
+/// decoder has got comes back as recognition's own results (their progress), so pacing is
+/// decided from the state alone. The state says what the host does next:
+/// - ``State/outbox``: events and the close, in order, for the host to write and acknowledge
+///   with ``Action/written(through:)``;
+/// - ``State/allowedEvents``: how many events the host may have read so far: one more each
+///   time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed waits
+///   to be decoded (as far as the decoder last reported), so a client sending faster than the
+///   decoder waits in TCP;
+/// - ``State/ending``: set once the connection is over and everything in the outbox is final.
+@Reducer
+struct WyomingSession: Sendable {
+  /// Something for the host to write.
+  enum Output: Equatable, Sendable {
+    case event(WyomingEvent)
+    /// The end: the host closes the connection.
+    case close
+  }
+
+  /// How a connection ended.
+  enum Ending: Equatable, Sendable {
+    /// The client finished sending and everything it asked for was answered.
+    case clientDone
+    /// The client went away (could not be written to, or its connection failed).
+    case clientGone
+    /// The connection was closed with this error.
+    case problem(WyomingProblem)
+  }
+
+  /// Where a connection is.
+  enum Phase: Equatable, Sendable {
+    /// Between utterances: `describe`, `transcribe` and `audio-start` may come.
+    case ready
+    /// After `audio-start`: audio arrives until `audio-stop` or the end of speech.
+    case streaming
+    /// The audio is over; the last words are awaited, then the transcript, then the close
+    /// with `closing` if there is one.
+    case finishing(closing: WyomingProblem?)
+    /// The transcript went out at the end of speech: the utterance's remaining audio is
+    /// ignored until its `audio-stop` (or the next `transcribe` or `audio-start`).
+    case endpointed
+    /// The connection is over (see ``State/ending``).
+    case over
+  }
+
+  struct State: Equatable {
+    var phase = Phase.ready
+    /// The model the next utterance uses (`transcribe`'s `name`), `nil` for the default.
+    var model: WyomingModel?
+    /// The language `transcribe` asked for.
+    var language: String?
+    /// The phrases the last `transcribe` asked to favour (``WyomingHotwords``).
+    var hotwords = Hotwords()
+    /// The format of the audio streaming now.
+    var format: WyomingAudioFormat?
+    /// The utterance's recognition; its request reads the audio the session's ``AudioInbox``
+    /// started for the utterance.
+    var recognition: SpeechRecognition.State?
+    /// The numbers handed to the audio inbox so far: one for each utterance's start, one for
+    /// each of its chunks.
+    var audioMessages = 0
+    /// The samples of the utterance pushed to the inbox so far (frames at its rate).
+    var pushedSamples = 0
+    /// Audio received since the idle timeout last started (``SessionTimers``).
+    var idleAudio = IdleAudio()
+    /// The words streamed out as `transcript-chunk`s for this utterance.
+    var streamedWords: [String] = []
+    /// The looks at the utterance's words so far, for the ones that have settled.
+    var heardWords = SettledWords()
+    /// Whether the client has finished sending (its side of the connection is closed).
+    var isClientDone = false
+    /// The transcripts sent.
+    var transcripts = 0
+    /// The audio decoded by the utterances that are over, in seconds as the decoder reported
+    /// them, by engine.
+    var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
+    /// Events received so far.
+    var receivedEvents = 0
+    /// How many events the host may have read so far.
+    var allowedEvents = 1
+    /// Whether an event may be read once the buffered audio is decoded.
+    var wantsEvent = false
+    /// What to write, in order, not acknowledged yet.
+    var outbox: [Output] = []
+    /// How many outputs the host has written in all.
+    var written = 0
+    /// How the connection ended, once it has.
+    var ending: Ending?
+
+    init() {}
+
+    /// The audio decoded by the utterances that are over, in seconds.
+    var decodedSeconds: Double { decoded.values.reduce(0, +) }
+
+    /// The samples of the utterance the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress, let format else { return 0 }
+      return Int((progress.audioDuration * Double(format.rate)).rounded())
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    /// The connection opened: the idle and maximum-length timers start.
+    case start
+    /// An event from the client.
+    case received(WyomingEvent)
+    /// The client's bytes broke the framing or a limit.
+    case malformed(WyomingProblem)
+    /// The host has written this many outputs in all.
+    case written(through: Int)
+    /// The client closed its side: it sends nothing more, but may wait for answers.
+    case clientFinishedSending
+    /// The client is gone: writing failed or the connection dropped.
+    case clientLeft
+    /// The server is shutting down.
+    case shutdown
+    case recognition(SpeechRecognition.Action)
+    /// Too little audio arrived for the idle timeout.
+    case idleTimeoutElapsed
+    /// The connection reached the maximum session length.
+    case maxDurationElapsed
+    /// The wait for the last words is over.
+    case finalWaitElapsed
+  }
+
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
+  /// The installed models, the server's default first.
+  let models: [WyomingModel]
+  /// The version `info` reports.
+  let version: String
+
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> {
+    SessionTimers(
+      limits: limits, idle: .idleTimeoutElapsed, maxDuration: .maxDurationElapsed,
+      finalWait: .finalWaitElapsed)
+  }
+
+  init(
+    limits: ServerConfiguration = ServerConfiguration(),
+    models: [WyomingModel]? = nil,
+    version: String = "0.1.0"
+  ) {
+    self.limits = limits
+    self.models = models ?? limits.engines.map(WyomingModel.init)
+    self.version = version
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .start:
+        return timers.start()
+
+      case .received(let event):
+        state.receivedEvents += 1
+        guard state.phase != .over else { return .none }
+        // Only audio renews the idle time (in `push`): other events hold no place.
+        let effect = received(event, &state)
+        guard state.phase != .over else { return effect }
+        allowNextEventIfBuffered(&state, wanted: true)
+        return effect
+
+      case .malformed(let problem):
+        return closeWithError(&state, problem)
+
+      case .written(let total):
+        SessionHosting.acknowledge(&state.outbox, written: &state.written, through: total)
+        return .none
+
+      case .clientFinishedSending:
+        state.isClientDone = true
+        switch state.phase {
+        case .ready, .endpointed:
+          state.outbox.append(.close)
+          return end(&state, .clientDone)
+        case .streaming:
+          // The end of its sending is the end of its audio: it gets the transcript, then the
+          // close (a client that is gone altogether fails the write, which ends it).
+          return finishAudio(&state, closing: nil)
+        case .finishing, .over:
+          return .none
+        }
+
+      case .clientLeft:
+        return end(&state, .clientGone)
+
+      case .shutdown:
+        switch state.phase {
+        case .streaming:
+          return fail(&state, .shuttingDown)
+        case .finishing(let closing):
+          state.phase = .finishing(closing: closing ?? .shuttingDown)
+          return .none
+        case .ready, .endpointed:
+          return closeWithError(&state, .shuttingDown)
+        case .over:
+          return .none
+        }
+
+      case .recognition:
+        return recognitionChanged(&state)
+
+      case .idleTimeoutElapsed:
+        if case .finishing = state.phase { return .none }
+        return fail(&state, WyomingProblem(timers.idleVerdict(state.idleAudio)))
+
+      case .maxDurationElapsed:
+        return fail(&state, .sessionTooLong(limits.maxSessionDuration))
+
+      case .finalWaitElapsed:
+        guard case .finishing(let closing) = state.phase else { return .none }
+        let late = RecognitionProblem.lastWordsLate(within: limits.finalWait)
+        return closeWithError(&state, closing ?? .recognitionFailed(late.message))
+      }
+    }
+    .ifLet(\.recognition, action: \.recognition) {
+      SpeechRecognition()
+    }
+  }
+
+  // MARK: - Events
+
+  private func received(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
+    switch event.type {
+    case "describe":
+      state.outbox.append(
+        .event(
+          WyomingModel.info(
+            models: models, endpointing: limits.wyoming.endpointing, version: version)
+        ))
+      return .none
+
+    case "ping":
+      var data: [String: JSONValue] = [:]
+      if let text = event.data["text"] { data["text"] = text }
+      state.outbox.append(.event(WyomingEvent("pong", data: data)))
+      return .none
+
+    case "transcribe":
+      guard state.phase == .ready || state.phase == .endpointed else {
+        return unexpected("transcribe", &state)
+      }
+      state.phase = .ready
+      if let name = event.data["name"]?.stringValue, !name.isEmpty {
+        guard let model = WyomingModel.named(name, among: models) else {
+          return closeWithError(&state, .unknownModel(name: name, available: models.map(\.name)))
+        }
+        state.model = model
+      } else {
+        state.model = nil
+      }
+      let language = event.data["language"]?.stringValue
+      if let language, !language.isEmpty, !WyomingModel.speaks(language) {
+        return closeWithError(&state, .unsupportedLanguage(language))
+      }
+      state.language = language
+      state.hotwords = WyomingHotwords.hotwords(in: event.data)
+      if let problem = state.hotwords.problem {
+        return closeWithError(&state, .badHotwords(problem))
+      }
+      return .none
+
+    case "audio-start":
+      guard state.phase == .ready || state.phase == .endpointed else {
+        return unexpected("audio-start", &state)
+      }
+      let format: WyomingAudioFormat
+      do throws(WyomingProblem) {
+        format = try WyomingAudioFormat(event.data, event: "audio-start")
+      } catch {
+        return closeWithError(&state, error)
+      }
+      return startUtterance(format, &state)
+
+    case "audio-chunk":
+      switch state.phase {
+      case .ready:
+        return closeWithError(&state, .audioBeforeStart(event: "audio-chunk"))
+      case .streaming:
+        return push(event, &state)
+      case .finishing, .endpointed, .over:
+        // The utterance's transcript is on its way or sent: the rest of its audio is not heard.
+        return .none
+      }
+
+    case "audio-stop":
+      switch state.phase {
+      case .ready:
+        return closeWithError(&state, .audioBeforeStart(event: "audio-stop"))
+      case .streaming:
+        return finishAudio(&state, closing: nil)
+      case .endpointed:
+        state.phase = .ready
+        return .none
+      case .finishing, .over:
+        return .none
+      }
+
+    default:
+      // Events of other services (and of later versions) are not this server's: ignored, as
+      // Wyoming servers do.
+      return .none
+    }
+  }
+
+  private func unexpected(_ event: String, _ state: inout State) -> Effect<Action> {
+    let expected =
+      switch state.phase {
+      case .streaming: "audio-chunk or audio-stop"
+      case .finishing: "nothing until the transcript"
+      default: "transcribe or audio-start"
+      }
+    return closeWithError(&state, .unexpectedEvent(event: event, expected: expected))
+  }
+
+  /// Starts recognizing an utterance in `format`.
+  private func startUtterance(
+    _ format: WyomingAudioFormat, _ state: inout State
+  ) -> Effect<Action> {
+    state.audioMessages += 1
+    let source = audioInbox.start(format.rate, state.audioMessages)
+    state.phase = .streaming
+    state.format = format
+    state.pushedSamples = 0
+    state.streamedWords = []
+    let engine = state.model?.engine.defaultEngine ?? .automatic
+    var request = SpeechRecognitionRequest(source: source, engine: engine)
+    request.hotwords = state.hotwords
+    state.recognition = SpeechRecognition.State(request: request)
+    state.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
+    return .send(.recognition(.start))
+  }
+
+  /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the
+  /// idle time.
+  private func push(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
+    guard let start = state.format else { return .none }
+    var format = start
+    if event.data["rate"] != nil || event.data["width"] != nil || event.data["channels"] != nil {
+      do throws(WyomingProblem) {
+        format = try WyomingAudioFormat(event.data, event: "audio-chunk")
+      } catch {
+        return closeWithError(&state, error)
+      }
+      guard format.rate == start.rate else {
+        return closeWithError(
+          &state,
+          .unsupportedAudio(
+            "an audio-chunk at \(format.rate) Hz in audio that started at \(start.rate) Hz; "
+              + "send a new audio-start to change the rate"))
+      }
+    }
+    guard let payload = event.payload else { return .none }
+    let bytes: ByteBuffer
+    let frames: Int
+    do throws(WyomingProblem) {
+      (bytes, frames) = try format.monoPCM(payload)
+    } catch {
+      return closeWithError(&state, error)
+    }
+    state.audioMessages += 1
+    state.pushedSamples += frames
+    let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.push(number, bytes) },
+      timers.audioArrived(&state.idleAudio, duration))
+  }
+
+  /// Lets the next event in once the audio waiting to be decoded (pushed, and not reached by
+  /// the decoder as it last reported) is within ``ServerConfiguration/maxBufferedAudio``.
+  private func allowNextEventIfBuffered(_ state: inout State, wanted: Bool = false) {
+    if wanted { state.wantsEvent = true }
+    let waiting =
+      state.format.map { Double(state.pushedSamples - state.decodedSamples) / Double($0.rate) }
+      ?? 0
+    guard state.wantsEvent, waiting <= limits.maxBufferedAudio.timeInterval else { return }
+    state.wantsEvent = false
+    state.allowedEvents = state.receivedEvents + 1
+  }
+
+  // MARK: - Words
+
+  /// The words of the utterance so far: finished, then partial.
+  private static func words(_ recognition: SpeechRecognition.State?) -> [String] {
+    guard let transcription = recognition?.result?.bestTranscription else { return [] }
+    return transcription.segments.map(\.substring)
+  }
+
+  /// The words of the utterance that have settled (``SettledWords``): a chunk cannot be taken
+  /// back.
+  private static func settledWords(_ state: inout State) -> [String] {
+    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
+    let words = transcription.segments.map(SettledWords.Word.init)
+    let finished = words.count - transcription.partialSegments.count
+    return words.prefix(state.heardWords.settle(words, finished: finished)).map(\.text)
+  }
+
+  /// Streams the words heard since the last chunk, when they extend what went out.
+  private func streamNewWords(_ words: [String], _ state: inout State) {
+    guard words.count > state.streamedWords.count,
+      words.starts(with: state.streamedWords, by: SettledWords.sameWord)
+    else { return }
+    let new = words[state.streamedWords.count...].joined(separator: " ")
+    let text = state.streamedWords.isEmpty ? new : " " + new
+    state.streamedWords = words
+    state.outbox.append(.event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
+  }
+
+  private func recognitionChanged(_ state: inout State) -> Effect<Action> {
+    allowNextEventIfBuffered(&state)
+    guard let recognition = state.recognition else { return .none }
+    switch state.phase {
+    case .streaming:
+      switch recognition.outcome {
+      case .failed, .notAuthorized:
+        let problem = RecognitionProblem(recognition.outcome)
+        return closeWithError(&state, .recognitionFailed(problem?.message ?? "unknown"))
+      default:
+        break
+      }
+      if limits.wyoming.endpointing,
+        let utterances = recognition.result?.bestTranscription.finishedUtterances,
+        let first = utterances.first(where: { !$0.isEmpty })
+      {
+        // The speaker paused: the command is over.
+        return sendTranscript(first.map(\.substring), &state, then: .endpointed)
+      }
+      streamNewWords(Self.settledWords(&state), &state)
+      return .none
+    case .finishing(let closing):
+      guard recognition.isOver else { return .none }
+      return lastWordsArrived(&state, closing: closing)
+    case .ready, .endpointed, .over:
+      return .none
+    }
+  }
+
+  private func languageData(_ state: State) -> [String: JSONValue] {
+    ["language": .string(state.language ?? "en")]
+  }
+
+  /// Sends the utterance's transcript (after its last chunk) and `transcript-stop`, and ends
+  /// the utterance: its recognition is dropped (cancelled if it still runs).
+  private func sendTranscript(
+    _ words: [String], _ state: inout State, then phase: Phase
+  ) -> Effect<Action> {
+    streamNewWords(words, &state)
+    var data = languageData(state)
+    data["text"] = .string(words.joined(separator: " "))
+    state.outbox.append(.event(WyomingEvent("transcript", data: data)))
+    state.outbox.append(.event(WyomingEvent("transcript-stop")))
+    state.transcripts += 1
+    let endAudio = endUtterance(&state)
+    state.phase = phase
+    return .merge(endAudio, timers.stop(.finalWait))
+  }
+
+  /// Drops the utterance's recognition (the `ifLet` cancels what still runs) and ends its
+  /// audio.
+  private func endUtterance(_ state: inout State) -> Effect<Action> {
+    // Once the utterance is finishing, its audio has ended already.
+    let isFinishing = if case .finishing = state.phase { true } else { false }
+    let endAudio = isFinishing ? .none : self.endAudio(state)
+    if let progress = state.recognition?.progress,
+      let engine = state.model?.engine ?? models.first?.engine
+    {
+      state.decoded[engine, default: 0] += progress.audioDuration
+    }
+    state.recognition = nil
+    state.format = nil
+    state.pushedSamples = 0
+    state.streamedWords = []
+    state.heardWords.reset()
+    state.model = nil
+    state.language = nil
+    return endAudio
+  }
+
+  // MARK: - Ending
+
+  /// Finishes the audio and stops recognition; the last words are awaited.
+  private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
+    state.phase = .finishing(closing: closing)
+    var effects: [Effect<Action>] = [timers.awaitLastWords(shuttingDown: closing == .shuttingDown)]
+    effects.append(
+      LastWords.ask(state.recognition, endAudio: endAudio(state), finish: .recognition(.finish)))
+    if state.recognition?.isOver == true {
+      effects.append(lastWordsArrived(&state, closing: closing))
+    }
+    return .merge(effects)
+  }
+
+  /// The last words are in: the transcript goes out, then the close if there is one.
+  private func lastWordsArrived(
+    _ state: inout State, closing: WyomingProblem?
+  ) -> Effect<Action> {
+    switch state.recognition?.outcome {
+    case .failed, .stopTimedOut, .notAuthorized:
+      let problem = RecognitionProblem(state.recognition?.outcome)
+      return .merge(
+        timers.stop(.finalWait),
+        closeWithError(&state, closing ?? .recognitionFailed(problem?.message ?? "unknown")))
+    default:
+      break
+    }
+    let effect = sendTranscript(Self.words(state.recognition), &state, then: .ready)
+    if let closing {
+      return .merge(effect, closeWithError(&state, closing))
+    }
+    if state.isClientDone {
+      state.outbox.append(.close)
+      return .merge(effect, end(&state, .clientDone))
+    }
+    return effect
+  }
+
+  /// Ends the connection because of `problem`: at once for the client's mistakes and
+  /// failures, after the transcript so far for the server's limits and a shutdown.
+  private func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+    switch state.phase {
+    case .streaming where problem.deliversLastWords:
+      return .merge(timers.stopLimits(), finishAudio(&state, closing: problem))
+    case .over, .finishing:
+      return .none
+    case .ready, .streaming, .endpointed:
+      return closeWithError(&state, problem)
+    }
+  }
+
+  /// Writes the error event and closes.
+  private func closeWithError(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.outbox.append(.event(problem.event))
+    state.outbox.append(.close)
+    return end(&state, .problem(problem))
+  }
+
+  /// The connection is over: timers stop and recognition is abandoned if it still runs.
+  private func end(_ state: inout State, _ ending: Ending) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    let endAudio = endUtterance(&state)
+    state.phase = .over
+    state.ending = ending
+    return .merge(endAudio, timers.stopAll())
+  }
+
+  // MARK: - Audio
+
+  /// Ends the utterance's audio after its last chunk (once, or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  }
+}
