@@ -101,6 +101,10 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
     case readFailed(String)
     /// The server is shutting down.
     case shutdown
+    /// The session's audio has ended after its audio message `after` (the inbox has its last
+    /// chunk): the protocol's session stops its recognition if it still records that audio
+    /// (``LastWords/stop(_:endedAfter:audioMessages:finish:)``).
+    case audioEnded(after: Int)
     /// What the session's protocol decides on.
     case delegate(Delegate)
   }
@@ -170,7 +174,7 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
         guard state.ending == nil else { return .none }
         return .send(.delegate(.mustClose(.session(.shuttingDown))))
 
-      case .delegate:
+      case .audioEnded, .delegate:
         return .none
       }
     }

@@ -168,6 +168,10 @@ struct RealtimeSession: StreamingSession, Sendable {
         state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
         return .none
 
+      case .stream(.audioEnded(let last)):
+        return LastWords.stop(
+          state.recognition, endedAfter: last, audioMessages: state.audioMessages,
+          finish: .recognition(.finish))
       case .stream(.delegate(let delegate)):
         return handle(delegate, &state)
 
@@ -330,7 +334,8 @@ struct RealtimeSession: StreamingSession, Sendable {
   private func finishRun(_ state: inout State) -> Effect<Action> {
     guard state.recognition != nil else { return .none }
     return LastWords.ask(
-      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish))
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)))
   }
 
   private func newItem(_ state: inout State) -> Item {

@@ -145,6 +145,10 @@ struct WyomingSession: StreamingSession, Sendable {
     }
     Reduce { state, action in
       switch action {
+      case .stream(.audioEnded(let last)):
+        return LastWords.stop(
+          state.recognition, endedAfter: last, audioMessages: state.audioMessages,
+          finish: .recognition(.finish))
       case .stream(.delegate(let delegate)):
         return handle(delegate, &state)
 
@@ -454,7 +458,8 @@ struct WyomingSession: StreamingSession, Sendable {
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
     return LastWords.await(
-      state.recognition, endAudio: endAudio(state), finish: .recognition(.finish),
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)),
       closing: closing, timers: timers
     ) { lastWordsArrived(&state, closing: closing) }
   }

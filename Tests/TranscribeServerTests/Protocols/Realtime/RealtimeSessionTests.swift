@@ -614,6 +614,7 @@ struct RealtimeSessionTests {
     await hear(Self.heard("go forward ten", at: 1), store)
     #expect(await takeEvents(store) == [])
     await store.send(.read(Self.commit))
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     // The words two looks agreed on go out as soon as the client knows the item.
     let committed = await takeEvents(store)
@@ -642,6 +643,7 @@ struct RealtimeSessionTests {
     // The next audio is a new run, and its commit the next item.
     await startRun(store, seconds: 0.5)
     await store.send(.read(Self.commit))
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", at: 0.5, isFinal: true), store)
     #expect(
@@ -713,6 +715,7 @@ struct RealtimeSessionTests {
           closing: .session(
             .tooLittleAudio(
               received: .milliseconds(90), within: .seconds(5), renewal: .milliseconds(100)))))
+    await trickle.receive(\.stream.audioEnded)
     await trickle.receive(\.recognition.finish)
     await hearLast(Self.heard("", at: 0.09, isFinal: true), trickle)
     let last = await takeEvents(trickle)
@@ -734,6 +737,7 @@ struct RealtimeSessionTests {
     _ = await takeEvents(store)
     await store.send(.stream(.shutdown))
     await store.receive(\.stream.delegate.mustClose)
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["go forward"], at: 1, isFinal: true), store)
     let outputs = store.state.stream.outbox
@@ -767,6 +771,7 @@ struct RealtimeSessionTests {
     await clock.advance(by: .seconds(60))
     await store.receive(\.stream.maxDurationElapsed)
     await store.receive(\.stream.delegate.mustClose)
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await hearLast(Self.heard("", finished: ["hello"], at: 1, isFinal: true), store)
     let events = await takeEvents(store)

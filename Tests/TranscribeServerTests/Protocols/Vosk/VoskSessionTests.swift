@@ -294,6 +294,7 @@ struct VoskSessionTests {
     await store.receive(\.stream.delegate.mustClose) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
     }
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     // The stop went out after the end of the audio.
     #expect(inbox.log == [.push(1, bytes: 12_800), .finish(afterMessage: 1)])

@@ -189,6 +189,7 @@ struct WyomingSessionTests {
       $0.stream.allowedMessages = 5
       $0.phase = .finishing(closing: nil)
     }
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish) {
       $0.recognition?.isRecording = false
       $0.recognition?.status = .finishing
@@ -299,6 +300,7 @@ struct WyomingSessionTests {
     await store.receive(\.stream.delegate.mustClose) {
       $0.phase = .finishing(closing: .session(.shuttingDown))
     }
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     #expect(
@@ -377,6 +379,7 @@ struct WyomingSessionTests {
     }
     await store.receive(\.stream.idleTimeoutElapsed)
     await store.receive(\.stream.delegate.mustClose)
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     let problem = WyomingProblem.session(
@@ -413,6 +416,7 @@ struct WyomingSessionTests {
       await clock.advance(by: .seconds(29))
     }
     await store.send(.received(WyomingEvent("audio-stop")))
+    await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
     #expect(store.state.stream.outbox.suffix(2) == Self.transcript("lights off"))
