@@ -114,6 +114,36 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// The most header fields a request may have: the HTTP parser's own limit (NIO's, 100).
   public static let parserHeaderFields = 100
 
+  // The limits the protocols set themselves (their specifications, which the server follows
+  // and states in its answers), and the server's own fixed bounds.
+
+  /// The shortest audio a Realtime `input_audio_buffer.commit` takes, in milliseconds (OpenAI's
+  /// API: 100 ms).
+  public static let realtimeMinimumCommitMilliseconds = 100.0
+  /// The `prefix_padding_ms` a `server_vad` turn detection or chunking strategy may ask for
+  /// (OpenAI's API).
+  public static let turnDetectionPrefixPadding = 0...10_000
+  /// The `silence_duration_ms` a `server_vad` turn detection or chunking strategy may ask for
+  /// (OpenAI's API).
+  public static let turnDetectionSilence = 100...10_000
+  /// The `idle_timeout_ms` a Realtime `server_vad` turn detection may ask for (OpenAI's API).
+  public static let turnDetectionIdleTimeout = 5_000...30_000
+  /// The most bytes of a WebSocket close frame's reason (RFC 6455: a control frame's 125 bytes
+  /// less the 2 of the code).
+  public static let closeReasonBytes = 123
+  /// How much longer than the shutdown grace period the server waits for its sessions in all,
+  /// beyond each session's own bound.
+  public static let drainSlack = Duration.seconds(2)
+  /// The longest boundary a multipart upload's delimiter lines have (RFC 2046: 70 characters).
+  public static let multipartBoundaryLength = 70
+  /// How often Home Assistant's names are read again (`--hass-url`).
+  public static let homeAssistantRefreshInterval = Duration.seconds(300)
+  /// How long a request to Home Assistant's API may take, in seconds.
+  public static let homeAssistantRequestTimeout: TimeInterval = 10
+  /// The most audio arrival times a vosk stream keeps for its latency figures (a long stretch
+  /// without words must not grow the list).
+  public static let measuredArrivals = 1_000
+
   /// Home Assistant's Wyoming protocol: its listeners (none by default), endpointing and
   /// limits.
   public var wyoming = WyomingSettings()

@@ -17,6 +17,10 @@ public struct WyomingSettings: Sendable, Equatable {
   /// The longest payload (`payload_length`) read, in bytes (default 1 MiB: 30 s of 16 kHz
   /// mono audio in one chunk).
   public var maxPayloadBytes = 1 << 20
+  /// The sample widths an `audio-start` or `audio-chunk` may have, in bytes (8- to 32-bit PCM).
+  public static let sampleWidths = 1...4
+  /// The channel counts an `audio-start` or `audio-chunk` may have.
+  public static let channelCounts = 1...32
   /// The name to announce over zeroconf (`--zeroconf [NAME]`), or `nil` to announce nothing.
   public var zeroconfName: String?
 

@@ -137,7 +137,8 @@ public struct SessionCore: Sendable {
     // Each session bounds its own wait by the grace period; this bounds them all.
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await streams.drain() }
-      group.addTask { [clock] in try? await clock.sleep(for: grace + .seconds(2)) }
+      group.addTask { [clock] in try? await clock.sleep(for: grace + ServerConfiguration.drainSlack)
+      }
       await group.next()
       group.cancelAll()
     }

@@ -230,7 +230,9 @@ public enum OpenAIChunkingStrategy: Equatable, Sendable {
     }
     self = .serverVAD(
       threshold: threshold,
-      prefixPaddingMilliseconds: try milliseconds("prefix_padding_ms", 0...10_000),
-      silenceMilliseconds: try milliseconds("silence_duration_ms", 100...10_000))
+      prefixPaddingMilliseconds: try milliseconds(
+        "prefix_padding_ms", ServerConfiguration.turnDetectionPrefixPadding),
+      silenceMilliseconds: try milliseconds(
+        "silence_duration_ms", ServerConfiguration.turnDetectionSilence))
   }
 }

@@ -137,7 +137,7 @@ private final class PartState {
   /// (the line it starts is neither a new part nor the end), or a malformed boundary line or
   /// part header.
   func syntaxProblem(boundary: String) -> String {
-    let delimiter = "--" + boundary.prefix(70)
+    let delimiter = "--" + boundary.prefix(ServerConfiguration.multipartBoundaryLength)
     if endedFilePart {
       return "the `file` part contains the boundary `\(delimiter)` followed by other bytes, "
         + "so the file ends there; send it with a boundary that does not occur in the file "

@@ -78,7 +78,7 @@ struct UploadSession: Sendable {
   /// The longest the session may run, body and recognition together.
   let timeLimit: Duration
   /// How long recognition may go on once the server shuts down.
-  var shutdownGracePeriod = Duration.seconds(10)
+  var shutdownGracePeriod = ServerConfiguration().shutdownGracePeriod
 
   @Dependency(\.continuousClock) var clock
 

@@ -277,13 +277,18 @@ struct RealtimeConfiguration: Equatable, Sendable {
       }
       return number
     }
-    if let padding = try milliseconds("prefix_padding_ms", 0...10_000) {
+    if let padding = try milliseconds(
+      "prefix_padding_ms", ServerConfiguration.turnDetectionPrefixPadding)
+    {
       detection.prefixPaddingMilliseconds = padding
     }
-    if let silence = try milliseconds("silence_duration_ms", 100...10_000) {
+    if let silence = try milliseconds(
+      "silence_duration_ms", ServerConfiguration.turnDetectionSilence)
+    {
       detection.silenceMilliseconds = silence
     }
-    detection.idleTimeoutMilliseconds = try milliseconds("idle_timeout_ms", 5_000...30_000)
+    detection.idleTimeoutMilliseconds = try milliseconds(
+      "idle_timeout_ms", ServerConfiguration.turnDetectionIdleTimeout)
     return detection
   }
 

@@ -146,8 +146,8 @@ struct StreamMeasurements {
   private var pendingSince: (number: Int, at: ContinuousClock.Instant)?
   /// The time replies were waited for.
   private(set) var processing = Duration.zero
-  /// The most arrivals kept (a long stretch without words must not grow the list).
-  static let arrivalLimit = 1_000
+  /// The most arrivals kept (``ServerConfiguration/measuredArrivals``).
+  static let arrivalLimit = ServerConfiguration.measuredArrivals
 
   mutating func observe(_ state: VoskSession.State) {
     let now = ContinuousClock.now

@@ -112,11 +112,14 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
     return problem.isIdle
   }
 
-  /// The close frame's reason: the message, cut to fit a control frame (123 bytes).
+  /// The close frame's reason: the message, cut to fit a control frame
+  /// (``ServerConfiguration/closeReasonBytes``).
   var closeReason: String {
     var reason = ""
     for character in message {
-      if reason.utf8.count + String(character).utf8.count > 123 { break }
+      if reason.utf8.count + String(character).utf8.count > ServerConfiguration.closeReasonBytes {
+        break
+      }
       reason.append(character)
     }
     return reason

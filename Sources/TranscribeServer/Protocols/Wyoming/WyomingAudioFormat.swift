@@ -7,10 +7,10 @@ struct WyomingAudioFormat: Equatable, Sendable {
   var width: Int
   var channels: Int
 
-  /// The sample widths accepted, in bytes (8- to 32-bit PCM).
-  static let widths = 1...4
-  /// The channel counts accepted.
-  static let channelCounts = 1...32
+  /// The sample widths accepted, in bytes (``WyomingSettings/sampleWidths``).
+  static let widths = WyomingSettings.sampleWidths
+  /// The channel counts accepted (``WyomingSettings/channelCounts``).
+  static let channelCounts = WyomingSettings.channelCounts
 
   /// The format in an event's data (`rate`, `width`, `channels`), checked; the rate must be
   /// one of `rates` (``ServerConfiguration/sampleRates``).

@@ -25,10 +25,10 @@ public struct HomeAssistantNames: Sendable {
   /// A long-lived access token.
   public var token: String
   /// How long a request may take.
-  public var timeout: TimeInterval = 10
+  public var timeout = ServerConfiguration.homeAssistantRequestTimeout
 
   /// How often the names are read again.
-  public static let refreshInterval: Duration = .seconds(300)
+  public static let refreshInterval = ServerConfiguration.homeAssistantRefreshInterval
   /// The entity domains whose names people say in commands.
   public static let spokenDomains: Set<String> = [
     "alarm_control_panel", "button", "camera", "climate", "cover", "fan", "humidifier",
