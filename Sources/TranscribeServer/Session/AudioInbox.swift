@@ -6,38 +6,36 @@ import Synchronization
 /// Where a session's audio goes on its way to the decoder: the one place a session reducer's
 /// effects hand audio to, so the reducer itself holds values only.
 ///
-/// A session opens the inbox once, when its first audio arrives, and puts the source it gets
-/// into its recognition request; then each audio message is pushed by an effect, numbered from
+/// A session's reducer makes the audio its recognition reads as a value of its state — a
+/// ``PushedAudio`` named for its place in the session (`"audio 3"`), equal to any other so
+/// named — and an effect hands it to the inbox with ``start``, under a number in the count of
+/// the session's audio messages. Each audio message is then pushed by an effect, numbered from
 /// 1, and the end of the audio is an effect too. Effects run as tasks and may start in any
 /// order, so the inbox takes the numbers as the order: message `n` is handed on after every
-/// message before it, and the end after the message it follows.
+/// message before it (and after the audio it belongs to has started), and the end after the
+/// message it follows.
 ///
-/// A session that recognizes one utterance after another on one connection (Wyoming) starts
-/// each one's audio with ``start`` instead, under a number of its own in the same count: the
-/// messages after that number go to that audio, and the audio before it ends after the last of
-/// its messages.
+/// A session that recognizes one run or utterance after another on one connection (Realtime,
+/// Wyoming) starts each one's audio under a number of its own in the same count: the messages
+/// after that number go to that audio, and the audio before it ends after the last of its
+/// messages. A session with one audio (vosk) starts it under 0.
 ///
 /// The host makes one live inbox per session (``live()``); tests override only the endpoints
 /// their story uses.
 ///
 /// ```swift
-/// let source = audioInbox.open(16_000)          // in the reducer: a value for the request
-/// return .run { _ in audioInbox.push(1, bytes) } // the audio, by an effect
+/// // In the reducer: a value for the request, and effects for the rest.
+/// let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 1")
+/// state.recognition = SpeechRecognition.State(request: .init(source: .pushed(audio)))
+/// return .merge(
+///   .run { _ in audioInbox.start(audio, 1) },
+///   .run { _ in audioInbox.push(2, bytes) })
 /// ```
 @DependencyClient
 struct AudioInbox: Sendable {
-  /// Opens the inbox for audio at `sampleRate` Hz and returns the source recognition reads.
-  /// Opening again returns the same source.
-  var open: @Sendable (_ sampleRate: Int) -> SpeechRecognitionRequest.AudioSource = { _ in
-    .pushed(PushedAudio())
-  }
-  /// Starts another audio at `sampleRate` Hz under `number` (no bytes are pushed under it): the
-  /// messages numbered after it are its audio, and the audio before it ends after message
-  /// `number - 1`. Returns the source recognition of that audio reads.
-  var start: @Sendable (_ sampleRate: Int, _ number: Int) -> SpeechRecognitionRequest.AudioSource =
-    {
-      _, _ in .pushed(PushedAudio())
-    }
+  /// Hands the messages numbered after `number` to `audio` (no bytes are pushed under
+  /// `number` itself); the audio started before it ends after message `number - 1`.
+  var start: @Sendable (_ audio: PushedAudio, _ number: Int) -> Void
   /// Hands on message `number`'s bytes (16-bit little-endian PCM) after every message before it.
   var push: @Sendable (_ number: Int, _ bytes: ByteBuffer) -> Void
   /// Ends the audio once every message up to `number` has been handed on (0: at once); returns
@@ -60,9 +58,8 @@ extension DependencyValues {
 }
 
 extension AudioInbox {
-  /// A live inbox over ``PushedAudio``, and for the host's own figures (how much the decoder
-  /// has taken): the audio itself once opened (the latest one started), and the seconds the
-  /// decoder has taken from all the audios so far.
+  /// A live inbox, and for the host's own figures (how much the decoder has taken): the latest
+  /// audio started, and the seconds the decoder has taken from all the audios so far.
   static func live() -> (
     inbox: AudioInbox, audio: @Sendable () -> PushedAudio?,
     consumedSeconds: @Sendable () -> Double
@@ -70,28 +67,25 @@ extension AudioInbox {
     let state = Mutex(LiveState())
     return (
       AudioInbox(
-        open: { sampleRate in
-          .pushed(state.withLock { $0.open(sampleRate: sampleRate) })
-        },
-        start: { sampleRate, number in
-          .pushed(state.withLock { $0.start(sampleRate: sampleRate, at: number) })
+        start: { audio, number in
+          state.withLock { $0.start(audio, at: number) }
         },
         push: { number, bytes in
           state.withLock { $0.push(number, bytes) }
         },
         finish: { number in
-          await state.withLock { $0.finish(afterMessage: number) }?.wait()
+          await state.withLock { $0.finish(afterMessage: number) }.wait()
         }),
       { state.withLock { $0.parts.last?.audio } },
       { state.withLock { $0.consumedSeconds } }
     )
   }
 
-  /// The audios and the messages that arrived ahead of their turn.
+  /// The audios, the messages that arrived ahead of their turn, and the ends asked for.
   private struct LiveState {
     /// One audio: the messages after `start` up to `last`.
     struct Part {
-      /// The number it starts under (0 for the audio ``open`` opens).
+      /// The number it starts under.
       var start: Int
       var audio: PushedAudio
       /// The message after which it ends, once known.
@@ -104,6 +98,11 @@ extension AudioInbox {
     /// The number of the next message to hand on.
     var next = 1
     var early: [Int: ByteBuffer] = [:]
+    /// Ends asked for (``finish(afterMessage:)``) whose message has not been handed on yet,
+    /// with the flag each waiter waits for.
+    var finishes: [(afterMessage: Int, done: Latch)] = []
+    /// Ends asked for whose audio is known: raise `done` once `ended` is raised.
+    var endWaiters: [(ended: Latch, done: Latch)] = []
     /// The seconds the decoder took from the audios let go.
     var consumedBefore = 0.0
 
@@ -112,19 +111,12 @@ extension AudioInbox {
       parts.reduce(consumedBefore) { $0 + $1.audio.consumedDuration }
     }
 
-    mutating func open(sampleRate: Int) -> PushedAudio {
-      if let first = parts.first { return first.audio }
-      return start(sampleRate: sampleRate, at: 0)
-    }
-
-    mutating func start(sampleRate: Int, at number: Int) -> PushedAudio {
+    mutating func start(_ audio: PushedAudio, at number: Int) {
       if let current = parts.indices.last {
         parts[current].last = min(parts[current].last ?? number - 1, number - 1)
       }
-      let audio = PushedAudio(sampleRate: sampleRate)
       parts.append(Part(start: number, audio: audio))
       handOn()
-      return audio
     }
 
     mutating func push(_ number: Int, _ bytes: ByteBuffer) {
@@ -133,23 +125,29 @@ extension AudioInbox {
       handOn()
     }
 
-    /// Marks the end of the audio message `number` belongs to; returns what to wait for, `nil`
-    /// when there is no audio to end.
-    mutating func finish(afterMessage number: Int) -> Latch? {
-      guard let index = parts.lastIndex(where: { $0.start <= number }) else { return nil }
-      parts[index].last = min(parts[index].last ?? number, number)
+    /// Asks for the end of the audio that message `number` belongs to (or starts under);
+    /// returns what is raised once it has ended (at once when there is no such audio).
+    ///
+    /// Which audio that is is known once every message up to `number` has been handed on:
+    /// an audio's start is an effect too, and may run after the finish.
+    mutating func finish(afterMessage number: Int) -> Latch {
+      let done = Latch()
+      finishes.append((number, done))
       handOn()
-      return parts[index].ended
+      return done
     }
 
-    /// Hands on every message whose turn has come, then the ends that are due.
+    /// Hands on every message whose turn has come, ending each audio as soon as its last
+    /// message is in: a message after its audio's end changes nothing.
     private mutating func handOn() {
       while true {
+        settleEnds()
         if parts.contains(where: { $0.start == next }) {
           next += 1
-        } else if let bytes = early.removeValue(forKey: next) {
-          // A message after its audio's end changes nothing.
-          if let part = parts.last(where: { $0.start < next }), !part.ended.isRaised {
+        } else if let part = parts.last(where: { $0.start < next }),
+          let bytes = early.removeValue(forKey: next)
+        {
+          if !part.ended.isRaised {
             part.audio.push(littleEndian: bytes.readableBytesView)
           }
           next += 1
@@ -157,14 +155,38 @@ extension AudioInbox {
           break
         }
       }
+      // Ended audios before the latest are not needed any more.
+      while parts.count > 1, parts[0].ended.isRaised {
+        consumedBefore += parts.removeFirst().audio.consumedDuration
+      }
+    }
+
+    /// Places the ends asked for whose messages are all handed on, and ends the audios whose
+    /// last message is.
+    private mutating func settleEnds() {
+      var waiting: [(afterMessage: Int, done: Latch)] = []
+      for finish in finishes {
+        guard finish.afterMessage < next else {
+          waiting.append(finish)
+          continue
+        }
+        guard let index = parts.lastIndex(where: { $0.start <= finish.afterMessage }) else {
+          finish.done.raise()
+          continue
+        }
+        parts[index].last = min(parts[index].last ?? finish.afterMessage, finish.afterMessage)
+        endWaiters.append((parts[index].ended, finish.done))
+      }
+      finishes = waiting
       for part in parts where !part.ended.isRaised {
         guard let last = part.last, next > last else { continue }
         part.audio.finish()
         part.ended.raise()
       }
-      // Ended audios before the latest are not needed any more.
-      while parts.count > 1, parts[0].ended.isRaised {
-        consumedBefore += parts.removeFirst().audio.consumedDuration
+      endWaiters.removeAll { ended, done in
+        guard ended.isRaised else { return false }
+        done.raise()
+        return true
       }
     }
   }

@@ -1,5 +1,6 @@
 import Architecture
 import Foundation
+import SpeechRecognitionFeature
 
 /// What every streaming session shares, whatever its protocol, as a child reducer: the outbox
 /// and its acknowledgement, the message allowance, the idle, too-little-audio and too-long
@@ -204,6 +205,12 @@ protocol StreamingSession: Reducer {
   static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> { get }
   /// The session's action for one of its stream's (`Action.stream`).
   static func streamAction(_ action: StreamSession<Output, Problem>.Action) -> Action
+  /// Where the session keeps the recognition of its current audio (`\.recognition`).
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { get }
+  /// How many audio messages the session has counted (`\.audioMessages`, the inbox's numbers).
+  static var audioMessageCount: KeyPath<State, Int> { get }
+  /// The session's action for one of its recognition's (`Action.recognition`).
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action
 
   /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
   /// last words where the problem and the phase allow.
@@ -215,6 +222,25 @@ protocol StreamingSession: Reducer {
 }
 
 extension StreamingSession {
+  /// What the session does with its stream's actions: stops recognition once the audio has
+  /// ended (``LastWords/stop(_:endedAfter:audioMessages:finish:)``) and does what a delegate
+  /// action asks; the rest is the stream's own.
+  func reduce(
+    stream action: StreamSession<Output, Problem>.Action, _ state: inout State
+  ) -> Effect<Action> {
+    switch action {
+    case .audioEnded(let last):
+      LastWords.stop(
+        state[keyPath: Self.recognitionState], endedAfter: last,
+        audioMessages: state[keyPath: Self.audioMessageCount],
+        finish: Self.recognitionAction(.finish))
+    case .delegate(let delegate):
+      handle(delegate, &state)
+    default:
+      .none
+    }
+  }
+
   /// Does what the stream's delegate action asks.
   func handle(
     _ delegate: StreamSession<Output, Problem>.Delegate, _ state: inout State

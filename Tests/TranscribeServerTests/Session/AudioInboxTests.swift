@@ -5,34 +5,27 @@ import Testing
 @testable import TranscribeServer
 
 /// The live audio inbox: messages handed on in the order of their numbers, whatever order the
-/// effects pushing them run in, and the end only after the last of them.
+/// effects starting audios, pushing messages and ending audios run in, and the end only after
+/// the last of them.
 @Suite struct AudioInboxTests {
-  private func pushedAudio(_ source: SpeechRecognitionRequest.AudioSource) throws -> PushedAudio {
-    guard case .pushed(let audio) = source else {
-      Issue.record("expected pushed audio, got \(source)")
-      throw CancellationError()
-    }
-    return audio
-  }
-
   @Test func messagesAreHandedOnInTheOrderOfTheirNumbers() throws {
-    let (inbox, opened, _) = AudioInbox.live()
-    #expect(opened() == nil)
-    let audio = try pushedAudio(inbox.open(8_000))
-    #expect(audio.sampleRate == 8_000)
-    #expect(opened() === audio)
-    // Opening again is the same audio.
-    #expect(try pushedAudio(inbox.open(16_000)) === audio)
+    let (inbox, started, _) = AudioInbox.live()
+    #expect(started() == nil)
+    // Messages that come before their audio has started wait for it.
     inbox.push(3, ByteBuffer(bytes: [5, 0]))
-    inbox.push(2, ByteBuffer(bytes: [3, 0, 4, 0]))
-    #expect(audio.pushedSampleCount == 0)
     inbox.push(1, ByteBuffer(bytes: [1, 0, 2, 0]))
-    #expect(audio.read(timeout: .zero) == .samples([1, 2, 3, 4, 5]))
+    let audio = PushedAudio(sampleRate: 8_000)
+    inbox.start(audio, 0)
+    #expect(started() === audio)
+    #expect(audio.read(timeout: .zero) == .samples([1, 2]))
+    inbox.push(2, ByteBuffer(bytes: [3, 0, 4, 0]))
+    #expect(audio.read(timeout: .zero) == .samples([3, 4, 5]))
   }
 
   @Test func theAudioEndsOnlyAfterTheMessagesBeforeTheEnd() async throws {
     let (inbox, _, _) = AudioInbox.live()
-    let audio = try pushedAudio(inbox.open(16_000))
+    let audio = PushedAudio()
+    inbox.start(audio, 0)
     inbox.push(2, ByteBuffer(bytes: [2, 0]))
     let finishing = Task { await inbox.finish(2) }
     #expect(!audio.isFinished)
@@ -46,16 +39,29 @@ import Testing
     #expect(audio.pushedSampleCount == 2)
   }
 
+  @Test func anEndAskedForBeforeItsAudioStartedWaitsForIt() async throws {
+    let (inbox, _, _) = AudioInbox.live()
+    // The effects of one audio (started under 1, message 2, the end after it) run backwards.
+    let finishing = Task { await inbox.finish(2) }
+    inbox.push(2, ByteBuffer(bytes: [7, 0]))
+    let audio = PushedAudio()
+    inbox.start(audio, 1)
+    await finishing.value
+    #expect(audio.read(timeout: .zero) == .samples([7]))
+    #expect(audio.read(timeout: .zero) == .finished)
+  }
+
   @Test func utterancesStartedOneAfterAnotherEachGetTheirOwnMessages() async throws {
     let (inbox, latest, _) = AudioInbox.live()
     // Utterance one starts under 1 (messages 2, 3), utterance two under 4 (message 5); the
     // effects run out of order.
-    let first = try pushedAudio(inbox.start(16_000, 1))
+    let first = PushedAudio(sampleRate: 16_000)
+    let second = PushedAudio(sampleRate: 8_000)
+    inbox.start(first, 1)
     inbox.push(3, ByteBuffer(bytes: [2, 0]))
-    let second = try pushedAudio(inbox.start(8_000, 4))
-    #expect(latest() === second)
-    #expect(second.sampleRate == 8_000)
     inbox.push(5, ByteBuffer(bytes: [9, 0]))
+    inbox.start(second, 4)
+    #expect(latest() === second)
     #expect(first.pushedSampleCount == 0 && second.pushedSampleCount == 0)
     inbox.push(2, ByteBuffer(bytes: [1, 0]))
     // The first audio ends after its last message, though its own end comes later.
@@ -71,20 +77,22 @@ import Testing
   @Test func theSecondsConsumedCountEveryAudioEvenThoseLetGo() async throws {
     let (inbox, _, consumedSeconds) = AudioInbox.live()
     // 4 samples at 4 kHz (1 ms) in the first audio, 2 samples at 2 kHz (1 ms) in the second.
-    let first = try pushedAudio(inbox.start(4_000, 1))
+    let first = PushedAudio(sampleRate: 4_000)
+    inbox.start(first, 1)
     inbox.push(2, ByteBuffer(bytes: [1, 0, 2, 0, 3, 0, 4, 0]))
     #expect(first.read(timeout: .zero) == .samples([1, 2, 3, 4]))
     #expect(consumedSeconds() == 0.001)
     // Starting the second lets the first go (it has ended); its seconds still count.
-    let second = try pushedAudio(inbox.start(2_000, 3))
+    let second = PushedAudio(sampleRate: 2_000)
+    inbox.start(second, 3)
     inbox.push(4, ByteBuffer(bytes: [5, 0, 6, 0]))
     #expect(second.read(timeout: .zero) == .samples([5, 6]))
     #expect(consumedSeconds() == 0.002)
   }
 
-  @Test func anInboxNeverOpenedEndsAtOnce() async {
-    let (inbox, opened, _) = AudioInbox.live()
+  @Test func anInboxNeverStartedEndsAtOnce() async {
+    let (inbox, started, _) = AudioInbox.live()
     await inbox.finish(0)
-    #expect(opened() == nil)
+    #expect(started() == nil)
   }
 }

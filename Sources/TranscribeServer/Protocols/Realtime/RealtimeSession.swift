@@ -51,6 +51,11 @@ struct RealtimeSession: StreamingSession, Sendable {
   typealias Stream = StreamSession<Output, WebSocketSessionError>
   static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
   static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -156,7 +161,7 @@ struct RealtimeSession: StreamingSession, Sendable {
   }
 
   /// The shortest audio a commit takes, as OpenAI's API has it.
-  static let minimumCommit = 100.0
+  static let minimumCommit = ServerConfiguration.realtimeMinimumCommitMilliseconds
 
   var body: some ReducerOf<Self> {
     Scope(state: \.stream, action: \.stream) {
@@ -168,15 +173,8 @@ struct RealtimeSession: StreamingSession, Sendable {
         state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
         return .none
 
-      case .stream(.audioEnded(let last)):
-        return LastWords.stop(
-          state.recognition, endedAfter: last, audioMessages: state.audioMessages,
-          finish: .recognition(.finish))
-      case .stream(.delegate(let delegate)):
-        return handle(delegate, &state)
-
-      case .stream:
-        return .none
+      case .stream(let action):
+        return reduce(stream: action, &state)
 
       case .message(let message):
         state.stream.messageReceived()
@@ -319,15 +317,18 @@ struct RealtimeSession: StreamingSession, Sendable {
     state.heard.reset()
     state.runStart = state.bufferMilliseconds
     state.runRate = state.configuration.format.sampleRate
-    var request = SpeechRecognitionRequest(
-      source: audioInbox.start(state.runRate, state.audioMessages))
+    let audio = PushedAudio(
+      sampleRate: state.runRate, identifier: "audio \(state.audioMessages)")
+    var request = SpeechRecognitionRequest(source: .pushed(audio))
     if let engine = state.configuration.engine, limits.engines.contains(engine) {
       request.engine = engine.defaultEngine
     }
     request.voiceActivity = state.configuration.voiceActivity
     request.hotwords = state.configuration.hotwords
     state.recognition = SpeechRecognition.State(request: request)
-    return .send(.recognition(.start))
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
+      .send(.recognition(.start)))
   }
 
   /// Ends the current run's audio and asks recognition for its last words.

@@ -39,6 +39,11 @@ struct VoskSession: StreamingSession, Sendable {
   typealias Stream = StreamSession<Output, WebSocketSessionError>
   static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
   static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -135,15 +140,8 @@ struct VoskSession: StreamingSession, Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.audioEnded(let last)):
-        return LastWords.stop(
-          state.recognition, endedAfter: last, audioMessages: state.audioMessages,
-          finish: .recognition(.finish))
-      case .stream(.delegate(let delegate)):
-        return handle(delegate, &state)
-
-      case .stream:
-        return .none
+      case .stream(let action):
+        return reduce(stream: action, &state)
 
       case .message(let read):
         state.stream.messageReceived()
@@ -223,7 +221,9 @@ struct VoskSession: StreamingSession, Sendable {
   /// Starts recognition of the stream's audio on first use.
   private func startRecognition(_ state: inout State) -> Effect<Action> {
     guard state.recognition == nil else { return .none }
-    var request = SpeechRecognitionRequest(source: audioInbox.open(state.configuration.sampleRate))
+    // The stream's one audio, started before its first message (numbered 1).
+    let audio = PushedAudio(sampleRate: state.configuration.sampleRate, identifier: "audio 0")
+    var request = SpeechRecognitionRequest(source: .pushed(audio))
     if let phrases = state.configuration.phraseList, !phrases.isEmpty {
       if biasesPhraseList {
         // Moonshine favours the phrases and still hears everything else.
@@ -233,7 +233,8 @@ struct VoskSession: StreamingSession, Sendable {
       }
     }
     state.recognition = SpeechRecognition.State(request: request)
-    return .send(.recognition(.start))
+    return .merge(
+      .run { [audioInbox] _ in audioInbox.start(audio, 0) }, .send(.recognition(.start)))
   }
 
   /// Sends the pending reply once the decoder has reached its audio, and lets the next message

@@ -44,6 +44,11 @@ struct WyomingSession: StreamingSession, Sendable {
   typealias Stream = StreamSession<Output, WyomingProblem>
   static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
   static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
@@ -145,15 +150,8 @@ struct WyomingSession: StreamingSession, Sendable {
     }
     Reduce { state, action in
       switch action {
-      case .stream(.audioEnded(let last)):
-        return LastWords.stop(
-          state.recognition, endedAfter: last, audioMessages: state.audioMessages,
-          finish: .recognition(.finish))
-      case .stream(.delegate(let delegate)):
-        return handle(delegate, &state)
-
-      case .stream:
-        return .none
+      case .stream(let action):
+        return reduce(stream: action, &state)
 
       case .received(let event):
         state.stream.messageReceived()
@@ -292,17 +290,19 @@ struct WyomingSession: StreamingSession, Sendable {
     _ format: WyomingAudioFormat, _ state: inout State
   ) -> Effect<Action> {
     state.audioMessages += 1
-    let source = audioInbox.start(format.rate, state.audioMessages)
+    let audio = PushedAudio(sampleRate: format.rate, identifier: "audio \(state.audioMessages)")
     state.phase = .streaming
     state.format = format
     state.pushedSamples = 0
     state.streamedWords = []
     let engine = state.model?.engine.defaultEngine ?? .automatic
-    var request = SpeechRecognitionRequest(source: source, engine: engine)
+    var request = SpeechRecognitionRequest(source: .pushed(audio), engine: engine)
     request.hotwords = state.hotwords
     state.recognition = SpeechRecognition.State(request: request)
     state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
-    return .send(.recognition(.start))
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
+      .send(.recognition(.start)))
   }
 
   /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the

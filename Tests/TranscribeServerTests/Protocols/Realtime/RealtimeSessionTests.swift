@@ -27,16 +27,27 @@ struct RealtimeSessionTests {
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
   }
 
-  /// What the session did with its audio, in order.
+  /// What the session did with its audio, in the order of the inbox's numbers (effects run
+  /// in any order; the live inbox puts them in this one).
   final class AudioLog: Sendable {
     enum Call: Equatable {
       case start(rate: Int, number: Int)
       case push(number: Int, bytes: Int)
       case finish(afterMessage: Int)
+
+      /// Where the call stands in the inbox's order: a start before the messages after it, an
+      /// end after the message it follows.
+      var place: (Int, Int) {
+        switch self {
+        case .start(_, let number): (number, 0)
+        case .push(let number, _): (number, 1)
+        case .finish(let number): (number, 2)
+        }
+      }
     }
     private let calls = Mutex<[Call]>([])
     func record(_ call: Call) { calls.withLock { $0.append(call) } }
-    var log: [Call] { calls.withLock { $0 } }
+    var log: [Call] { calls.withLock { $0 }.sorted { $0.place < $1.place } }
   }
 
   func makeStore(
@@ -57,9 +68,8 @@ struct RealtimeSessionTests {
         return stream
       }
       $0.speechClient.finishTask = { finishes.withLock { $0 += 1 } }
-      $0.audioInbox.start = { rate, number in
-        audio.record(.start(rate: rate, number: number))
-        return .pushed(PushedAudio(sampleRate: rate))
+      $0.audioInbox.start = { pushed, number in
+        audio.record(.start(rate: pushed.sampleRate, number: number))
       }
       $0.audioInbox.push = { number, bytes in
         audio.record(.push(number: number, bytes: bytes.readableBytes))

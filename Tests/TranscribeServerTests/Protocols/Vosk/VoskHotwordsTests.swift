@@ -13,21 +13,19 @@ import Testing
 @MainActor
 struct VoskHotwordsTests {
   let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
-  let audio = PushedAudio(sampleRate: 16_000)
   let clock = TestClock()
 
   func makeStore(engine: SpeechRecognitionRequest.EngineName) -> TestStoreOf<VoskSession> {
     var limits = ServerConfiguration()
     limits.engines = [engine]
     let (stream, _) = results
-    let audio = self.audio
     return TestStore(initialState: VoskSession.State()) {
       VoskSession(limits: limits)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
-      $0.audioInbox.open = { _ in .pushed(audio) }
+      $0.audioInbox.start = { _, _ in }
       $0.audioInbox.push = { _, _ in }
       $0.audioInbox.finish = { _ in }
     }

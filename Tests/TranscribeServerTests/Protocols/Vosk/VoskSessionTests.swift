@@ -15,9 +15,9 @@ import Testing
 struct VoskSessionTests {
   /// The decoder's side of a recognition task the test drives.
   let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
-  /// The source the session's inbox opens: the recognition request carries it, and nothing
-  /// reads it (the speech client is the test's).
-  let audio = PushedAudio(sampleRate: 16_000)
+  /// The audio the session makes for its recognition request (equal to the one it makes, by
+  /// its name); nothing reads it (the speech client is the test's).
+  let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 0")
   /// What the session handed to its audio inbox.
   let inbox = InboxLog()
   let clock = TestClock()
@@ -26,7 +26,6 @@ struct VoskSessionTests {
     finishTask: (@Sendable () async -> Void)? = nil
   ) -> TestStoreOf<VoskSession> {
     let (stream, _) = results
-    let audio = self.audio
     let inbox = self.inbox
     return TestStore(initialState: VoskSession.State()) {
       VoskSession()
@@ -35,7 +34,7 @@ struct VoskSessionTests {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
-      $0.audioInbox.open = { _ in .pushed(audio) }
+      $0.audioInbox.start = { _, number in inbox.record(.start(number)) }
       $0.audioInbox.push = { number, bytes in
         inbox.record(.push(number, bytes: bytes.readableBytes))
       }
@@ -46,6 +45,7 @@ struct VoskSessionTests {
   /// What a session did with its audio inbox, in the order the calls ran.
   final class InboxLog: Sendable {
     enum Call: Equatable {
+      case start(Int)
       case push(Int, bytes: Int)
       case finish(afterMessage: Int)
     }
@@ -53,11 +53,12 @@ struct VoskSessionTests {
 
     func record(_ call: Call) { calls.withLock { $0.append(call) } }
 
-    /// The calls, pushes in message order (effects may run in any order; the live inbox puts
-    /// them back in order by their numbers).
+    /// The calls, the start first and pushes in message order (effects may run in any order;
+    /// the live inbox puts them back in order by their numbers).
     var log: [Call] {
       calls.withLock { calls in
-        calls.filter { if case .push = $0 { true } else { false } }
+        calls.filter { if case .start = $0 { true } else { false } }
+          + calls.filter { if case .push = $0 { true } else { false } }
           .sorted { lhs, rhs in
             guard case .push(let l, _) = lhs, case .push(let r, _) = rhs else { return false }
             return l < r
@@ -144,7 +145,7 @@ struct VoskSessionTests {
     }
     await receiveCancelledRecognition(store)
     await store.finish()
-    #expect(inbox.log == [.push(1, bytes: 6_400), .finish(afterMessage: 1)])
+    #expect(inbox.log == [.start(0), .push(1, bytes: 6_400), .finish(afterMessage: 1)])
   }
 
   @Test func aReplyWaitsAtMostTwoSecondsForTheDecoderAndTimersDoNotPileUp() async {
@@ -234,7 +235,7 @@ struct VoskSessionTests {
     }
     await receiveCancelledRecognition(store)
     await store.finish()
-    #expect(inbox.log == [.push(1, bytes: 166_400), .finish(afterMessage: 1)])
+    #expect(inbox.log == [.start(0), .push(1, bytes: 166_400), .finish(afterMessage: 1)])
   }
 
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
@@ -297,7 +298,7 @@ struct VoskSessionTests {
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     // The stop went out after the end of the audio.
-    #expect(inbox.log == [.push(1, bytes: 12_800), .finish(afterMessage: 1)])
+    #expect(inbox.log == [.start(0), .push(1, bytes: 12_800), .finish(afterMessage: 1)])
     await store.receive(\.recognition.recognitionFinished)
     // The client has no message waiting: the last words answer the next one it sends, or go
     // out two seconds later.
@@ -379,7 +380,7 @@ struct VoskSessionTests {
     // Nothing is left running: no reply deadline, idle or maximum-length timer, no decoder.
     await store.finish()
     await clock.advance(by: .seconds(7_200))
-    #expect(inbox.log == [.push(1, bytes: 96_000), .finish(afterMessage: 1)])
+    #expect(inbox.log == [.start(0), .push(1, bytes: 96_000), .finish(afterMessage: 1)])
   }
 
   @Test func protocolErrorsCloseAtOnceWithTheirCode() async {

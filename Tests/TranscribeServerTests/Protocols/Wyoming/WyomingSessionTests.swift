@@ -16,9 +16,9 @@ import Testing
 struct WyomingSessionTests {
   /// The decoder's side of a recognition task the test drives.
   let results = AsyncThrowingStream<SpeechRecognitionResult, any Error>.makeStream()
-  /// The source the session's inbox starts for an utterance: the recognition request carries
-  /// it, and nothing reads it (the speech client is the test's).
-  let audio = PushedAudio(sampleRate: 16_000)
+  /// The audio the session makes for its first utterance's recognition request (equal to the
+  /// one it makes, by its name); nothing reads it (the speech client is the test's).
+  let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 1")
   /// What the session handed to its audio inbox.
   let inbox = VoskSessionTests.InboxLog()
   /// The utterances' audio the session started in its inbox.
@@ -48,7 +48,6 @@ struct WyomingSessionTests {
     limits: ServerConfiguration = limits, finishTask: (@Sendable () async -> Void)? = nil
   ) -> TestStoreOf<WyomingSession> {
     let (stream, _) = results
-    let audio = self.audio
     let inbox = self.inbox
     let starts = self.starts
     return TestStore(initialState: WyomingSession.State()) {
@@ -58,9 +57,8 @@ struct WyomingSessionTests {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
-      $0.audioInbox.start = { rate, number in
-        starts.record(.init(number: number, rate: rate))
-        return .pushed(audio)
+      $0.audioInbox.start = { audio, number in
+        starts.record(.init(number: number, rate: audio.sampleRate))
       }
       $0.audioInbox.push = { number, bytes in
         inbox.record(.push(number, bytes: bytes.readableBytes))
