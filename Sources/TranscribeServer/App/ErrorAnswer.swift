@@ -57,6 +57,21 @@ struct Refusal: Sendable {
     self.headers = headers
   }
 
+  /// `refusal` as plain text, its sentence on a line.
+  init(_ refusal: RequestRefusal) {
+    self.init(refusal.status, text: refusal.sentence + "\n", headers: refusal.headers)
+  }
+
+  /// `refusal` for a request to `path`: in OpenAI's error JSON under `/v1/`, plain text
+  /// elsewhere.
+  init(_ refusal: RequestRefusal, path: String) {
+    self.init(
+      refusal.status, path: path,
+      .init(
+        message: refusal.sentence, type: "invalid_request_error", param: nil, code: refusal.code),
+      headers: refusal.headers)
+  }
+
   /// The refusal as a route's response.
   var response: Response {
     var fields: HTTPFields = [.contentType: contentType]

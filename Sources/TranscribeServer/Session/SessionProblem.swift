@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Why a session cannot start, or ends other than by its client, for a reason every protocol
 /// shares: the server's one catalogue of them, each defined here once with what the client is
@@ -6,7 +7,9 @@ import Foundation
 ///
 /// A protocol only renders a problem in its own shape: vosk's `{"error": …}` and a close code
 /// (``WebSocketSessionError``), a Realtime `error` event (``RealtimeError/init(closing:)``), a
-/// Wyoming `error` event (``WyomingProblem``), OpenAI's status and JSON (``OpenAIError``).
+/// Wyoming `error` event (``WyomingProblem``), OpenAI's status and JSON (``OpenAIError``), and
+/// the refusals of a request before any session (``RequestRefusal``) plain HTTP or OpenAI's
+/// JSON under `/v1/` (``Refusal``).
 ///
 /// ```swift
 /// let problem = SessionProblem.idle(limits.idleTimeout)
@@ -32,10 +35,14 @@ enum SessionProblem: Error, Equatable, Sendable {
   /// A message over the limit (``ServerConfiguration/maxFrameBytes``): `bytes` long or, when
   /// it was not read at all (``ServerConfiguration/frameReadLimit``), longer than `bytes`.
   case messageTooLarge(bytes: Int, limit: Int, isUnread: Bool = false)
+  /// The request, or a connection's frames, refused before any session.
+  case refused(RequestRefusal)
 
   /// What the client is told, in a sentence that names the fix.
   var text: String {
     switch self {
+    case .refused(let refusal):
+      refusal.sentence
     case .busy:
       "every session place is taken; try again later"
     case .tooManyConnections(let limit):
@@ -66,7 +73,7 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .tooLong: .tooLong
     case .shuttingDown: .shutdown
     case .busy, .tooManyConnections, .recognitionFailed: .failed(text)
-    case .messageTooLarge: .badInput(text)
+    case .messageTooLarge, .refused: .badInput(text)
     }
   }
 
@@ -75,14 +82,15 @@ enum SessionProblem: Error, Equatable, Sendable {
   var deliversLastWords: Bool {
     switch self {
     case .idle, .tooLittleAudio, .tooLong, .shuttingDown: true
-    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge: false
+    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge, .refused: false
     }
   }
 
   /// The text as a sentence of its own, for answers written in sentences (HTTP's plain text):
   /// a capital letter first, a period last.
   var sentence: String {
-    text.prefix(1).uppercased() + text.dropFirst() + "."
+    if case .refused(let refusal) = self { return refusal.sentence }
+    return text.prefix(1).uppercased() + text.dropFirst() + "."
   }
 
   /// Whether the client went quiet (so it is not waiting for an answer).
@@ -104,6 +112,120 @@ enum SessionProblem: Error, Equatable, Sendable {
   /// A recognition that gave no words to trust.
   init(_ problem: RecognitionProblem) {
     self = .recognitionFailed(problem.message)
+  }
+}
+
+/// Why the server refused a request, or a connection's WebSocket frames, before any session:
+/// the catalogue's part (``SessionProblem/refused(_:)``) that every way in shares. Each is
+/// defined here once, with its sentence, its HTTP status and OpenAI's error code; ``Refusal``
+/// answers it as plain text, or in OpenAI's JSON under `/v1/`, and an upgraded WebSocket in
+/// its protocol's words (``FrameRefusal``).
+///
+/// ```swift
+/// RequestRefusal.originNotAllowed("https://example.com").status  // 403
+/// ```
+enum RequestRefusal: Equatable, Sendable {
+  /// The request's headers did not arrive within ``ServerConfiguration/requestHeaderTimeout``.
+  case headersTooSlow(Duration)
+  /// A WebSocket upgrade that is not its connection's first request.
+  case upgradeNotFirst
+  /// A URL over ``ServerConfiguration/maxRequestTargetBytes``.
+  case urlTooLong(length: Int, limit: Int)
+  /// Headers over the HTTP parser's limits (``ServerConfiguration/parserHeaderBytes``).
+  case headersTooLarge
+  /// A `Content-Length` that does not fit the body.
+  case invalidContentLength
+  /// Not HTTP/1.0 or HTTP/1.1.
+  case unsupportedHTTPVersion
+  /// Bytes the HTTP parser cannot read (its error).
+  case unreadable(String)
+  /// A path under `/v1/` no route serves (`routes`: the ones it has, for the sentence).
+  case noSuchPath(String, routes: String)
+  /// A method the path does not take (`allowed`: the ones it does, for `Allow`).
+  case methodNotAllowed(path: String, allowed: String, method: String)
+  /// A web page of another origin (``OriginCheck``).
+  case originNotAllowed(String)
+  /// No token, or a wrong one (``TokenCheck``).
+  case unauthorized
+  /// WebSocket frames that break the protocol (the violation).
+  case webSocketProtocolViolation(String)
+
+  /// What the client is told, as it is written: a sentence that names the fix (a WebSocket
+  /// protocol error, which goes into a close frame's reason too, is a short phrase).
+  var sentence: String {
+    switch self {
+    case .headersTooSlow(let timeout):
+      "The request's headers did not arrive within \(timeout); send the whole request at once."
+    case .upgradeNotFirst:
+      "A WebSocket upgrade must be the first request of its connection: open a new connection "
+        + "for the stream."
+    case .urlTooLong(let length, let limit):
+      "The request's URL is \(length) bytes long; the server reads at most \(limit). Send long "
+        + "values in the body."
+    case .headersTooLarge:
+      "The request's headers are too large (at most "
+        + "\(ServerConfiguration.parserHeaderBytes >> 10) KiB in all, and "
+        + "\(ServerConfiguration.parserHeaderFields) fields)."
+    case .invalidContentLength:
+      "The request's Content-Length is not a valid length for its body."
+    case .unsupportedHTTPVersion:
+      "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade)."
+    case .unreadable(let error):
+      "The request is not HTTP/1.1 the server can read (\(error))."
+    case .noSuchPath(let path, let routes):
+      "There is no \(path) here: this server answers \(routes)."
+    case .methodNotAllowed(let path, let allowed, let method):
+      "\(path) takes \(allowed), not \(method)."
+    case .originNotAllowed(let origin):
+      "Requests from the web page at \(origin) are not allowed: open the page this server "
+        + "serves, or start the server with --allow-origin \(origin)."
+    case .unauthorized:
+      "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's --token "
+        + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
+    case .webSocketProtocolViolation(let violation):
+      "WebSocket protocol error: \(violation)"
+    }
+  }
+
+  /// The HTTP status of the answer.
+  var status: HTTPResponse.Status {
+    switch self {
+    case .headersTooSlow: .requestTimeout
+    case .upgradeNotFirst, .invalidContentLength, .unreadable: .badRequest
+    case .urlTooLong: .uriTooLong
+    case .headersTooLarge: .requestHeaderFieldsTooLarge
+    case .unsupportedHTTPVersion: .httpVersionNotSupported
+    case .noSuchPath: .notFound
+    case .methodNotAllowed: .methodNotAllowed
+    case .originNotAllowed: .forbidden
+    case .unauthorized: .unauthorized
+    case .webSocketProtocolViolation: .badRequest
+    }
+  }
+
+  /// OpenAI's error `code` for it, as an answer under `/v1/` carries it.
+  var code: String {
+    switch self {
+    case .headersTooSlow: "request_timeout"
+    case .upgradeNotFirst, .invalidContentLength, .unreadable, .unsupportedHTTPVersion:
+      "invalid_request"
+    case .urlTooLong: "url_too_long"
+    case .headersTooLarge: "headers_too_large"
+    case .noSuchPath: "unknown_url"
+    case .methodNotAllowed: "method_not_allowed"
+    case .originNotAllowed: "origin_not_allowed"
+    case .unauthorized: "invalid_api_key"
+    case .webSocketProtocolViolation: "websocket_protocol_error"
+    }
+  }
+
+  /// The headers the answer carries besides its content type: `Allow`, `WWW-Authenticate`.
+  var headers: [(name: String, value: String)] {
+    switch self {
+    case .methodNotAllowed(_, let allowed, _): [("Allow", allowed)]
+    case .unauthorized: [("WWW-Authenticate", "Bearer")]
+    default: []
+    }
   }
 }
 

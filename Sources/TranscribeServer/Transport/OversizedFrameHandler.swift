@@ -178,7 +178,7 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
     case .tooLargeToRead(let limit, let readLimit):
       SessionProblem.messageTooLarge(bytes: readLimit, limit: limit, isUnread: true).text
     case .protocolViolation(let violation, _):
-      "WebSocket protocol error: \(violation)"
+      RequestRefusal.webSocketProtocolViolation(violation).sentence
     }
   }
 
@@ -192,8 +192,9 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
     switch self {
     case .tooLargeToRead(let limit, let readLimit):
       error = .messageTooLarge(bytes: readLimit, limit: limit, isUnread: true)
-    case .protocolViolation:
-      error = RealtimeError(code: "websocket_protocol_error", message: description)
+    case .protocolViolation(let violation, _):
+      let refusal = RequestRefusal.webSocketProtocolViolation(violation)
+      error = RealtimeError(code: refusal.code, message: refusal.sentence)
     }
     return RealtimeServerEvent.error(error).json(
       eventID: "event_\(UUID().uuidString)", sessionID: "", defaultModel: "")

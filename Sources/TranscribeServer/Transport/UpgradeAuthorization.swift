@@ -228,11 +228,7 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     closing.markClosed()
     gate.close(
       .headerTimeout, context.channel.remoteAddress.flatMap(ServerRequestContext.describe))
-    refuse(
-      Refusal(
-        .requestTimeout,
-        text: "The request's headers did not arrive within \(timeout); send the whole request "
-          + "at once.\n"), context: context)
+    refuse(Refusal(.headersTooSlow(timeout)), context: context)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
@@ -297,11 +293,7 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
     guard isFirstRequest else {
       // The upgrade handler has left after the first request; the HTTP routes would answer
       // this one as a plain GET.
-      refuse(
-        Refusal(
-          .badRequest,
-          text: "A WebSocket upgrade must be the first request of its connection: open a new "
-            + "connection for the stream.\n"), context: context)
+      refuse(Refusal(.upgradeNotFirst), context: context)
       return
     }
     // The WebSocket layer answers a refused frame in the words of the protocol on this path.
@@ -347,30 +339,16 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 /// The answers to requests the server cannot read as HTTP/1.1.
 enum MalformedRequest {
   static func targetTooLong(length: Int, limit: Int) -> Refusal {
-    Refusal(
-      .uriTooLong,
-      text: "The request's URL is \(length) bytes long; the server reads at most "
-        + "\(limit). Send long values in the body.\n")
+    Refusal(.urlTooLong(length: length, limit: limit))
   }
 
   /// The answer to what the HTTP decoder could not read.
   static func answer(to error: HTTPParserError) -> Refusal {
     switch error {
-    case .headerOverflow:
-      Refusal(
-        .requestHeaderFieldsTooLarge,
-        text: "The request's headers are too large (at most "
-          + "\(ServerConfiguration.parserHeaderBytes >> 10) KiB in all, and "
-          + "\(ServerConfiguration.parserHeaderFields) fields).\n")
-    case .invalidContentLength, .unexpectedContentLength:
-      Refusal(
-        .badRequest, text: "The request's Content-Length is not a valid length for its body.\n")
-    case .invalidVersion:
-      Refusal(
-        .httpVersionNotSupported,
-        text: "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade).\n")
-    default:
-      Refusal(.badRequest, text: "The request is not HTTP/1.1 the server can read (\(error)).\n")
+    case .headerOverflow: Refusal(.headersTooLarge)
+    case .invalidContentLength, .unexpectedContentLength: Refusal(.invalidContentLength)
+    case .invalidVersion: Refusal(.unsupportedHTTPVersion)
+    default: Refusal(.unreadable("\(error)"))
     }
   }
 }

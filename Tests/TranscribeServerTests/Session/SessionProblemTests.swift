@@ -1,3 +1,4 @@
+import NIOCore
 import Testing
 
 @testable import TranscribeServer
@@ -10,6 +11,7 @@ import Testing
     .tooLittleAudio(received: .milliseconds(50), within: .seconds(30), renewal: .milliseconds(100)),
     .tooLong(.seconds(3600)), .recognitionFailed("the decoder failed"),
     .messageTooLarge(bytes: 2_000_000, limit: 1 << 20),
+    .refused(.webSocketProtocolViolation("a data frame from the client was not masked")),
   ]
 
   @Test(arguments: problems)
@@ -26,6 +28,43 @@ import Testing
     // Realtime writes some as sentences of its own (a capital, a period).
     let realtime = RealtimeError(closing: vosk).message.lowercased()
     #expect(realtime.hasPrefix(problem.text.lowercased()))
+  }
+
+  /// The refusals of a request before any session, each with its status and code.
+  static let refusals: [RequestRefusal] = [
+    .headersTooSlow(.seconds(15)), .upgradeNotFirst, .urlTooLong(length: 9_000, limit: 8_192),
+    .headersTooLarge, .invalidContentLength, .unsupportedHTTPVersion, .unreadable("invalid method"),
+    .noSuchPath("/v1/nothing", routes: "GET /v1/models"),
+    .methodNotAllowed(path: "/v1/models", allowed: "GET, HEAD", method: "POST"),
+    .originNotAllowed("https://example.com"), .unauthorized,
+    .webSocketProtocolViolation("a reserved bit (RSV1) was set"),
+  ]
+
+  @Test(arguments: refusals)
+  func aRefusalIsOneLineOfTextOrOpenAIsJSONUnderV1(refusal: RequestRefusal) throws {
+    #expect(SessionProblem.refused(refusal).text == refusal.sentence)
+    #expect(SessionProblem.refused(refusal).sentence == refusal.sentence)
+    #expect(!SessionProblem.refused(refusal).deliversLastWords)
+    #expect(!refusal.sentence.contains("\n"))
+    let text = Refusal(refusal, path: "/")
+    #expect(text.status == refusal.status)
+    #expect(text.contentType.hasPrefix("text/plain"))
+    #expect(String(buffer: text.body) == refusal.sentence + "\n")
+    #expect(Refusal(refusal).body == text.body)
+    let json = Refusal(refusal, path: "/v1/audio/transcriptions")
+    #expect(json.status == refusal.status)
+    #expect(json.contentType == "application/json")
+    let body = String(buffer: json.body)
+    #expect(body.contains("\"code\":\"\(refusal.code)\""), "\(body)")
+    #expect(json.headers.map(\.name) == refusal.headers.map(\.name))
+  }
+
+  @Test func refusalsThatNeedAHeaderCarryIt() {
+    #expect(RequestRefusal.unauthorized.status == .unauthorized)
+    #expect(RequestRefusal.unauthorized.headers.first?.value == "Bearer")
+    let method = RequestRefusal.methodNotAllowed(path: "/v1/models", allowed: "GET", method: "PUT")
+    #expect(method.headers.first?.name == "Allow" && method.headers.first?.value == "GET")
+    #expect(method.sentence == "/v1/models takes GET, not PUT.")
   }
 
   @Test func eachProtocolRendersAProblemWithItsOwnCode() {

@@ -58,8 +58,7 @@ public enum OpenAIError: Error, Equatable, Sendable {
   public var message: String {
     switch self {
     case .unauthorized:
-      return "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's "
-        + "--token (the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
+      return RequestRefusal.unauthorized.sentence
     case .notMultipart(let contentType):
       return "Send the audio as multipart/form-data with a `file` field (the request's "
         + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."

@@ -62,6 +62,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .session(.busy), .session(.tooManyConnections): "busy"
     case .session(.shuttingDown): "shutting-down"
     case .session(.recognitionFailed): "recognition-failed"
+    case .session(.refused): "refused"
     }
   }
 

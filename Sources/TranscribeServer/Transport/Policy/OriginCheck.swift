@@ -39,19 +39,14 @@ public struct OriginCheck: Sendable {
 
   /// The sentence a refusal says.
   public static func message(origin: String) -> String {
-    "Requests from the web page at \(origin) are not allowed: open the page this server serves, "
-      + "or start the server with --allow-origin \(origin)."
+    RequestRefusal.originNotAllowed(origin).sentence
   }
 
   /// The refusal of a request for `path` from `origin`: 403, in OpenAI's error JSON under
   /// `/v1/`, text elsewhere.
   static func refusal(path: String, origin: String) -> Refusal {
-    let message = message(
-      origin: origin.cut(after: OneLineLogHandler<SwiftLogNoOpLogHandler>.valueLimit))
-    return Refusal(
-      .forbidden, path: path,
-      .init(message: message, type: "invalid_request_error", param: nil, code: "origin_not_allowed")
-    )
+    let origin = origin.cut(after: OneLineLogHandler<SwiftLogNoOpLogHandler>.valueLimit)
+    return Refusal(.originNotAllowed(origin), path: path)
   }
 
   /// The refusal of a request for `path` with this `Origin` and `Host`, or `nil` when it may

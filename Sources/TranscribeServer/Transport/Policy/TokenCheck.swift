@@ -45,14 +45,10 @@ public struct TokenCheck: Sendable {
   }
 
   /// The sentence every refusal says.
-  public static let message = OpenAIError.unauthorized.message
+  public static let message = RequestRefusal.unauthorized.sentence
 
   /// The refusal of a request for `path`: 401 with `WWW-Authenticate: Bearer`.
   static func refusal(path: String) -> Refusal {
-    let error = OpenAIError.unauthorized
-    return Refusal(
-      .unauthorized, path: path,
-      .init(message: message, type: error.type, param: error.param, code: error.code),
-      headers: [("WWW-Authenticate", "Bearer")])
+    Refusal(.unauthorized, path: path)
   }
 }

@@ -23,9 +23,7 @@ struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
     while path.count > 1, path.hasSuffix("/") { path.removeLast() }
     guard let allowed = methods[path] else {
       guard ErrorAnswer.isOpenAIPath(path) else { return try await next(request, context) }
-      return Self.error(
-        .notFound, path: path, code: "unknown_url",
-        message: "There is no \(path) here: this server answers \(openAIRoutes).")
+      return Refusal(.noSuchPath(path, routes: openAIRoutes), path: path).response
     }
     // HEAD routes are made by the router for every GET route.
     if allowed.contains(request.method) || (request.method == .head && allowed.contains(.get)) {
@@ -33,10 +31,9 @@ struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
     }
     let allow = (allowed.contains(.get) ? allowed + [.head] : allowed)
       .map(\.rawValue).joined(separator: ", ")
-    return Self.error(
-      .methodNotAllowed, path: path, code: "method_not_allowed",
-      message: "\(path) takes \(allow), not \(request.method.rawValue).",
-      headers: [("Allow", allow)])
+    let refusal = RequestRefusal.methodNotAllowed(
+      path: path, allowed: allow, method: request.method.rawValue)
+    return Refusal(refusal, path: path).response
   }
 
   /// The routes of OpenAI's API, as a 404 lists them: `POST /v1/audio/transcriptions and GET
@@ -45,17 +42,5 @@ struct UnroutedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
     methods.filter { ErrorAnswer.isOpenAIPath($0.key) }.sorted { $0.key < $1.key }
       .flatMap { path, methods in methods.map { "\($0.rawValue) \(path)" } }
       .joined(separator: " and ")
-  }
-
-  /// An error in OpenAI's shape under `/v1/`, as text elsewhere.
-  static func error(
-    _ status: HTTPResponse.Status, path: String, code: String, message: String,
-    headers: [(name: String, value: String)] = []
-  ) -> Response {
-    Refusal(
-      status, path: path,
-      .init(message: message, type: "invalid_request_error", param: nil, code: code),
-      headers: headers
-    ).response
   }
 }
