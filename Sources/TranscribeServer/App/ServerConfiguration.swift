@@ -140,6 +140,15 @@ public struct ServerConfiguration: Sendable, Equatable {
   public static let homeAssistantRefreshInterval = Duration.seconds(300)
   /// How long a request to Home Assistant's API may take, in seconds.
   public static let homeAssistantRequestTimeout: TimeInterval = 10
+  /// How much of a client's own text an error quotes back, in characters: a form field's value
+  /// (OpenAI), a JSON value or event type (Realtime), a text message (vosk), a Realtime intent.
+  public static let quotedFieldValue = 100
+  public static let quotedJSONValue = 60
+  public static let quotedMessage = 80
+  public static let quotedIntent = 40
+  /// How long a connection refused mid-stream stays open after its answer, so the client reads
+  /// it before the close (in seconds).
+  public static let refusalLingerSeconds: Int64 = 2
   /// The most audio arrival times a vosk stream keeps for its latency figures (a long stretch
   /// without words must not grow the list).
   public static let measuredArrivals = 1_000

@@ -108,7 +108,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
   /// to tell the rest of the pipeline, whose handlers would otherwise close the connection at
   /// once.
   func closeAfterLingering(
-    context: ChannelHandlerContext, linger: TimeAmount = .seconds(2),
+    context: ChannelHandlerContext,
+    linger: TimeAmount = .seconds(ServerConfiguration.refusalLingerSeconds),
     beforeClosing: @escaping () -> Void = {}
   ) {
     guard !isLingering else { return }

@@ -67,7 +67,8 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .missingField(let field):
       return "The `\(field)` field is required."
     case .invalidField(let field, let value, let expected):
-      return "`\(value.cut(after: 100))` is not a valid `\(field)`: expected \(expected)."
+      return
+        "`\(value.cut(after: ServerConfiguration.quotedFieldValue))` is not a valid `\(field)`: expected \(expected)."
     case .uploadTooLarge(let limit):
       return "The upload is larger than this server's limit of \(Self.size(limit)) "
         + "(serve --max-upload-mb)."

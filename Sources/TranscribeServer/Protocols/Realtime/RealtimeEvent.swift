@@ -120,7 +120,8 @@ struct RealtimeError: Error, Equatable, Sendable {
   static func unknownEventType(_ type: String) -> RealtimeError {
     RealtimeError(
       code: "invalid_value",
-      message: "Invalid value: '\(String(type.prefix(60)))'. Supported values are: "
+      message:
+        "Invalid value: '\(String(type.prefix(ServerConfiguration.quotedJSONValue)))'. Supported values are: "
         + RealtimeClientEvent.types.map { "'\($0)'" }.joined(separator: ", ") + ".",
       param: "type")
   }

@@ -136,7 +136,8 @@ enum RealtimeJSON: Equatable, Sendable {
   /// The value as the client wrote it, for messages.
   var brief: String {
     let text = self.text
-    return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    let limit = ServerConfiguration.quotedJSONValue
+    return text.count > limit ? String(text.prefix(limit - 3)) + "…" : text
   }
 }
 

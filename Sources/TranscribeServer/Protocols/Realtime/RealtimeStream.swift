@@ -48,7 +48,8 @@ struct RealtimeStream {
   func refuse(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, intent: String?
   ) async throws {
-    let error = WebSocketSessionError.unsupportedIntent(intent.map { String($0.prefix(40)) })
+    let error = WebSocketSessionError.unsupportedIntent(
+      intent.map { String($0.prefix(ServerConfiguration.quotedIntent)) })
     var logger = core.logger
     if let address = client.address { logger[metadataKey: "remote"] = .string(address) }
     logger.info(

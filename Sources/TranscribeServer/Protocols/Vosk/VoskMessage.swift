@@ -65,7 +65,8 @@ public enum VoskMessage: Equatable, Sendable {
   }
 
   private static func excerpt(_ text: String) -> String {
-    text.count <= 80 ? text : String(text.prefix(80)) + "…"
+    let limit = ServerConfiguration.quotedMessage
+    return text.count <= limit ? text : String(text.prefix(limit)) + "…"
   }
 }
 
