@@ -135,7 +135,8 @@ public final class Decoder: SpeechRecognizer {
   /// Without a detector of its own configuration, pocketsphinx's voice activity decides where
   /// utterances end. It is looked at every ``speechCheckInterval`` samples of the stream, at the
   /// same places however the audio is cut into chunks, so the same audio always decodes to the
-  /// same utterances and words.
+  /// same utterances and words. What a chunk leaves of an interval is looked at with the next
+  /// chunk (so an utterance's end can wait up to 0.1 s for more audio), or by ``finish()``.
   ///
   /// - Returns: a partial hypothesis that changed, and the final words of an utterance that
   ///   ended, in order.

@@ -38,8 +38,8 @@ struct AudioInbox: Sendable {
   var start: @Sendable (_ audio: PushedAudio, _ number: Int) -> Void
   /// Hands on message `number`'s bytes (16-bit little-endian PCM) after every message before it.
   var push: @Sendable (_ number: Int, _ bytes: ByteBuffer) -> Void
-  /// Ends the audio once every message up to `number` has been handed on (0: at once); returns
-  /// when it has ended, so a stop that follows cannot overtake the last messages. With
+  /// Ends the audio once every message up to `number` has been handed on and it has started;
+  /// returns when it has ended, so a stop that follows cannot overtake the last messages. With
   /// several audios, the one that message `number` belongs to (or that starts under it) ends.
   var finish: @Sendable (_ afterMessage: Int) async -> Void
 }
@@ -88,7 +88,8 @@ extension AudioInbox {
       /// The number it starts under.
       var start: Int
       var audio: PushedAudio
-      /// The message after which it ends, once known.
+      /// The message after which it ends, once asked (``finish(afterMessage:)``); it also ends
+      /// where the next audio starts.
       var last: Int?
       /// Raised once it has ended.
       let ended = Latch()
@@ -105,17 +106,18 @@ extension AudioInbox {
     var endWaiters: [(ended: Latch, done: Latch)] = []
     /// The seconds the decoder took from the audios let go.
     var consumedBefore = 0.0
+    /// The number the latest audio let go started under.
+    var startOfLastLetGo: Int?
 
     /// The seconds the decoder has taken from all the audios.
     var consumedSeconds: Double {
       parts.reduce(consumedBefore) { $0 + $1.audio.consumedDuration }
     }
 
+    /// Adds an audio in the order of the numbers: starts may run in any order too.
     mutating func start(_ audio: PushedAudio, at number: Int) {
-      if let current = parts.indices.last {
-        parts[current].last = min(parts[current].last ?? number - 1, number - 1)
-      }
-      parts.append(Part(start: number, audio: audio))
+      let index = parts.firstIndex { $0.start > number } ?? parts.endIndex
+      parts.insert(Part(start: number, audio: audio), at: index)
       handOn()
     }
 
@@ -126,10 +128,10 @@ extension AudioInbox {
     }
 
     /// Asks for the end of the audio that message `number` belongs to (or starts under);
-    /// returns what is raised once it has ended (at once when there is no such audio).
+    /// returns what is raised once it has ended.
     ///
-    /// Which audio that is is known once every message up to `number` has been handed on:
-    /// an audio's start is an effect too, and may run after the finish.
+    /// Which audio that is is known once every message up to `number` has been handed on and
+    /// the audio has started: an audio's start is an effect too, and may run after the finish.
     mutating func finish(afterMessage number: Int) -> Latch {
       let done = Latch()
       finishes.append((number, done))
@@ -157,7 +159,9 @@ extension AudioInbox {
       }
       // Ended audios before the latest are not needed any more.
       while parts.count > 1, parts[0].ended.isRaised {
-        consumedBefore += parts.removeFirst().audio.consumedDuration
+        let part = parts.removeFirst()
+        consumedBefore += part.audio.consumedDuration
+        startOfLastLetGo = part.start
       }
     }
 
@@ -171,15 +175,27 @@ extension AudioInbox {
           continue
         }
         guard let index = parts.lastIndex(where: { $0.start <= finish.afterMessage }) else {
-          finish.done.raise()
+          if let letGo = startOfLastLetGo, letGo <= finish.afterMessage {
+            // Its audio ended and was let go.
+            finish.done.raise()
+          } else {
+            // Its audio has not started yet: an audio started under 0 does not hold back the
+            // messages after it, so the end may come first.
+            waiting.append(finish)
+          }
           continue
         }
         parts[index].last = min(parts[index].last ?? finish.afterMessage, finish.afterMessage)
         endWaiters.append((parts[index].ended, finish.done))
       }
       finishes = waiting
-      for part in parts where !part.ended.isRaised {
-        guard let last = part.last, next > last else { continue }
+      for (index, part) in parts.enumerated() where !part.ended.isRaised {
+        // An audio also ends where the next one starts.
+        let following = parts.index(after: index)
+        let beforeNext = following < parts.endIndex ? parts[following].start - 1 : nil
+        guard let last = [part.last, beforeNext].compactMap(\.self).min(), next > last else {
+          continue
+        }
         part.audio.finish()
         part.ended.raise()
       }

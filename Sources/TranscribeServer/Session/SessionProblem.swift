@@ -35,14 +35,10 @@ enum SessionProblem: Error, Equatable, Sendable {
   /// A message over the limit (``ServerConfiguration/maxFrameBytes``): `bytes` long or, when
   /// it was not read at all (``ServerConfiguration/frameReadLimit``), longer than `bytes`.
   case messageTooLarge(bytes: Int, limit: Int, isUnread: Bool = false)
-  /// The request, or a connection's frames, refused before any session.
-  case refused(RequestRefusal)
 
   /// What the client is told, in a sentence that names the fix.
   var text: String {
     switch self {
-    case .refused(let refusal):
-      refusal.sentence
     case .busy:
       "every session place is taken; try again later"
     case .tooManyConnections(let limit):
@@ -73,7 +69,7 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .tooLong: .tooLong
     case .shuttingDown: .shutdown
     case .busy, .tooManyConnections, .recognitionFailed: .failed(text)
-    case .messageTooLarge, .refused: .badInput(text)
+    case .messageTooLarge: .badInput(text)
     }
   }
 
@@ -82,14 +78,13 @@ enum SessionProblem: Error, Equatable, Sendable {
   var deliversLastWords: Bool {
     switch self {
     case .idle, .tooLittleAudio, .tooLong, .shuttingDown: true
-    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge, .refused: false
+    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge: false
     }
   }
 
   /// The text as a sentence of its own, for answers written in sentences (HTTP's plain text):
   /// a capital letter first, a period last.
   var sentence: String {
-    if case .refused(let refusal) = self { return refusal.sentence }
     return text.prefix(1).uppercased() + text.dropFirst() + "."
   }
 
@@ -116,7 +111,7 @@ enum SessionProblem: Error, Equatable, Sendable {
 }
 
 /// Why the server refused a request, or a connection's WebSocket frames, before any session:
-/// the catalogue's part (``SessionProblem/refused(_:)``) that every way in shares. Each is
+/// the catalogue's other half, beside ``SessionProblem``, that every way in shares. Each is
 /// defined here once, with its sentence, its HTTP status and OpenAI's error code; ``Refusal``
 /// answers it as plain text, or in OpenAI's JSON under `/v1/`, and an upgraded WebSocket in
 /// its protocol's words (``FrameRefusal``).
@@ -151,7 +146,8 @@ enum RequestRefusal: Equatable, Sendable {
   case webSocketProtocolViolation(String)
 
   /// What the client is told, as it is written: a sentence that names the fix (a WebSocket
-  /// protocol error, which goes into a close frame's reason too, is a short phrase).
+  /// protocol error, which goes into a close frame's reason too, is a short phrase without a
+  /// full stop, as it always was).
   var sentence: String {
     switch self {
     case .headersTooSlow(let timeout):

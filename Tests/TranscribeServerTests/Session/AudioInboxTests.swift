@@ -27,7 +27,7 @@ import Testing
     let audio = PushedAudio()
     inbox.start(audio, 0)
     inbox.push(2, ByteBuffer(bytes: [2, 0]))
-    let finishing = Task { await inbox.finish(2) }
+    let finishing = Task.immediate { await inbox.finish(2) }
     #expect(!audio.isFinished)
     inbox.push(1, ByteBuffer(bytes: [1, 0]))
     await finishing.value
@@ -41,8 +41,9 @@ import Testing
 
   @Test func anEndAskedForBeforeItsAudioStartedWaitsForIt() async throws {
     let (inbox, _, _) = AudioInbox.live()
-    // The effects of one audio (started under 1, message 2, the end after it) run backwards.
-    let finishing = Task { await inbox.finish(2) }
+    // The effects of one audio (started under 1, message 2, the end after it) run backwards
+    // (an immediate task asks before it first waits).
+    let finishing = Task.immediate { await inbox.finish(2) }
     inbox.push(2, ByteBuffer(bytes: [7, 0]))
     let audio = PushedAudio()
     inbox.start(audio, 1)
@@ -90,9 +91,34 @@ import Testing
     #expect(consumedSeconds() == 0.002)
   }
 
-  @Test func anInboxNeverStartedEndsAtOnce() async {
+  @Test func audiosStartedOutOfOrderStillGetTheirOwnMessages() async throws {
+    let (inbox, _, _) = AudioInbox.live()
+    // Utterance one under 1 (message 2), utterance two under 3 (message 4): the second's start
+    // runs first.
+    let first = PushedAudio(sampleRate: 16_000)
+    let second = PushedAudio(sampleRate: 16_000)
+    inbox.start(second, 3)
+    inbox.push(4, ByteBuffer(bytes: [4, 0]))
+    inbox.push(2, ByteBuffer(bytes: [2, 0]))
+    #expect(!second.isFinished && second.pushedSampleCount == 0)
+    inbox.start(first, 1)
+    #expect(first.read(timeout: .zero) == .samples([2]))
+    #expect(first.isFinished)
+    #expect(second.read(timeout: .zero) == .samples([4]))
+    #expect(!second.isFinished)
+    await inbox.finish(4)
+    #expect(second.isFinished)
+  }
+
+  @Test func anEndBeforeTheOnlyAudioStartedUnderZeroWaitsForIt() async throws {
     let (inbox, started, _) = AudioInbox.live()
-    await inbox.finish(0)
-    #expect(started() == nil)
+    // vosk's end with no audio: the audio started under 0 and its end, run the other way round.
+    // An immediate task asks before it first waits, so the end is asked for first.
+    let finishing = Task.immediate { await inbox.finish(0) }
+    let audio = PushedAudio()
+    inbox.start(audio, 0)
+    await finishing.value
+    #expect(started() === audio)
+    #expect(audio.read(timeout: .zero) == .finished)
   }
 }

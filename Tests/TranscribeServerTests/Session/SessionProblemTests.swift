@@ -11,7 +11,6 @@ import Testing
     .tooLittleAudio(received: .milliseconds(50), within: .seconds(30), renewal: .milliseconds(100)),
     .tooLong(.seconds(3600)), .recognitionFailed("the decoder failed"),
     .messageTooLarge(bytes: 2_000_000, limit: 1 << 20),
-    .refused(.webSocketProtocolViolation("a data frame from the client was not masked")),
   ]
 
   @Test(arguments: problems)
@@ -42,9 +41,6 @@ import Testing
 
   @Test(arguments: refusals)
   func aRefusalIsOneLineOfTextOrOpenAIsJSONUnderV1(refusal: RequestRefusal) throws {
-    #expect(SessionProblem.refused(refusal).text == refusal.sentence)
-    #expect(SessionProblem.refused(refusal).sentence == refusal.sentence)
-    #expect(!SessionProblem.refused(refusal).deliversLastWords)
     #expect(!refusal.sentence.contains("\n"))
     let text = Refusal(refusal, path: "/")
     #expect(text.status == refusal.status)
@@ -57,6 +53,60 @@ import Testing
     let body = String(buffer: json.body)
     #expect(body.contains("\"code\":\"\(refusal.code)\""), "\(body)")
     #expect(json.headers.map(\.name) == refusal.headers.map(\.name))
+  }
+
+  @Test func eachRefusalSaysWhatItAlwaysSaid() {
+    let said: [(RequestRefusal, String)] = [
+      (
+        .headersTooSlow(.seconds(15)),
+        "The request's headers did not arrive within 15.0 seconds; send the whole request at once."
+      ),
+      (
+        .upgradeNotFirst,
+        "A WebSocket upgrade must be the first request of its connection: open a new connection "
+          + "for the stream."
+      ),
+      (
+        .urlTooLong(length: 9_000, limit: 8_192),
+        "The request's URL is 9000 bytes long; the server reads at most 8192. Send long values "
+          + "in the body."
+      ),
+      (
+        .headersTooLarge,
+        "The request's headers are too large (at most 80 KiB in all, and 100 fields)."
+      ),
+      (.invalidContentLength, "The request's Content-Length is not a valid length for its body."),
+      (
+        .unsupportedHTTPVersion,
+        "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade)."
+      ),
+      (
+        .unreadable("invalid method"),
+        "The request is not HTTP/1.1 the server can read (invalid method)."
+      ),
+      (
+        .noSuchPath("/v1/nothing", routes: "GET /v1/models"),
+        "There is no /v1/nothing here: this server answers GET /v1/models."
+      ),
+      (
+        .originNotAllowed("https://example.com"),
+        "Requests from the web page at https://example.com are not allowed: open the page this "
+          + "server serves, or start the server with --allow-origin https://example.com."
+      ),
+      (
+        .unauthorized,
+        "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's --token "
+          + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
+      ),
+      (
+        .webSocketProtocolViolation("a reserved bit was set"),
+        "WebSocket protocol error: a reserved bit was set"
+      ),
+    ]
+    for (refusal, sentence) in said {
+      #expect(refusal.sentence == sentence)
+    }
+    #expect(OpenAIError.unauthorized.message == RequestRefusal.unauthorized.sentence)
   }
 
   @Test func refusalsThatNeedAHeaderCarryIt() {

@@ -42,7 +42,7 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
     case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
       1007
     case .configurationAfterAudio, .unsupportedIntent, .session(.idle), .session(.tooLittleAudio),
-      .session(.tooLong), .session(.refused):
+      .session(.tooLong):
       1008
     case .session(.messageTooLarge): 1009
     case .session(.recognitionFailed): 1011

@@ -62,7 +62,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
     case .session(.busy), .session(.tooManyConnections): "busy"
     case .session(.shuttingDown): "shutting-down"
     case .session(.recognitionFailed): "recognition-failed"
-    case .session(.refused): "refused"
     }
   }
 

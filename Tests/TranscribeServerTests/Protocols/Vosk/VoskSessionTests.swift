@@ -34,7 +34,7 @@ struct VoskSessionTests {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
-      $0.audioInbox.start = { _, number in inbox.record(.start(number)) }
+      $0.audioInbox.start = { audio, number in inbox.record(start: audio, number) }
       $0.audioInbox.push = { number, bytes in
         inbox.record(.push(number, bytes: bytes.readableBytes))
       }
@@ -50,8 +50,18 @@ struct VoskSessionTests {
       case finish(afterMessage: Int)
     }
     private let calls = Mutex<[Call]>([])
+    private let started = Mutex<[PushedAudio]>([])
 
     func record(_ call: Call) { calls.withLock { $0.append(call) } }
+
+    /// Records the start of `audio` under `number`.
+    func record(start audio: PushedAudio, _ number: Int) {
+      started.withLock { $0.append(audio) }
+      record(.start(number))
+    }
+
+    /// The audios started, the very instances.
+    var startedAudios: [PushedAudio] { started.withLock { $0 } }
 
     /// The calls, the start first and pushes in message order (effects may run in any order;
     /// the live inbox puts them back in order by their numbers).
@@ -119,6 +129,7 @@ struct VoskSessionTests {
     let store = makeStore()
     await store.send(.stream(.start))
     await start(store)
+    let requested = store.state.recognition?.request.source
     // The decoder has heard half of the message: no reply yet, and no next message.
     results.continuation.yield(Self.heard("hello", at: 0.1))
     await store.receive(\.recognition.speech.success) {
@@ -146,6 +157,12 @@ struct VoskSessionTests {
     await receiveCancelledRecognition(store)
     await store.finish()
     #expect(inbox.log == [.start(0), .push(1, bytes: 6_400), .finish(afterMessage: 1)])
+    // The inbox pushes into the very audio the recognition request reads.
+    guard case .pushed(let audio)? = requested else {
+      Issue.record("expected pushed audio, got \(String(describing: requested))")
+      return
+    }
+    #expect(inbox.startedAudios.count == 1 && inbox.startedAudios.first === audio)
   }
 
   @Test func aReplyWaitsAtMostTwoSecondsForTheDecoderAndTimersDoNotPileUp() async {
