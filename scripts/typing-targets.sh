@@ -114,8 +114,17 @@ x11_recorder() {
   xterm -e sh -c "stty raw -echo; exec cat > '$file'" </dev/null >"$dir/$name.log" 2>&1 &
   echo $! >"$dir/$name.pid"
   window="$(x11_window_of "$(cat "$dir/$name.pid")")" || {
-    log "no xterm window appeared"
-    return 1
+    # xterm can exit at once when the X server is busy accepting it; one more try, then say
+    # what xterm said.
+    if ! alive "$(cat "$dir/$name.pid")"; then
+      xterm -e sh -c "stty raw -echo; exec cat > '$file'" </dev/null >"$dir/$name.log" 2>&1 &
+      echo $! >"$dir/$name.pid"
+      window="$(x11_window_of "$(cat "$dir/$name.pid")")"
+    fi
+    [ -n "$window" ] || {
+      log "no xterm window appeared: $(tr '\n' ' ' <"$dir/$name.log" 2>/dev/null)"
+      return 1
+    }
   }
   echo "$window" >"$dir/$name.window"
   # Focusing fails (BadMatch) until the window is mapped.

@@ -33,6 +33,9 @@ public final class Decoder: SpeechRecognizer {
   private var samplesInUtterance = 0
   private var samplesSincePartialCheck = 0
   private var samplesSincePartialReport = 0
+  /// Samples given to pocketsphinx since its voice activity was last looked at (without a
+  /// detector of the configuration's; ``speechCheckInterval``).
+  private var samplesSinceSpeechCheck = 0
   private var lastPartial: [String] = []
   /// The cepstral mean the model starts every stream with (see ``startNewStream()``).
   private let initialCepstralMean: [Float]
@@ -129,6 +132,12 @@ public final class Decoder: SpeechRecognizer {
 
   /// Decodes a chunk of samples.
   ///
+  /// Without a detector of its own configuration, pocketsphinx's voice activity decides where
+  /// utterances end. It is looked at every ``speechCheckInterval`` samples of the stream, at the
+  /// same places however the audio is cut into chunks, so the same audio always decodes to the
+  /// same utterances and words. What a chunk leaves of an interval is looked at with the next
+  /// chunk (so an utterance's end can wait up to 0.1 s for more audio), or by ``finish()``.
+  ///
   /// - Returns: a partial hypothesis that changed, and the final words of an utterance that
   ///   ended, in order.
   public func process(
@@ -138,11 +147,30 @@ public final class Decoder: SpeechRecognizer {
   {
     guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
     if voiceActivity != nil { return try processDetectingSpeech(samples) }
-    guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
-      throw .decoderFailure("pocketsphinx failed to process audio")
-    }
-    let isInSpeech = ps_get_in_speech(decoder) != 0
     var events: [RecognitionEvent] = []
+    var offset = 0
+    while offset < samples.count {
+      let length = min(samples.count - offset, Self.speechCheckInterval - samplesSinceSpeechCheck)
+      guard ps_process_raw(decoder, base + offset, length, 0, 0) >= 0 else {
+        throw .decoderFailure("pocketsphinx failed to process audio")
+      }
+      offset += length
+      samplesSinceSpeechCheck += length
+      guard samplesSinceSpeechCheck == Self.speechCheckInterval else { continue }
+      samplesSinceSpeechCheck = 0
+      events += try checkSpeech(samples: Self.speechCheckInterval)
+    }
+    return events
+  }
+
+  /// How often pocketsphinx's voice activity is looked at, in samples: 0.1 s.
+  public static let speechCheckInterval = DecoderConfiguration.sampleRate / 10
+
+  /// Looks at pocketsphinx's voice activity after `count` more samples: starts an utterance
+  /// when speech began, ends it when speech is over or it is too long, and otherwise reports
+  /// the partial hypothesis when it is time to.
+  private func checkSpeech(samples count: Int) throws(RecognitionFailure) -> [RecognitionEvent] {
+    let isInSpeech = ps_get_in_speech(decoder) != 0
     if isInSpeech, !isInUtterance {
       isInUtterance = true
       samplesInUtterance = 0
@@ -150,22 +178,24 @@ public final class Decoder: SpeechRecognizer {
       samplesSincePartialReport = 0
     }
     if isInUtterance {
-      samplesInUtterance += samples.count
-      samplesSincePartialCheck += samples.count
-      samplesSincePartialReport += samples.count
+      samplesInUtterance += count
+      samplesSincePartialCheck += count
+      samplesSincePartialReport += count
     }
     let tooLong =
       Double(samplesInUtterance)
       >= configuration.maximumUtteranceDuration * Double(DecoderConfiguration.sampleRate)
     if isInUtterance, !isInSpeech || tooLong {
-      events.append(.utterance(try endUtterance()))
+      let words = try endUtterance()
       guard ps_start_utt(decoder) >= 0 else {
         throw .decoderFailure("pocketsphinx could not start an utterance")
       }
-    } else if isInUtterance, let partial = partialResult(nextChunk: samples.count) {
-      events.append(partial)
+      return [.utterance(words)]
     }
-    return events
+    if isInUtterance, let partial = partialResult(nextChunk: count) {
+      return [partial]
+    }
+    return []
   }
 
   /// The partial hypothesis, when it is time to check it and it changed (or too long passed
@@ -271,6 +301,12 @@ public final class Decoder: SpeechRecognizer {
     skippedSamples += isInUtterance ? 0 : leading.count + pendingWindow.count
     pendingWindow = []
     leading = []
+    // Speech that began after pocketsphinx's voice activity was last looked at.
+    if voiceActivity == nil, !isInUtterance, samplesSinceSpeechCheck > 0,
+      ps_get_in_speech(decoder) != 0
+    {
+      isInUtterance = true
+    }
     guard isInUtterance else { return nil }
     let words = try endUtterance()
     guard ps_start_utt(decoder) >= 0 else {
@@ -291,6 +327,7 @@ public final class Decoder: SpeechRecognizer {
     lastPartial = []
     samplesInUtterance = 0
     samplesSincePartialCheck = 0
+    samplesSinceSpeechCheck = 0
     pendingWindow = []
     leading = []
     quietSamples = 0

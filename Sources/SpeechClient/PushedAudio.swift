@@ -14,7 +14,9 @@ import Foundation
 /// its progress in pushed audio time: a result whose `progress.audioDuration` reaches
 /// ``pushedDuration`` has decoded everything pushed so far.
 ///
-/// Two values are equal only when they are the same instance.
+/// Two values are equal only when they are the same instance, or when both were made with the
+/// same ``identifier`` (and rate): a reducer can then make one as a value of its state, and a
+/// test can expect it.
 ///
 /// ```swift
 /// let audio = PushedAudio(sampleRate: 8_000)
@@ -25,11 +27,27 @@ import Foundation
 public final class PushedAudio: Sendable {
   /// The rate the pushed samples are recorded at, in Hz.
   public let sampleRate: Int
+  /// What the stream is called where it was made, for equality; `nil`: equal only to itself.
+  public let identifier: String?
   private let storage = Storage()
 
-  /// Creates an empty stream of audio recorded at `sampleRate` Hz (at least 1).
+  /// Creates an empty stream of audio recorded at `sampleRate` Hz (at least 1), equal only to
+  /// itself.
   public init(sampleRate: Int = 16_000) {
     self.sampleRate = max(1, sampleRate)
+    self.identifier = nil
+  }
+
+  /// Creates an empty stream of audio recorded at `sampleRate` Hz (at least 1), equal to every
+  /// other made with the same `identifier` and rate.
+  ///
+  /// For state that names its audio rather than holding on to an instance: a session's reducer
+  /// makes `PushedAudio(sampleRate: 16_000, identifier: "audio 1")` for its recognition
+  /// request, an effect hands the instance to whatever pushes into it, and a test expects the
+  /// same value without having to be given the instance.
+  public init(sampleRate: Int = 16_000, identifier: String) {
+    self.sampleRate = max(1, sampleRate)
+    self.identifier = identifier
   }
 
   /// What a blocking ``read(maximumCount:timeout:)`` found.
@@ -106,14 +124,21 @@ public final class PushedAudio: Sendable {
 }
 
 extension PushedAudio: Hashable {
-  /// Identity: the same instance.
+  /// The same instance, or the same ``identifier`` and rate.
   public static func == (lhs: PushedAudio, rhs: PushedAudio) -> Bool {
-    lhs === rhs
+    if lhs === rhs { return true }
+    guard let identifier = lhs.identifier else { return false }
+    return identifier == rhs.identifier && lhs.sampleRate == rhs.sampleRate
   }
 
-  /// Hashes the identity.
+  /// Hashes the identifier and rate, or the identity.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(ObjectIdentifier(self))
+    if let identifier {
+      hasher.combine(identifier)
+      hasher.combine(sampleRate)
+    } else {
+      hasher.combine(ObjectIdentifier(self))
+    }
   }
 }
 
@@ -122,7 +147,7 @@ extension PushedAudio: CustomStringConvertible {
   public var description: String {
     let snapshot = storage.snapshot
     return
-      "PushedAudio(\(sampleRate) Hz, pushed \(snapshot.pushed), consumed \(snapshot.consumed)"
+      "PushedAudio(\(identifier.map { "\($0), " } ?? "")\(sampleRate) Hz, pushed \(snapshot.pushed), consumed \(snapshot.consumed)"
       + (snapshot.isFinished ? ", finished)" : ")")
   }
 }

@@ -25,13 +25,13 @@ struct Serve: AsyncParsableCommand {
       message {"config": {"sample_rate": 16000, "words": true, "max_alternatives": 0, \
       "phrase_list": [...]}}, then binary 16-bit little-endian mono PCM, then {"eof" : 1}; one \
       reply per message ({"partial": ...} or {"result": [...], "text": ...}). A phrase_list \
-      holds at most \(VoskStreamConfiguration.phraseLimit) phrases of at most \
-      \(VoskStreamConfiguration.phraseLengthLimit) characters (else close 1007); with \
+      holds at most \(defaults.maxPhrases) phrases of at most \
+      \(defaults.maxPhraseLength) characters (else close 1007); with \
       Moonshine its phrases are hotwords (at most \(Hotwords.maximumCount) of \
       \(Hotwords.maximumLength) characters). Last words \
       that do not come within \(seconds(SpeechRecognition().stopDeadline)) of the end close the \
       stream with 1011. GET /readyz answers 503 "stuck" while every decoder has been busy for \
-      over \(seconds(TranscriptionServer.stuckDecoderAge)) with sessions that are over.
+      over \(seconds(defaults.stuckDecoderAge)) with sessions that are over.
 
       POST /v1/audio/transcriptions (OpenAI's API): an upload's body must arrive at \
       \(defaults.minimumUploadRate >> 10) KiB/s or more on average after its first \
@@ -582,8 +582,8 @@ struct Serve: AsyncParsableCommand {
     }
     server.uploadAudioDuration = { LiveSpeechConfiguration.declaredAudioDuration(of: $0) }
     if !preview {
-      server.areDecodersStuck = {
-        LiveSpeechConfiguration.isEveryDecoderBusy(longerThan: TranscriptionServer.stuckDecoderAge)
+      server.areDecodersStuck = { [age = configuration.stuckDecoderAge] in
+        LiveSpeechConfiguration.isEveryDecoderBusy(longerThan: age)
       }
     }
     let host = self.host

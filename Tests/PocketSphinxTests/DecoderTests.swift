@@ -80,6 +80,31 @@ struct DecoderTests {
     #expect(try utterances(silence: 2) == 1)
   }
 
+  @Test func theSameAudioDecodesToTheSameUtterancesHoweverItIsCut() throws {
+    let goForward = try samples(ofRaw: SpeechTestData.goForward)
+    // Two utterances with a pause between them long enough to end the first.
+    let pause = (0..<12_800).map { Int16(($0 * 7919) % 41) - 20 }
+    let twice = goForward + pause + goForward
+    let decoder = try Decoder(configuration: DecoderConfiguration())
+    func utterances(chunk: Int) throws -> [[RecognizedWord]] {
+      try decoder.startNewStream()
+      return try decode(twice, with: decoder, chunk: chunk).compactMap {
+        if case .utterance(let words) = $0, !words.isEmpty { words } else { nil }
+      }
+    }
+    let reference = try utterances(chunk: 2048)
+    #expect(reference.map { $0.map(\.text) } == [goForwardWords, goForwardWords])
+    // Where the voice activity is looked at no longer depends on the chunks: the same
+    // utterances, the same words; their times agree to pocketsphinx's frame (10 ms: how much
+    // of a frame it holds back when an utterance ends depends on the last chunk).
+    for chunk in [160, 333, 800, 1600, 4000, 7777, twice.count] {
+      let other = try utterances(chunk: chunk)
+      #expect(other.map { $0.map(\.text) } == reference.map { $0.map(\.text) }, "\(chunk)")
+      let times = zip(other.joined(), reference.joined()).map { abs($0.timestamp - $1.timestamp) }
+      #expect(times.allSatisfy { $0 <= 0.011 }, "chunks of \(chunk) samples: \(times)")
+    }
+  }
+
   @Test func malformedGrammarIsInvalidWithTheParsersErrorAndLine() throws {
     let directory = try TemporaryDirectory()
     let grammar = directory.url.appendingPathComponent("broken.gram")

@@ -12,12 +12,14 @@ func samples(ofRaw url: URL) throws -> [Int16] {
   }
 }
 
-/// Feeds `samples` to `decoder` in chunks of 2048 as the live client does, then finishes it, and
-/// returns every event.
-func decode(_ samples: [Int16], with decoder: Decoder) throws -> [RecognitionEvent] {
+/// Feeds `samples` to `decoder` in chunks of `chunk` samples (2048, as the live client does),
+/// then finishes it, and returns every event.
+func decode(
+  _ samples: [Int16], with decoder: Decoder, chunk size: Int = 2048
+) throws -> [RecognitionEvent] {
   var events: [RecognitionEvent] = []
-  for start in stride(from: 0, to: samples.count, by: 2048) {
-    let chunk = samples[start..<min(start + 2048, samples.count)]
+  for start in stride(from: 0, to: samples.count, by: size) {
+    let chunk = samples[start..<min(start + size, samples.count)]
     events += try chunk.withUnsafeBufferPointer { try decoder.process($0) }
   }
   if let words = try decoder.finish() { events.append(.utterance(words)) }
@@ -31,3 +33,6 @@ func utteranceWords(_ events: [RecognitionEvent]) -> [String] {
     return words.map(\.text)
   }
 }
+
+/// What goforward.raw says.
+let goForwardWords = ["go", "forward", "ten", "meters"]

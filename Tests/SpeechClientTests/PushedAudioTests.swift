@@ -59,4 +59,16 @@ import Testing
         == SpeechRecognitionRequest(source: .pushed(audio)))
     #expect(!SpeechRecognitionRequest.AudioSource.pushed(audio).isLive)
   }
+
+  @Test func audiosMadeWithTheSameIdentifierAndRateAreEqual() {
+    let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 1")
+    #expect(audio == PushedAudio(sampleRate: 16_000, identifier: "audio 1"))
+    #expect(audio.hashValue == PushedAudio(sampleRate: 16_000, identifier: "audio 1").hashValue)
+    #expect(audio != PushedAudio(sampleRate: 8_000, identifier: "audio 1"))
+    #expect(audio != PushedAudio(sampleRate: 16_000, identifier: "audio 2"))
+    // One without an identifier is only ever itself.
+    #expect(audio != PushedAudio(sampleRate: 16_000))
+    #expect(PushedAudio(sampleRate: 16_000) != audio)
+    #expect("\(audio)".hasPrefix("PushedAudio(audio 1, 16000 Hz"))
+  }
 }

@@ -1,0 +1,238 @@
+import Foundation
+import SpeechClient
+
+/// The form fields of `POST /v1/audio/transcriptions` besides `file`, checked.
+///
+/// - `model`: `moonshine` or `pocketsphinx` picks that engine (`GET /v1/models` lists the
+///   server's); any other name (`whisper-1`, `gpt-4o-transcribe`, …) means the server's default.
+/// - `response_format`: `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
+/// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
+///   requires); by default `segment`.
+/// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
+/// - `prompt`: its names become hotwords Moonshine favours (pocketsphinx takes none): each run
+///   of capitalised words (`Aoife Ni Bhriain`), each word with inner capitals or digits
+///   (`iPhone`), and each sentence's first word unless it is a common one (`The`, `Please`);
+///   see `Hotwords.phrases(inPrompt:)`. Ordinary lower-case words are left out.
+/// - `temperature`: accepted (0…1) and ignored: decoding is deterministic, reported as 0.
+/// - `include[]`: `logprobs` adds each token's log probability (`logprobs`) to `json` and to
+///   the events of a stream: Moonshine's decoder tokens; pocketsphinx has no tokens, so each of
+///   its words is one, with the log of its confidence.
+/// - `chunking_strategy`: `auto` (the server's voice-activity settings), or
+///   `{"type": "server_vad", "threshold", "prefix_padding_ms", "silence_duration_ms"}` (as JSON,
+///   or as the SDKs send it, `chunking_strategy[type]` and so on): the detector's threshold and
+///   the pause that ends an utterance, for this upload. `prefix_padding_ms` is checked and has
+///   no effect: each utterance keeps half of the pause before it as padding.
+/// - `stream`: `true` answers with server-sent events (`transcript.text.delta` for each
+///   utterance as it is decoded, then `transcript.text.done`), with `json` or `text` only (as
+///   OpenAI requires); `false` (the default) answers once the whole upload is decoded.
+public struct OpenAITranscriptionOptions: Equatable, Sendable {
+  /// How the transcript is returned.
+  public var responseFormat: OpenAIResponseFormat = .json
+  /// Which timestamps `verbose_json` includes.
+  public var timestampGranularities: Set<OpenAITimestampGranularity> = [.segment]
+  /// The `model` the client named, if any.
+  public var model: String?
+  /// The engine `model` names, `nil` for the server's default.
+  public var engine: SpeechRecognitionRequest.EngineName? {
+    model.flatMap { SpeechRecognitionRequest.EngineName(rawValue: $0.lowercased()) }
+  }
+  /// The `language` the client named, if any.
+  public var language: String?
+  /// The `prompt` the client sent, if any.
+  public var prompt: String?
+  /// The prompt's names, which Moonshine favours.
+  public var hotwords: Hotwords { Hotwords(prompt.map(Hotwords.phrases(inPrompt:)) ?? []) }
+  /// The `temperature` the client asked for, if any.
+  public var temperature: Double?
+  /// Whether the transcript is streamed as server-sent events.
+  public var stream = false
+  /// Whether `include[]` asks for the tokens' log probabilities.
+  public var includesLogprobs = false
+  /// How the upload is cut into utterances, when `chunking_strategy` says.
+  public var chunkingStrategy: OpenAIChunkingStrategy?
+
+  /// The defaults: JSON, segment timestamps.
+  public init() {}
+
+  /// Reads the fields of an upload (each name with its values in order).
+  public init(fields: [String: [String]]) throws(OpenAIError) {
+    func value(_ name: String) -> String? {
+      fields[name]?.last
+    }
+    model = value("model")
+    prompt = value("prompt")
+    if let prompt, let problem = hotwords.problem {
+      throw .invalidField(
+        "prompt", value: prompt,
+        expected: "a prompt naming at most \(Hotwords.maximumCount) names of at most "
+          + "\(Hotwords.maximumLength) characters (its names \(problem))")
+    }
+    if let format = value("response_format") {
+      guard let responseFormat = OpenAIResponseFormat(rawValue: format) else {
+        throw .invalidField(
+          "response_format", value: format, expected: "json, text, srt, vtt or verbose_json")
+      }
+      self.responseFormat = responseFormat
+    }
+    let granularities =
+      (fields["timestamp_granularities[]"] ?? []) + (fields["timestamp_granularities"] ?? [])
+    if !granularities.isEmpty {
+      var set = Set<OpenAITimestampGranularity>()
+      for text in granularities {
+        guard let granularity = OpenAITimestampGranularity(rawValue: text) else {
+          throw .invalidField(
+            "timestamp_granularities[]", value: text, expected: "word or segment")
+        }
+        set.insert(granularity)
+      }
+      guard responseFormat == .verboseJSON else {
+        throw .invalidField(
+          "timestamp_granularities[]", value: granularities.joined(separator: ","),
+          expected: "no timestamp granularities unless response_format is verbose_json")
+      }
+      timestampGranularities = set
+    }
+    if let language = value("language"), !language.isEmpty {
+      let lowered = language.lowercased()
+      guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
+        throw .invalidField(
+          "language", value: language, expected: "en (this server's model is English)")
+      }
+      self.language = language
+    }
+    if let text = value("temperature"), !text.isEmpty {
+      guard let temperature = Double(text), (0...1).contains(temperature) else {
+        throw .invalidField("temperature", value: text, expected: "a number from 0 to 1")
+      }
+      self.temperature = temperature
+    }
+    if let text = value("stream"), !text.isEmpty {
+      switch text.lowercased() {
+      case "true": stream = true
+      case "false": stream = false
+      default: throw .invalidField("stream", value: text, expected: "true or false")
+      }
+      guard !stream || responseFormat == .json || responseFormat == .text else {
+        throw .invalidField(
+          "stream", value: text,
+          expected: "false unless response_format is json or text (the formats that stream)")
+      }
+    }
+    for text in (fields["include[]"] ?? []) + (fields["include"] ?? []) {
+      guard text == "logprobs" else {
+        throw .invalidField("include[]", value: text, expected: "logprobs")
+      }
+      guard responseFormat == .json || stream else {
+        throw .invalidField(
+          "include[]", value: text,
+          expected: "no logprobs unless response_format is json or the answer is streamed")
+      }
+      includesLogprobs = true
+    }
+    chunkingStrategy = try OpenAIChunkingStrategy(fields: fields)
+  }
+}
+
+/// The `response_format` of a transcription.
+public enum OpenAIResponseFormat: String, Equatable, Sendable, CaseIterable {
+  /// `{"text": "…"}`.
+  case json
+  /// The transcript as plain text.
+  case text
+  /// SubRip subtitles.
+  case srt
+  /// WebVTT subtitles.
+  case vtt
+  /// `task`, `language`, `duration`, `text`, and `segments` and/or `words`.
+  case verboseJSON = "verbose_json"
+}
+
+/// A `timestamp_granularities[]` value.
+public enum OpenAITimestampGranularity: String, Equatable, Hashable, Sendable {
+  /// Each utterance's start and end (`segments`).
+  case segment
+  /// Each word's start and end (`words`).
+  case word
+}
+
+/// `chunking_strategy`: how an upload is cut into utterances.
+public enum OpenAIChunkingStrategy: Equatable, Sendable {
+  /// The server's own settings.
+  case auto
+  /// The voice-activity detector with these settings (each `nil` for the server's).
+  case serverVAD(threshold: Double?, prefixPaddingMilliseconds: Int?, silenceMilliseconds: Int?)
+
+  /// The detector settings for the recognizer; `nil` for the server's.
+  public var voiceActivity: VoiceActivityTuning? {
+    switch self {
+    case .auto: nil
+    case .serverVAD(let threshold, _, let silence):
+      // A fixed pause, as OpenAI's server VAD has it.
+      VoiceActivityTuning(
+        threshold: threshold, minimumSilence: silence.map { Double($0) / 1000 },
+        judgesSentences: false)
+    }
+  }
+
+  /// Reads `chunking_strategy` (`auto` or a JSON object) or its bracketed fields
+  /// (`chunking_strategy[type]`, …); `nil` when there is neither.
+  init?(fields: [String: [String]]) throws(OpenAIError) {
+    let prefix = "chunking_strategy["
+    var object: [String: String] = [:]
+    for (name, values) in fields where name.hasPrefix(prefix) && name.hasSuffix("]") {
+      object[String(name.dropFirst(prefix.count).dropLast())] = values.last
+    }
+    if let text = fields["chunking_strategy"]?.last, !text.isEmpty {
+      if text == "auto" {
+        self = .auto
+        return
+      }
+      guard
+        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+      else {
+        throw .invalidField(
+          "chunking_strategy", value: text,
+          expected: "auto or a JSON object with type server_vad")
+      }
+      for (key, value) in parsed {
+        object[key] = (value as? String) ?? (value as? NSNumber)?.stringValue ?? "\(value)"
+      }
+    }
+    guard !object.isEmpty else { return nil }
+    guard object["type"] == "server_vad" else {
+      throw .invalidField(
+        "chunking_strategy", value: object["type"] ?? "", expected: "auto or type server_vad")
+    }
+    for key in object.keys
+    where !["type", "threshold", "prefix_padding_ms", "silence_duration_ms"].contains(key) {
+      throw .invalidField(
+        "chunking_strategy", value: key,
+        expected: "type, threshold, prefix_padding_ms and silence_duration_ms")
+    }
+    var threshold: Double?
+    if let text = object["threshold"] {
+      guard let value = Double(text), value > 0, value < 1 else {
+        throw .invalidField(
+          "chunking_strategy", value: text, expected: "a threshold between 0 and 1 (exclusive)")
+      }
+      threshold = value
+    }
+    func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(OpenAIError) -> Int? {
+      guard let text = object[key] else { return nil }
+      guard let value = Int(text) ?? Double(text).flatMap({ Int(exactly: $0) }),
+        range.contains(value)
+      else {
+        throw .invalidField(
+          "chunking_strategy", value: text,
+          expected: "\(key) as whole milliseconds from \(range.lowerBound) to \(range.upperBound)")
+      }
+      return value
+    }
+    self = .serverVAD(
+      threshold: threshold,
+      prefixPaddingMilliseconds: try milliseconds(
+        "prefix_padding_ms", ServerConfiguration.turnDetectionPrefixPadding),
+      silenceMilliseconds: try milliseconds(
+        "silence_duration_ms", ServerConfiguration.turnDetectionSilence))
+  }
+}

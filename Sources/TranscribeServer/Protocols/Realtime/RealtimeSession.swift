@@ -1,0 +1,609 @@
+import Architecture
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One OpenAI Realtime transcription session (`/v1/realtime?intent=transcription`), from
+/// `session.created` to the close, as a reducer.
+///
+/// Audio appended to the input buffer is decoded as it arrives by ``SpeechRecognition`` (the
+/// feature every protocol runs), in *runs*: a run is one recognition task over one audio of
+/// the session's ``AudioInbox`` (started with ``AudioInbox/start``), from the first audio after the start, a commit or a clear, to the
+/// next commit or clear. Items come out of runs:
+/// - with `turn_detection` `server_vad` (the default), each utterance the recognizer ends at a
+///   pause is an item: `input_audio_buffer.speech_started` when its first words are heard,
+///   `conversation.item.input_audio_transcription.delta` as the words grow, then
+///   `speech_stopped`, `committed` and `completed` once the pause ends it;
+/// - a client's `input_audio_buffer.commit` (whatever the turn detection) ends the run: every
+///   word not in an item yet makes the committed item, whose deltas and completion follow once
+///   the recognizer has its last words. With turn detection off, an item's deltas start at its
+///   commit (the client has no item id before).
+///
+/// Deltas carry each word once, as first decided: a word goes out once two results in a row
+/// agree on it and another word follows it, or once the item is final. A word revised after it
+/// went out is not sent again (a delta cannot be taken back); `completed` carries the item's
+/// final transcript. With `idle_timeout_ms`, that much audio without speech is committed as an
+/// empty item after `input_audio_buffer.timeout_triggered`. The server VAD's threshold and
+/// silence go with the run's request to the recognizer's detector.
+///
+/// Nothing here touches the socket or the audio buffer: the state holds values only (see
+/// ``VoskSession``). What every streaming session shares is ``StreamSession``'s, in
+/// ``State/stream``: the host writes its outbox and acknowledges it, and reads a message only
+/// while its allowance allows: after every message, unless more than
+/// ``ServerConfiguration/maxBufferedAudio`` waits to be decoded or a commit waits for its last
+/// words. Errors in a client's event are
+/// `error` events and the session goes on; the idle timeout, the maximum length and a
+/// shutdown first deliver the last words, then an `error` event and the close.
+@Reducer
+struct RealtimeSession: StreamingSession, Sendable {
+  /// Something for the host to write to the socket.
+  enum Output: Equatable, Sendable {
+    case event(RealtimeServerEvent)
+    /// The close frame: normal closure for `nil`, else the error's code and reason.
+    case close(WebSocketSessionError?)
+  }
+
+  /// How a session ends: with an `error` event and the WebSocket close codes vosk's protocol
+  /// has too.
+  typealias Problem = WebSocketSessionError
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WebSocketSessionError>
+  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
+  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
+
+  /// Where a session is.
+  enum Phase: Equatable, Sendable {
+    /// Events are read and answered.
+    case streaming
+    /// A commit ended the run: its last words are awaited, then events are read again.
+    case committing
+    /// The session is ending for `closing` once the last words are in.
+    case finishing(closing: WebSocketSessionError)
+    /// The session is over (see ``StreamSession/State/ending``).
+    case over
+  }
+
+  /// The item the words being heard belong to.
+  struct Item: Equatable, Sendable {
+    var id: String
+    /// Whether the client knows the item's id (`speech_started` or `committed` went out), so
+    /// deltas may go out.
+    var isAnnounced = false
+    var isCommitted = false
+    /// The words sent in deltas so far.
+    var sentWords = 0
+  }
+
+  struct State: Equatable {
+    /// The session's id (`sess_…` in `session.created`), and the stem of its items' ids.
+    let id: String
+    var configuration = RealtimeConfiguration()
+    /// The current run's recognition.
+    var recognition: SpeechRecognition.State?
+    /// The current run's number (0 before the first).
+    var run = 0
+    /// The current run's sample rate.
+    var runRate = RealtimeAudioFormat.pcmRate
+    /// The numbers handed to the audio inbox so far: one for each run's start, one for each
+    /// audio message.
+    var audioMessages = 0
+    /// Samples pushed in the current run.
+    var runSamples = 0
+    /// Where the current run starts in the session's audio, in milliseconds.
+    var runStart = 0.0
+    /// Finished utterances of the current run already in items.
+    var takenUtterances = 0
+    /// The audio written to the buffer in the session, in milliseconds.
+    var bufferMilliseconds = 0.0
+    /// The audio appended since the last commit, clear or end of an item, in milliseconds.
+    var uncommittedMilliseconds = 0.0
+    /// Where the last item's speech ended, in milliseconds of the session's audio.
+    var lastItemEnd = 0.0
+    /// Where the audio without speech began, for server VAD's `idle_timeout_ms`: the end of
+    /// the last item or of the last timeout.
+    var quietStart = 0.0
+    var item: Item?
+    /// The looks at the words not in an item yet, for the ones that have settled
+    /// (``SettledWords``): kept before the client knows the item too, so the words two looks
+    /// agreed on go out as soon as it does.
+    var heard = SettledWords()
+    /// Items made so far.
+    var items = 0
+    /// The last item committed.
+    var lastItemID: String?
+    var phase = Phase.streaming
+    /// The outbox, the allowance, the limits and the ending.
+    var stream = Stream.State()
+
+    init(id: String) {
+      self.id = id
+    }
+
+    /// The samples of the current run the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress else { return 0 }
+      return Int((progress.audioDuration * Double(runRate)).rounded())
+    }
+
+    /// Whether the current run's recognition is over.
+    var isRunOver: Bool {
+      recognition?.isOver ?? true
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    /// The host's start (`session.created` goes out and the timers start) and
+    /// acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
+    /// A text message from the client, as the codec read it (``RealtimeClientMessage``).
+    case message(RealtimeClientMessage)
+    /// A binary message (not part of the protocol).
+    case binary(Int)
+    case recognition(SpeechRecognition.Action)
+  }
+
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
+
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
+
+  init(limits: ServerConfiguration = ServerConfiguration()) {
+    self.limits = limits
+  }
+
+  /// The shortest audio a commit takes, as OpenAI's API has it.
+  static let minimumCommit = ServerConfiguration.realtimeMinimumCommitMilliseconds
+
+  var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
+    Reduce { state, action in
+      switch action {
+      case .stream(.start):
+        state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
+        return .none
+
+      case .stream(let action):
+        return reduce(stream: action, &state)
+
+      case .message(let message):
+        state.stream.messageReceived()
+        guard state.phase == .streaming else { return .none }
+        switch message {
+        case .tooLarge(let bytes):
+          return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        case .invalid(let error):
+          return reject(&state, error)
+        case .event(let event, let eventID):
+          return handle(event, eventID: eventID, &state)
+        }
+
+      case .binary(let bytes):
+        state.stream.messageReceived()
+        guard state.phase == .streaming else { return .none }
+        guard bytes <= limits.maxFrameBytes else {
+          return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+        }
+        return reject(&state, .binaryMessage)
+
+      case .recognition(let action):
+        // Only a new result is a new look at the words.
+        if case .speech(.success) = action {
+          return recognitionChanged(&state, isNewResult: true)
+        }
+        return recognitionChanged(&state)
+
+      }
+    }
+    .ifLet(\.recognition, action: \.recognition) {
+      SpeechRecognition()
+    }
+  }
+
+  // MARK: - Client events
+
+  private func handle(
+    _ event: RealtimeClientEvent, eventID: String?, _ state: inout State
+  ) -> Effect<Action> {
+    switch event {
+    case .sessionUpdate(let session):
+      let next: RealtimeConfiguration
+      do throws(RealtimeError) {
+        next = try state.configuration.updated(with: session, engines: limits.engines)
+      } catch {
+        return reject(&state, error, eventID: eventID)
+      }
+      if next.format != state.configuration.format, state.recognition != nil {
+        return reject(&state, .formatChangeWithAudio, eventID: eventID)
+      }
+      state.configuration = next
+      state.stream.outbox.append(.event(.session(next, isUpdate: true)))
+      allowNextMessage(&state)
+      return .none
+
+    case .append(let bytes):
+      let format = state.configuration.format
+      guard bytes.count % format.bytesPerSample == 0 else {
+        return reject(&state, .oddLength(bytes: bytes.count), eventID: eventID)
+      }
+      guard !bytes.isEmpty else {
+        allowNextMessage(&state)
+        return .none
+      }
+      // G.711 expands to 16-bit PCM in the push, off the main actor: a byte a sample.
+      let samples = bytes.count / format.bytesPerSample
+      let milliseconds = Double(samples) * 1000 / Double(format.sampleRate)
+      let start = startRun(&state)
+      state.audioMessages += 1
+      state.runSamples += samples
+      state.bufferMilliseconds += milliseconds
+      state.uncommittedMilliseconds += milliseconds
+      state.stream.wantsMessage = true
+      let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
+        audioInbox.push(number, ByteBuffer(bytes: format.pcm(bytes)))
+      }
+      let renew = timers.audioArrived(
+        &state.stream.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate)
+      )
+      triggerTimeoutIfQuiet(&state)
+      allowNextMessageIfBuffered(&state)
+      return .merge(start, push, renew)
+
+    case .commit:
+      guard state.uncommittedMilliseconds >= Self.minimumCommit, state.recognition != nil else {
+        return reject(
+          &state, .commitEmpty(milliseconds: state.uncommittedMilliseconds), eventID: eventID)
+      }
+      var item = state.item ?? newItem(&state)
+      item.isAnnounced = true
+      item.isCommitted = true
+      state.item = item
+      state.stream.outbox.append(
+        .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+      state.lastItemID = item.id
+      state.uncommittedMilliseconds = 0
+      state.quietStart = state.bufferMilliseconds
+      state.phase = .committing
+      sendDelta(&state, words: pendingWords(state))
+      var effects = [timers.awaitLastWords(shuttingDown: false), finishRun(&state)]
+      if state.isRunOver { effects.append(recognitionChanged(&state)) }
+      return .merge(effects)
+
+    case .clear:
+      state.item = nil
+      state.uncommittedMilliseconds = 0
+      state.quietStart = state.bufferMilliseconds
+      state.stream.outbox.append(.event(.cleared))
+      let end = endAudio(state)
+      // Dropping the run cancels its recognition (its effects go with its state).
+      state.recognition = nil
+      state.takenUtterances = 0
+      state.heard.reset()
+      allowNextMessage(&state)
+      return end
+    }
+  }
+
+  /// Answers a client event with an `error` event; the session goes on.
+  private func reject(
+    _ state: inout State, _ error: RealtimeError, eventID: String? = nil
+  ) -> Effect<Action> {
+    var error = error
+    if let eventID { error.eventID = eventID }
+    state.stream.outbox.append(.event(.error(error)))
+    allowNextMessage(&state)
+    return .none
+  }
+
+  // MARK: - Runs and items
+
+  /// Starts a run of recognition when none is going.
+  private func startRun(_ state: inout State) -> Effect<Action> {
+    guard state.recognition == nil else { return .none }
+    state.run += 1
+    state.audioMessages += 1
+    state.runSamples = 0
+    state.takenUtterances = 0
+    state.heard.reset()
+    state.runStart = state.bufferMilliseconds
+    state.runRate = state.configuration.format.sampleRate
+    let audio = PushedAudio(
+      sampleRate: state.runRate, identifier: "audio \(state.audioMessages)")
+    var request = SpeechRecognitionRequest(source: .pushed(audio))
+    if let engine = state.configuration.engine, limits.engines.contains(engine) {
+      request.engine = engine.defaultEngine
+    }
+    request.voiceActivity = state.configuration.voiceActivity
+    request.hotwords = state.configuration.hotwords
+    state.recognition = SpeechRecognition.State(request: request)
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
+      .send(.recognition(.start)))
+  }
+
+  /// Ends the current run's audio and asks recognition for its last words.
+  private func finishRun(_ state: inout State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return LastWords.ask(
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)))
+  }
+
+  private func newItem(_ state: inout State) -> Item {
+    state.items += 1
+    return Item(id: "item_\(state.id)_\(state.items)")
+  }
+
+  /// Opens an item for words heard with server VAD: `speech_started`.
+  private func announceSpeech(_ state: inout State, firstWord: TranscriptionSegment) {
+    guard state.item == nil || state.item?.isAnnounced == false else { return }
+    var item = state.item ?? newItem(&state)
+    item.isAnnounced = true
+    state.item = item
+    let padding = Double(state.configuration.turnDetection?.prefixPaddingMilliseconds ?? 0)
+    let start = max(
+      state.runStart + firstWord.timestamp * 1000 - padding, state.runStart, state.lastItemEnd)
+    state.stream.outbox.append(
+      .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
+  }
+
+  /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words that
+  /// have settled count (``SettledWords``: the decoder is sure or two looks agree, another word
+  /// follows, no loop). A delta cannot be taken back: where the recognizer still revises a word
+  /// already sent, the deltas keep the word as first heard and `completed` has the final one.
+  private func sendDelta(
+    _ state: inout State, words allWords: [TranscriptionSegment], isFinal: Bool = false
+  ) {
+    var words = allWords
+    if !isFinal {
+      // The pending words are finished utterances' words, then the partial ones.
+      let partial = state.recognition?.result?.bestTranscription.partialSegments.count ?? 0
+      let settled = state.heard.settle(
+        allWords.map(SettledWords.Word.init), finished: max(0, allWords.count - partial))
+      words = Array(allWords.prefix(settled))
+    }
+    guard var item = state.item, item.isAnnounced else { return }
+    guard words.count > item.sentWords else {
+      state.item = item
+      return
+    }
+    let new = words[item.sentWords...]
+    let text = (item.sentWords > 0 ? " " : "") + OpenAITranscription.text(of: new)
+    // Partial words carry log probabilities when the engine decodes tokens (Moonshine), as
+    // the decoder found them when they settled; pocketsphinx's have none until decided.
+    let logprobs =
+      state.configuration.includesLogprobs && (isFinal || new.allSatisfy { !$0.tokens.isEmpty })
+      ? OpenAITranscription.logprobs(of: [new]) : nil
+    item.sentWords = words.count
+    state.item = item
+    state.stream.outbox.append(.event(.delta(itemID: item.id, text: text, logprobs: logprobs)))
+  }
+
+  /// Completes the current item with `words`: the rest of its deltas and `completed`.
+  private func complete(_ state: inout State, words: [TranscriptionSegment]) {
+    guard let item = state.item else { return }
+    sendDelta(&state, words: words, isFinal: true)
+    state.stream.outbox.append(
+      .event(
+        .completed(
+          itemID: item.id, transcript: OpenAITranscription.text(of: words), words: words.count,
+          logprobs: state.configuration.includesLogprobs
+            ? OpenAITranscription.logprobs(of: [words]) : nil)))
+    state.item = nil
+    state.heard.reset()
+  }
+
+  /// The words of the current run not in an item yet: its finished utterances not taken, then
+  /// its partial words.
+  private func pendingWords(_ state: State) -> [TranscriptionSegment] {
+    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
+    let utterances = transcription.finishedUtterances
+    var words: [TranscriptionSegment] = []
+    for index in state.takenUtterances..<utterances.count { words += utterances[index] }
+    return words + transcription.partialSegments
+  }
+
+  private func recognitionChanged(
+    _ state: inout State, isNewResult: Bool = false
+  ) -> Effect<Action> {
+    guard let recognition = state.recognition else { return .none }
+    switch recognition.outcome {
+    case .failed, .notAuthorized:
+      if let problem = RecognitionProblem(recognition.outcome) {
+        let error = WebSocketSessionError(problem)
+        return closeWithError(&state, error)
+      }
+    default:
+      break
+    }
+    switch state.phase {
+    case .over:
+      return .none
+    case .streaming, .finishing:
+      if state.configuration.turnDetection != nil, state.item?.isCommitted != true {
+        takeUtterances(&state)
+      }
+    case .committing:
+      break
+    }
+    let words = pendingWords(state)
+    if let first = words.first, state.configuration.turnDetection != nil,
+      state.item?.isCommitted != true, state.phase == .streaming
+    {
+      announceSpeech(&state, firstWord: first)
+    }
+    if isNewResult { sendDelta(&state, words: words) }
+    guard state.isRunOver else {
+      allowNextMessageIfBuffered(&state)
+      return .none
+    }
+    switch state.phase {
+    case .committing:
+      complete(&state, words: words)
+      state.recognition = nil
+      state.phase = .streaming
+      allowNextMessage(&state)
+      return timers.stop(.finalWait)
+    case .finishing(let closing):
+      if var item = state.item ?? (words.isEmpty ? nil : newItem(&state)) {
+        if !item.isCommitted {
+          state.stream.outbox.append(
+            .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+          state.lastItemID = item.id
+          item.isAnnounced = true
+          item.isCommitted = true
+        }
+        state.item = item
+        complete(&state, words: words)
+      }
+      return closeWithError(&state, closing)
+    case .streaming:
+      // The run ended by itself (it should not before a commit): the next audio starts
+      // another.
+      if !words.isEmpty, state.item != nil { complete(&state, words: words) }
+      state.recognition = nil
+      return .none
+    case .over:
+      return .none
+    }
+  }
+
+  /// With server VAD's `idle_timeout_ms`: once that much audio has come without speech since
+  /// the last item (or timeout), `input_audio_buffer.timeout_triggered`, and the quiet audio is
+  /// committed as an item with no words.
+  private func triggerTimeoutIfQuiet(_ state: inout State) {
+    guard let timeout = state.configuration.turnDetection?.idleTimeoutMilliseconds,
+      state.item == nil,
+      state.bufferMilliseconds - max(state.quietStart, state.lastItemEnd) >= Double(timeout)
+    else { return }
+    let item = newItem(&state)
+    let start = max(state.quietStart, state.lastItemEnd)
+    state.stream.outbox.append(
+      .event(
+        .timeoutTriggered(
+          itemID: item.id, audioStartMilliseconds: Int(start.rounded()),
+          audioEndMilliseconds: Int(state.bufferMilliseconds.rounded()))))
+    state.stream.outbox.append(
+      .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+    state.stream.outbox.append(
+      .event(.completed(itemID: item.id, transcript: "", words: 0, logprobs: nil)))
+    state.lastItemID = item.id
+    state.quietStart = state.bufferMilliseconds
+    state.uncommittedMilliseconds = 0
+  }
+
+  /// Makes an item of each utterance server VAD ended since the last look.
+  private func takeUtterances(_ state: inout State) {
+    guard let recognition = state.recognition,
+      let transcription = recognition.result?.bestTranscription
+    else { return }
+    let utterances = transcription.finishedUtterances
+    while state.takenUtterances < utterances.count {
+      let words = Array(utterances[state.takenUtterances])
+      state.takenUtterances += 1
+      guard let first = words.first else { continue }
+      announceSpeech(&state, firstWord: first)
+      guard let item = state.item else { continue }
+      let decoded = (recognition.progress?.audioDuration ?? 0) * 1000
+      let lastEnd = (words.last.map { $0.timestamp + $0.duration } ?? 0) * 1000
+      let end = state.runStart + max(decoded, lastEnd)
+      state.stream.outbox.append(
+        .event(.speechStopped(itemID: item.id, audioEndMilliseconds: Int(end.rounded()))))
+      state.stream.outbox.append(
+        .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
+      state.lastItemID = item.id
+      state.lastItemEnd = end
+      state.uncommittedMilliseconds = max(0, state.bufferMilliseconds - end)
+      var committed = item
+      committed.isCommitted = true
+      state.item = committed
+      complete(&state, words: words)
+    }
+  }
+
+  /// Lets the next message in once the audio waiting to be decoded is within
+  /// ``ServerConfiguration/maxBufferedAudio``.
+  private func allowNextMessageIfBuffered(_ state: inout State) {
+    guard state.phase == .streaming else { return }
+    let waiting =
+      state.recognition == nil
+      ? 0 : Double(state.runSamples - state.decodedSamples) / Double(state.runRate)
+    state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
+  }
+
+  /// Lets the host read one message more than it has, while events are read.
+  private func allowNextMessage(_ state: inout State) {
+    guard state.phase == .streaming else { return }
+    state.stream.allowNextMessage()
+  }
+
+  // MARK: - Ending
+
+  /// Ends the session because of `error`: after the last words for a limit or a shutdown, at
+  /// once otherwise.
+  func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+    switch state.phase {
+    case .streaming, .committing: break
+    case .finishing, .over: return .none
+    }
+    let stopTimers = timers.stopLimits()
+    guard error.deliversLastWords, state.recognition != nil else {
+      return .merge(stopTimers, closeWithError(&state, error))
+    }
+    let wasCommitting = state.phase == .committing
+    state.phase = .finishing(closing: error)
+    var effects = [
+      stopTimers, timers.awaitLastWords(shuttingDown: error == .session(.shuttingDown)),
+    ]
+    if !wasCommitting { effects.append(finishRun(&state)) }
+    if state.isRunOver { effects.append(recognitionChanged(&state)) }
+    return .merge(effects)
+  }
+
+  /// Writes the error event and closes with the error's code.
+  private func closeWithError(
+    _ state: inout State, _ error: WebSocketSessionError
+  ) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.stream.outbox.append(.event(.error(RealtimeError(closing: error))))
+    state.stream.outbox.append(.close(error))
+    return end(&state, .problem(error))
+  }
+
+  /// The session is over: timers stop and recognition is abandoned if it still runs.
+  func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
+    switch state.phase {
+    case .committing, .finishing: closeWithError(&state, late)
+    case .streaming, .over: .none
+    }
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.phase = .over
+    state.stream.ending = ending
+    var effects: [Effect<Action>] = [endAudio(state), timers.stopAll()]
+    if let recognition = state.recognition, recognition.status != .idle {
+      effects.append(.send(.recognition(.cancel)))
+    }
+    return .merge(effects)
+  }
+
+  // MARK: - Audio
+
+  /// Ends the current run's audio after its last message (once or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  }
+}

@@ -1,0 +1,437 @@
+import Architecture
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One stream in vosk-server's protocol, from the first message to the close, as a reducer.
+///
+/// The session composes ``SpeechRecognition`` (the same feature the CLI runs) with the stream's
+/// protocol: every audio message and the end get exactly one reply, once the decoder has caught
+/// up with that message (waiting at most ``ServerConfiguration/replyWait``): a finished utterance not sent
+/// yet if there is one, else the current partial. The reply to `{"eof" : 1}` carries every
+/// finished word not sent yet, then the stream closes normally. Errors close the stream with
+/// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
+/// server shutting down first deliver the last words.
+///
+/// Nothing here touches the socket or the audio buffer: the state holds values only. Audio goes
+/// to the decoder by effects through ``AudioInbox``, and how far the decoder has got comes back
+/// as recognition's own results (their progress), so pacing is decided from the state alone.
+/// What every streaming session shares is ``StreamSession``'s, in ``State/stream``: the outbox
+/// the host writes and acknowledges, the message allowance (a message is read only once the
+/// previous one is answered and at most ``ServerConfiguration/maxBufferedAudio`` of audio waits
+/// to be decoded), the idle, too-long and last-words timers, and the ending. The reply deadline
+/// is this protocol's own timer.
+@Reducer
+struct VoskSession: StreamingSession, Sendable {
+  /// Something for the host to write to the socket.
+  enum Output: Equatable, Sendable {
+    /// A text message.
+    case reply(VoskReply)
+    /// The close frame: normal closure for `nil`, else the error's code and reason.
+    case close(WebSocketSessionError?)
+  }
+
+  /// How a session ends: with vosk's close codes; `finished` once the client sent
+  /// `{"eof" : 1}` and got the last words.
+  typealias Problem = WebSocketSessionError
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WebSocketSessionError>
+  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
+  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
+
+  /// Where a session is.
+  enum Phase: Equatable, Sendable {
+    /// Messages are read and answered.
+    case streaming
+    /// The audio is over; the last words are awaited, then the stream ends with `closing`
+    /// (`nil` after `{"eof" : 1}`).
+    case finishing(closing: WebSocketSessionError?)
+    /// The last words are ready but the client has no message waiting for an answer: they go
+    /// out as the answer to its next message, or when ``ServerConfiguration/replyWait`` passes.
+    case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
+    /// The session is over (see ``StreamSession/State/ending``).
+    case over
+  }
+
+  /// The reply an audio message waits for.
+  struct PendingReply: Equatable, Sendable {
+    /// The message's number in the stream.
+    var number: Int
+    /// The samples pushed up to and including it.
+    var samples: Int
+  }
+
+  struct State: Equatable {
+    /// The stream's configuration (its first message, or the defaults).
+    var configuration = VoskStreamConfiguration()
+    /// Recognition, from the first audio message (or the end) on; its request reads the
+    /// session's ``AudioInbox``.
+    var recognition: SpeechRecognition.State?
+    /// The samples pushed to the inbox so far.
+    var pushedSamples = 0
+    var phase = Phase.streaming
+    /// The reply being waited for.
+    var pending: PendingReply?
+    /// Audio messages received.
+    var audioMessages = 0
+    /// Finished utterances already taken from the transcript.
+    var takenUtterances = 0
+    /// Finished utterances not sent yet.
+    var finals: [[TranscriptionSegment]] = []
+    /// Whether a message arrived while the last words were awaited (they are its answer).
+    var isMessageUnanswered = false
+    /// The outbox, the allowance, the limits and the ending.
+    var stream = Stream.State()
+
+    init(configuration: VoskStreamConfiguration = VoskStreamConfiguration()) {
+      self.configuration = configuration
+    }
+
+    /// The samples the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress else { return 0 }
+      return Int((progress.audioDuration * Double(configuration.sampleRate)).rounded())
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    /// The host's start and acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
+    /// A text message from the client, as the codec read it (``VoskMessage/read(_:limits:)``):
+    /// a message, or what is wrong with it.
+    case message(Result<VoskMessage, WebSocketSessionError>)
+    /// A binary message (16-bit little-endian PCM) from the client.
+    case audio(ByteBuffer)
+    case recognition(SpeechRecognition.Action)
+    /// The wait for the decoder before the pending reply is over.
+    case replyDeadlineElapsed
+    /// The wait for a message to answer with the last words is over.
+    case messageWaitElapsed
+  }
+
+  enum CancelID { case replyDeadline, messageWait }
+
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
+
+  /// Whether a `phrase_list` becomes hotwords the server's default engine, Moonshine, favours;
+  /// otherwise (pocketsphinx) the stream is restricted to the phrases, a grammar.
+  var biasesPhraseList: Bool { limits.engines.first == .moonshine }
+
+  @Dependency(\.continuousClock) var clock
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
+
+  init(limits: ServerConfiguration = ServerConfiguration()) {
+    self.limits = limits
+  }
+
+  var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
+    Reduce { state, action in
+      switch action {
+      case .stream(let action):
+        return reduce(stream: action, &state)
+
+      case .message(let read):
+        state.stream.messageReceived()
+        guard state.phase == .streaming else { return messageWhileEnding(&state) }
+        let message: VoskMessage
+        switch read {
+        case .success(let read): message = read
+        case .failure(let error): return fail(&state, error)
+        }
+        switch message {
+        case .config(let configuration):
+          guard state.recognition == nil else {
+            return fail(&state, .configurationAfterAudio)
+          }
+          if biasesPhraseList, let phrases = configuration.phraseList,
+            let problem = Hotwords(Hotwords.cleaned(phrases)).problem
+          {
+            // Moonshine's hotwords have limits of their own, tighter than a grammar's.
+            return fail(
+              &state, .invalidConfigurationValue(field: "phrase_list", reason: "\(problem)"))
+          }
+          state.configuration = configuration
+          state.stream.allowNextMessage()
+          // Only audio renews the idle time: configurations sent over and over hold no place.
+          return .none
+        case .eof:
+          state.pending = nil
+          let start = startRecognition(&state)
+          return .merge(
+            start, finishAudio(&state, closing: nil),
+            .cancel(id: CancelID.replyDeadline), timers.stop(.idle))
+        }
+
+      case .audio(let buffer):
+        state.stream.messageReceived()
+        guard state.phase == .streaming else { return messageWhileEnding(&state) }
+        let bytes = buffer.readableBytes
+        guard bytes <= limits.maxFrameBytes else {
+          return fail(
+            &state, .session(.messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes)))
+        }
+        guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
+        let start = startRecognition(&state)
+        state.audioMessages += 1
+        state.pushedSamples += bytes / 2
+        state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
+        return .merge(
+          start, push(buffer, number: state.audioMessages),
+          timers.audioArrived(
+            &state.stream.idleAudio,
+            IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
+          timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
+          replyIfCaughtUp(&state))
+
+      case .recognition:
+        takeFinishedUtterances(&state)
+        return recognitionChanged(&state)
+
+      case .replyDeadlineElapsed:
+        guard state.phase == .streaming, state.pending != nil else { return .none }
+        reply(&state)
+        return .none
+
+      case .messageWaitElapsed:
+        guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
+        if !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
+        return closeWithError(&state, closing)
+      }
+    }
+    .ifLet(\.recognition, action: \.recognition) {
+      SpeechRecognition()
+    }
+  }
+
+  // MARK: - Messages and replies
+
+  /// Starts recognition of the stream's audio on first use.
+  private func startRecognition(_ state: inout State) -> Effect<Action> {
+    guard state.recognition == nil else { return .none }
+    // The stream's one audio, started before its first message (numbered 1).
+    let audio = PushedAudio(sampleRate: state.configuration.sampleRate, identifier: "audio 0")
+    var request = SpeechRecognitionRequest(source: .pushed(audio))
+    if let phrases = state.configuration.phraseList, !phrases.isEmpty {
+      if biasesPhraseList {
+        // Moonshine favours the phrases and still hears everything else.
+        request.hotwords = Hotwords(Hotwords.cleaned(phrases))
+      } else {
+        request.model = .phrases(phrases)
+      }
+    }
+    state.recognition = SpeechRecognition.State(request: request)
+    return .merge(
+      .run { [audioInbox] _ in audioInbox.start(audio, 0) }, .send(.recognition(.start)))
+  }
+
+  /// Sends the pending reply once the decoder has reached its audio, and lets the next message
+  /// in once the buffer allows.
+  private func replyIfCaughtUp(_ state: inout State) -> Effect<Action> {
+    if let pending = state.pending, let recognition = state.recognition {
+      if recognition.isOver || state.decodedSamples >= pending.samples {
+        reply(&state)
+        return .cancel(id: CancelID.replyDeadline)
+      }
+    }
+    allowNextMessageIfBuffered(&state)
+    return .none
+  }
+
+  /// Sends the reply to the last audio message: a finished utterance if one waits, else the
+  /// partial words.
+  private func reply(_ state: inout State) {
+    state.pending = nil
+    if !state.finals.isEmpty {
+      state.stream.outbox.append(.reply(.result(state.finals.removeFirst())))
+    } else {
+      let partial = state.recognition?.result?.bestTranscription.partialSegments ?? []
+      state.stream.outbox.append(
+        .reply(.partial(partial.map(\.substring).joined(separator: " "))))
+    }
+    state.stream.wantsMessage = true
+    allowNextMessageIfBuffered(&state)
+  }
+
+  /// Lets the next message in once a reply went out and the audio waiting to be decoded is
+  /// within ``ServerConfiguration/maxBufferedAudio``.
+  private func allowNextMessageIfBuffered(_ state: inout State) {
+    let waiting = Double(state.pushedSamples - state.decodedSamples)
+    state.stream.allowNextMessage(
+      waitingSeconds: waiting / Double(state.configuration.sampleRate),
+      within: limits.maxBufferedAudio)
+  }
+
+  /// A message that arrived while the session was ending.
+  private func messageWhileEnding(_ state: inout State) -> Effect<Action> {
+    switch state.phase {
+    case .finishing:
+      // Not decoded any more; answered with the last words.
+      state.isMessageUnanswered = true
+      return .none
+    case .awaitingMessage(let words, let closing):
+      state.stream.outbox.append(.reply(.result(words)))
+      return closeWithError(&state, closing)
+    case .streaming, .over:
+      return .none
+    }
+  }
+
+  /// Moves the utterances finished since the last look into ``State/finals``.
+  private func takeFinishedUtterances(_ state: inout State) {
+    guard let utterances = state.recognition?.result?.bestTranscription.finishedUtterances
+    else { return }
+    while state.takenUtterances < utterances.count {
+      state.finals.append(Array(utterances[state.takenUtterances]))
+      state.takenUtterances += 1
+    }
+  }
+
+  private func recognitionChanged(_ state: inout State) -> Effect<Action> {
+    guard let recognition = state.recognition else { return .none }
+    switch state.phase {
+    case .streaming:
+      switch recognition.outcome {
+      case .failed, .notAuthorized:
+        if let problem = RecognitionProblem(recognition.outcome) {
+          return fail(&state, WebSocketSessionError(problem))
+        }
+      default:
+        break
+      }
+      return replyIfCaughtUp(&state)
+    case .finishing(let closing):
+      guard recognition.isOver else { return .none }
+      return lastWordsArrived(&state, closing: closing)
+    case .awaitingMessage, .over:
+      return .none
+    }
+  }
+
+  // MARK: - Ending
+
+  /// Finishes the audio and stops recognition; the last words are awaited.
+  private func finishAudio(
+    _ state: inout State, closing: WebSocketSessionError?
+  ) -> Effect<Action> {
+    state.phase = .finishing(closing: closing)
+    return LastWords.await(
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)),
+      closing: closing, timers: timers
+    ) { lastWordsArrived(&state, closing: closing) }
+  }
+
+  /// The last words are in: they go out, then the close.
+  private func lastWordsArrived(
+    _ state: inout State, closing: WebSocketSessionError?
+  ) -> Effect<Action> {
+    let cancelWait = timers.stop(.finalWait)
+    // Words cannot be trusted to be complete after a failure or a stop the recognizer did not
+    // answer in time: a limit closes with its own error, the end of the stream with the
+    // failure (never an empty result that looks like silence).
+    if let problem = LastWords.problem(state.recognition) {
+      return .merge(
+        cancelWait, closeWithError(&state, closing ?? .session(SessionProblem(problem))))
+    }
+    let words = Array(state.finals.joined())
+    state.finals = []
+    guard let closing else {
+      state.stream.outbox.append(.reply(.result(words)))
+      state.stream.outbox.append(.close(nil))
+      return .merge(cancelWait, end(&state, .finished))
+    }
+    // A client that sends and then waits for the answer (vosk's example does) gets the last
+    // words as the answer to its message: one it sent already, or, unless it went quiet, the
+    // one it sends next.
+    let isAnswer = state.pending != nil || state.isMessageUnanswered
+    state.pending = nil
+    if !isAnswer, !closing.isIdle {
+      state.phase = .awaitingMessage(words: words, closing: closing)
+      state.stream.allowNextMessage()
+      return .merge(
+        cancelWait, timer(.messageWaitElapsed, after: limits.replyWait, id: .messageWait))
+    }
+    if isAnswer || !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
+    return .merge(cancelWait, closeWithError(&state, closing))
+  }
+
+  /// Ends the stream because of `error`: at once for the client's mistakes and failures, after
+  /// the last words for an idle stream, one past its limit, or a shutdown.
+  func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+    guard state.phase == .streaming else { return .none }
+    let stopTimers = Effect<Action>.merge(
+      .cancel(id: CancelID.replyDeadline), timers.stopLimits())
+    guard error.deliversLastWords, state.recognition != nil else {
+      return .merge(stopTimers, closeWithError(&state, error))
+    }
+    return .merge(stopTimers, finishAudio(&state, closing: error))
+  }
+
+  /// Writes the error and closes with its code.
+  private func closeWithError(
+    _ state: inout State, _ error: WebSocketSessionError
+  ) -> Effect<Action> {
+    state.stream.outbox.append(.reply(.error(error.message)))
+    state.stream.outbox.append(.close(error))
+    return end(&state, .problem(error))
+  }
+
+  /// The session is over: timers stop and recognition is abandoned if it still runs.
+  func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
+    guard case .finishing(let closing) = state.phase else { return .none }
+    return closeWithError(&state, closing ?? late)
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.phase = .over
+    state.stream.ending = ending
+    state.pending = nil
+    var effects: [Effect<Action>] = [
+      endAudio(state),
+      .cancel(id: CancelID.replyDeadline), timers.stopAll(),
+      .cancel(id: CancelID.messageWait),
+    ]
+    if let recognition = state.recognition, recognition.status != .idle {
+      effects.append(.send(.recognition(.cancel)))
+    }
+    return .merge(effects)
+  }
+
+  // MARK: - Audio
+
+  /// Hands message `number`'s audio to the inbox.
+  private func push(_ buffer: ByteBuffer, number: Int) -> Effect<Action> {
+    .run { [audioInbox] _ in audioInbox.push(number, buffer) }
+  }
+
+  /// Ends the inbox's audio after the last message pushed (once, or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  }
+
+  // MARK: - Timers
+
+  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
+    .run { send in
+      try await clock.sleep(for: duration)
+      await send(action)
+    }
+    .cancellable(id: id, cancelInFlight: true)
+  }
+
+}

@@ -1,0 +1,109 @@
+import NIOCore
+
+/// The PCM of an `audio-start` or `audio-chunk`: sample rate, bytes per sample and channels;
+/// signed little-endian integers, channels interleaved.
+struct WyomingAudioFormat: Equatable, Sendable {
+  var rate: Int
+  var width: Int
+  var channels: Int
+
+  /// The sample widths accepted, in bytes (``WyomingSettings/sampleWidths``).
+  static let widths = WyomingSettings.sampleWidths
+  /// The channel counts accepted (``WyomingSettings/channelCounts``).
+  static let channelCounts = WyomingSettings.channelCounts
+
+  /// The format in an event's data (`rate`, `width`, `channels`), checked; the rate must be
+  /// one of `rates` (``ServerConfiguration/sampleRates``).
+  init(
+    _ data: [String: JSONValue], event: String,
+    rates: ClosedRange<Int> = ServerConfiguration().sampleRates
+  ) throws(WyomingProblem) {
+    func field(
+      _ name: String, in range: ClosedRange<Int>, _ what: String
+    ) throws(WyomingProblem)
+      -> Int
+    {
+      guard let value = data[name]?.integerValue else {
+        throw .unsupportedAudio(
+          "\(event) needs \"\(name)\" (\(what)), a whole number from \(range.lowerBound) to "
+            + "\(range.upperBound)")
+      }
+      guard range.contains(value) else {
+        throw .unsupportedAudio(
+          "\(event) \"\(name)\" \(value) is not \(what) this server reads (\(range.lowerBound)"
+            + " to \(range.upperBound)); send 16-bit (width 2) PCM, e.g. 16000 Hz mono")
+      }
+      return value
+    }
+    rate = try field("rate", in: rates, "a sample rate in Hz")
+    width = try field("width", in: Self.widths, "a sample width in bytes")
+    channels = try field("channels", in: Self.channelCounts, "a channel count")
+  }
+
+  init(rate: Int, width: Int, channels: Int) {
+    self.rate = rate
+    self.width = width
+    self.channels = channels
+  }
+
+  /// Bytes per frame: one sample of every channel.
+  var frameBytes: Int { width * channels }
+
+  /// The payload as 16-bit mono samples: each frame's channels averaged, each sample scaled to
+  /// 16 bits.
+  ///
+  /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
+  ///   frames.
+  func monoSamples(_ payload: ByteBuffer) throws(WyomingProblem) -> [Int16] {
+    let bytes = payload.readableBytesView
+    let frames = try frames(in: payload)
+    var samples = [Int16](repeating: 0, count: frames)
+    var index = bytes.startIndex
+    for frame in 0..<frames {
+      var sum = 0
+      for _ in 0..<channels {
+        sum += sample(bytes, at: index)
+        index += width
+      }
+      samples[frame] = Int16(clamping: sum / channels)
+    }
+    return samples
+  }
+
+  /// How many whole frames the payload holds.
+  ///
+  /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
+  ///   frames.
+  func frames(in payload: ByteBuffer) throws(WyomingProblem) -> Int {
+    let count = payload.readableBytes
+    guard count % frameBytes == 0 else {
+      throw .unsupportedAudio(
+        "an audio-chunk of \(count) bytes does not hold whole frames of \(frameBytes) "
+          + "bytes (width \(width) × \(channels) channel(s))")
+    }
+    return count / frameBytes
+  }
+
+  /// The payload, whole frames (``frames(in:)``), as 16-bit little-endian mono PCM (as it is
+  /// when it is that already).
+  func monoPCM(_ payload: ByteBuffer) -> ByteBuffer {
+    if width == 2, channels == 1 { return payload }
+    let samples = (try? monoSamples(payload)) ?? []
+    var bytes = ByteBuffer()
+    bytes.reserveCapacity(samples.count * 2)
+    for sample in samples { bytes.writeInteger(sample, endianness: .little) }
+    return bytes
+  }
+
+  /// One signed little-endian sample at `index`, scaled to 16 bits.
+  private func sample(_ bytes: ByteBufferView, at index: Int) -> Int {
+    switch width {
+    case 1: return Int(Int8(bitPattern: bytes[index])) << 8
+    case 2: return Int(Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8))
+    default:
+      // 24- and 32-bit: the top two bytes are the 16-bit sample.
+      let high = index + width - 1
+      return Int(Int16(bitPattern: UInt16(bytes[high - 1]) | UInt16(bytes[high]) << 8))
+    }
+  }
+}

@@ -1,0 +1,535 @@
+import Architecture
+import Foundation
+import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
+
+/// One Wyoming connection, from its first event to the close, as a reducer.
+///
+/// A connection may ask `describe` (answered with `info`) and transcribe utterances, one after
+/// another: `transcribe` (optional: `name` picks the model, `language`), `audio-start`,
+/// `audio-chunk`s and `audio-stop`, answered with `transcript`. While the audio arrives the
+/// words heard so far stream out as `transcript-start` and `transcript-chunk`s (text appended
+/// to what went before), and `transcript-stop` follows the final `transcript`. With
+/// endpointing on, the end of the first utterance the voice-activity detector hears (a pause
+/// of `--silence`) is the end of the command: its `transcript` goes out at once, without
+/// waiting for `audio-stop`, and the rest of that audio is ignored.
+///
+/// Every problem is an `error` event (``WyomingProblem``), then the close; the server's limits
+/// (idle, too little audio, maximum length) and a shutdown first deliver the transcript of the
+/// audio so far. Time follows the rule every streaming protocol shares (``SessionTimers``):
+/// only audio renews the idle time, so a connection sending `describe` or `ping` over and over,
+/// or a trickle of tiny chunks, is closed after the idle timeout like a silent one.
+///
+/// Nothing here touches the socket or the audio buffer: the state holds values only. Each
+/// utterance's audio goes to the decoder by effects through ``AudioInbox``, and how far the
+/// decoder has got comes back as recognition's own results (their progress), so pacing is
+/// decided from the state alone. What every streaming session shares is ``StreamSession``'s, in
+/// ``State/stream``: the outbox the host writes and acknowledges, the allowance (one event more
+/// each time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed
+/// waits to be decoded), the limits and the ending.
+@Reducer
+struct WyomingSession: StreamingSession, Sendable {
+  /// Something for the host to write.
+  enum Output: Equatable, Sendable {
+    case event(WyomingEvent)
+    /// The end: the host closes the connection.
+    case close
+  }
+
+  /// How a connection ends: with an `error` event; `finished` once the client finished sending
+  /// and everything it asked for was answered.
+  typealias Problem = WyomingProblem
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, WyomingProblem>
+  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
+  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
+  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
+  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
+  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
+    .recognition(action)
+  }
+
+  /// Where a connection is.
+  enum Phase: Equatable, Sendable {
+    /// Between utterances: `describe`, `transcribe` and `audio-start` may come.
+    case ready
+    /// After `audio-start`: audio arrives until `audio-stop` or the end of speech.
+    case streaming
+    /// The audio is over; the last words are awaited, then the transcript, then the close
+    /// with `closing` if there is one.
+    case finishing(closing: WyomingProblem?)
+    /// The transcript went out at the end of speech: the utterance's remaining audio is
+    /// ignored until its `audio-stop` (or the next `transcribe` or `audio-start`).
+    case endpointed
+    /// The connection is over (see ``StreamSession/State/ending``).
+    case over
+  }
+
+  struct State: Equatable {
+    var phase = Phase.ready
+    /// The model the next utterance uses (`transcribe`'s `name`), `nil` for the default.
+    var model: WyomingModel?
+    /// The language `transcribe` asked for.
+    var language: String?
+    /// The phrases the last `transcribe` asked to favour (``WyomingHotwords``).
+    var hotwords = Hotwords()
+    /// The format of the audio streaming now.
+    var format: WyomingAudioFormat?
+    /// The utterance's recognition; its request reads the audio the session's ``AudioInbox``
+    /// started for the utterance.
+    var recognition: SpeechRecognition.State?
+    /// The numbers handed to the audio inbox so far: one for each utterance's start, one for
+    /// each of its chunks.
+    var audioMessages = 0
+    /// The samples of the utterance pushed to the inbox so far (frames at its rate).
+    var pushedSamples = 0
+    /// The words streamed out as `transcript-chunk`s for this utterance.
+    var streamedWords: [String] = []
+    /// The looks at the utterance's words so far, for the ones that have settled.
+    var heardWords = SettledWords()
+    /// Whether the client has finished sending (its side of the connection is closed).
+    var isClientDone = false
+    /// The transcripts sent.
+    var transcripts = 0
+    /// The audio decoded by the utterances that are over, in seconds as the decoder reported
+    /// them, by engine.
+    var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
+    /// The outbox, the allowance (in events), the limits and the ending.
+    var stream = Stream.State()
+
+    init() {}
+
+    /// The audio decoded by the utterances that are over, in seconds.
+    var decodedSeconds: Double { decoded.values.reduce(0, +) }
+
+    /// The samples of the utterance the decoder has reached, as it last reported.
+    var decodedSamples: Int {
+      guard let progress = recognition?.progress, let format else { return 0 }
+      return Int((progress.audioDuration * Double(format.rate)).rounded())
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    /// The host's start and acknowledgements, the limits, and what they decide.
+    case stream(Stream.Action)
+    /// An event from the client.
+    case received(WyomingEvent)
+    /// The client's bytes broke the framing or a limit.
+    case malformed(WyomingProblem)
+    /// The client closed its side: it sends nothing more, but may wait for answers.
+    case clientFinishedSending
+    case recognition(SpeechRecognition.Action)
+  }
+
+  /// The limits the session runs under (the server's configuration).
+  let limits: ServerConfiguration
+  /// The installed models, the server's default first.
+  let models: [WyomingModel]
+  /// The version `info` reports.
+  let version: String
+
+  @Dependency(\.audioInbox) var audioInbox
+
+  /// The idle, maximum-length and last-words timers.
+  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
+
+  init(
+    limits: ServerConfiguration = ServerConfiguration(),
+    models: [WyomingModel]? = nil,
+    version: String = "0.1.0"
+  ) {
+    self.limits = limits
+    self.models = models ?? limits.engines.map(WyomingModel.init)
+    self.version = version
+  }
+
+  var body: some ReducerOf<Self> {
+    Scope(state: \.stream, action: \.stream) {
+      Stream(limits: limits)
+    }
+    Reduce { state, action in
+      switch action {
+      case .stream(let action):
+        return reduce(stream: action, &state)
+
+      case .received(let event):
+        state.stream.messageReceived()
+        guard state.phase != .over else { return .none }
+        // Only audio renews the idle time (in `push`): other events hold no place.
+        let effect = received(event, &state)
+        guard state.phase != .over else { return effect }
+        allowNextEventIfBuffered(&state, wanted: true)
+        return effect
+
+      case .malformed(let problem):
+        return closeWithError(&state, problem)
+
+      case .clientFinishedSending:
+        state.isClientDone = true
+        switch state.phase {
+        case .ready, .endpointed:
+          state.stream.outbox.append(.close)
+          return end(&state, .finished)
+        case .streaming:
+          // The end of its sending is the end of its audio: it gets the transcript, then the
+          // close (a client that is gone altogether fails the write, which ends it).
+          return finishAudio(&state, closing: nil)
+        case .finishing, .over:
+          return .none
+        }
+
+      case .recognition:
+        return recognitionChanged(&state)
+
+      }
+    }
+    .ifLet(\.recognition, action: \.recognition) {
+      SpeechRecognition()
+    }
+  }
+
+  // MARK: - Events
+
+  private func received(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
+    switch event.type {
+    case "describe":
+      state.stream.outbox.append(
+        .event(
+          WyomingModel.info(
+            models: models, endpointing: limits.wyoming.endpointing, version: version)
+        ))
+      return .none
+
+    case "ping":
+      var data: [String: JSONValue] = [:]
+      if let text = event.data["text"] { data["text"] = text }
+      state.stream.outbox.append(.event(WyomingEvent("pong", data: data)))
+      return .none
+
+    case "transcribe":
+      guard state.phase == .ready || state.phase == .endpointed else {
+        return unexpected("transcribe", &state)
+      }
+      state.phase = .ready
+      if let name = event.data["name"]?.stringValue, !name.isEmpty {
+        guard let model = WyomingModel.named(name, among: models) else {
+          return closeWithError(&state, .unknownModel(name: name, available: models.map(\.name)))
+        }
+        state.model = model
+      } else {
+        state.model = nil
+      }
+      let language = event.data["language"]?.stringValue
+      if let language, !language.isEmpty, !WyomingModel.speaks(language) {
+        return closeWithError(&state, .unsupportedLanguage(language))
+      }
+      state.language = language
+      state.hotwords = WyomingHotwords.hotwords(in: event.data)
+      if let problem = state.hotwords.problem {
+        return closeWithError(&state, .badHotwords(problem))
+      }
+      return .none
+
+    case "audio-start":
+      guard state.phase == .ready || state.phase == .endpointed else {
+        return unexpected("audio-start", &state)
+      }
+      let format: WyomingAudioFormat
+      do throws(WyomingProblem) {
+        format = try WyomingAudioFormat(
+          event.data, event: "audio-start", rates: limits.sampleRates)
+      } catch {
+        return closeWithError(&state, error)
+      }
+      return startUtterance(format, &state)
+
+    case "audio-chunk":
+      switch state.phase {
+      case .ready:
+        return closeWithError(&state, .audioBeforeStart(event: "audio-chunk"))
+      case .streaming:
+        return push(event, &state)
+      case .finishing, .endpointed, .over:
+        // The utterance's transcript is on its way or sent: the rest of its audio is not heard.
+        return .none
+      }
+
+    case "audio-stop":
+      switch state.phase {
+      case .ready:
+        return closeWithError(&state, .audioBeforeStart(event: "audio-stop"))
+      case .streaming:
+        return finishAudio(&state, closing: nil)
+      case .endpointed:
+        state.phase = .ready
+        return .none
+      case .finishing, .over:
+        return .none
+      }
+
+    default:
+      // Events of other services (and of later versions) are not this server's: ignored, as
+      // Wyoming servers do.
+      return .none
+    }
+  }
+
+  private func unexpected(_ event: String, _ state: inout State) -> Effect<Action> {
+    let expected =
+      switch state.phase {
+      case .streaming: "audio-chunk or audio-stop"
+      case .finishing: "nothing until the transcript"
+      default: "transcribe or audio-start"
+      }
+    return closeWithError(&state, .unexpectedEvent(event: event, expected: expected))
+  }
+
+  /// Starts recognizing an utterance in `format`.
+  private func startUtterance(
+    _ format: WyomingAudioFormat, _ state: inout State
+  ) -> Effect<Action> {
+    state.audioMessages += 1
+    let audio = PushedAudio(sampleRate: format.rate, identifier: "audio \(state.audioMessages)")
+    state.phase = .streaming
+    state.format = format
+    state.pushedSamples = 0
+    state.streamedWords = []
+    let engine = state.model?.engine.defaultEngine ?? .automatic
+    var request = SpeechRecognitionRequest(source: .pushed(audio), engine: engine)
+    request.hotwords = state.hotwords
+    state.recognition = SpeechRecognition.State(request: request)
+    state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
+      .send(.recognition(.start)))
+  }
+
+  /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the
+  /// idle time.
+  private func push(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
+    guard let start = state.format else { return .none }
+    var format = start
+    if event.data["rate"] != nil || event.data["width"] != nil || event.data["channels"] != nil {
+      do throws(WyomingProblem) {
+        format = try WyomingAudioFormat(
+          event.data, event: "audio-chunk", rates: limits.sampleRates)
+      } catch {
+        return closeWithError(&state, error)
+      }
+      guard format.rate == start.rate else {
+        return closeWithError(
+          &state,
+          .unsupportedAudio(
+            "an audio-chunk at \(format.rate) Hz in audio that started at \(start.rate) Hz; "
+              + "send a new audio-start to change the rate"))
+      }
+    }
+    guard let payload = event.payload else { return .none }
+    let frames: Int
+    do throws(WyomingProblem) {
+      frames = try format.frames(in: payload)
+    } catch {
+      return closeWithError(&state, error)
+    }
+    state.audioMessages += 1
+    state.pushedSamples += frames
+    let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
+    // Other widths and channel counts become 16-bit mono in the push, off the main actor.
+    return .merge(
+      .run { [audioInbox, number = state.audioMessages, format] _ in
+        audioInbox.push(number, format.monoPCM(payload))
+      },
+      timers.audioArrived(&state.stream.idleAudio, duration))
+  }
+
+  /// Lets the next event in once the audio waiting to be decoded (pushed, and not reached by
+  /// the decoder as it last reported) is within ``ServerConfiguration/maxBufferedAudio``.
+  private func allowNextEventIfBuffered(_ state: inout State, wanted: Bool = false) {
+    if wanted { state.stream.wantsMessage = true }
+    let waiting =
+      state.format.map { Double(state.pushedSamples - state.decodedSamples) / Double($0.rate) }
+      ?? 0
+    state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
+  }
+
+  // MARK: - Words
+
+  /// The words of the utterance so far: finished, then partial.
+  private static func words(_ recognition: SpeechRecognition.State?) -> [String] {
+    guard let transcription = recognition?.result?.bestTranscription else { return [] }
+    return transcription.segments.map(\.substring)
+  }
+
+  /// The words of the utterance that have settled (``SettledWords``): a chunk cannot be taken
+  /// back.
+  private static func settledWords(_ state: inout State) -> [String] {
+    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
+    let words = transcription.segments.map(SettledWords.Word.init)
+    let finished = words.count - transcription.partialSegments.count
+    return words.prefix(state.heardWords.settle(words, finished: finished)).map(\.text)
+  }
+
+  /// Streams the words heard since the last chunk, when they extend what went out.
+  private func streamNewWords(_ words: [String], _ state: inout State) {
+    guard words.count > state.streamedWords.count,
+      words.starts(with: state.streamedWords, by: SettledWords.sameWord)
+    else { return }
+    let new = words[state.streamedWords.count...].joined(separator: " ")
+    let text = state.streamedWords.isEmpty ? new : " " + new
+    state.streamedWords = words
+    state.stream.outbox.append(
+      .event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
+  }
+
+  private func recognitionChanged(_ state: inout State) -> Effect<Action> {
+    allowNextEventIfBuffered(&state)
+    guard let recognition = state.recognition else { return .none }
+    switch state.phase {
+    case .streaming:
+      switch recognition.outcome {
+      case .failed, .notAuthorized:
+        let problem = RecognitionProblem(recognition.outcome)
+        return closeWithError(&state, .session(.recognitionFailed(problem?.message ?? "unknown")))
+      default:
+        break
+      }
+      if limits.wyoming.endpointing,
+        let utterances = recognition.result?.bestTranscription.finishedUtterances,
+        let first = utterances.first(where: { !$0.isEmpty })
+      {
+        // The speaker paused: the command is over.
+        return sendTranscript(first.map(\.substring), &state, then: .endpointed)
+      }
+      streamNewWords(Self.settledWords(&state), &state)
+      return .none
+    case .finishing(let closing):
+      guard recognition.isOver else { return .none }
+      return lastWordsArrived(&state, closing: closing)
+    case .ready, .endpointed, .over:
+      return .none
+    }
+  }
+
+  private func languageData(_ state: State) -> [String: JSONValue] {
+    ["language": .string(state.language ?? "en")]
+  }
+
+  /// Sends the utterance's transcript (after its last chunk) and `transcript-stop`, and ends
+  /// the utterance: its recognition is dropped (cancelled if it still runs).
+  private func sendTranscript(
+    _ words: [String], _ state: inout State, then phase: Phase
+  ) -> Effect<Action> {
+    streamNewWords(words, &state)
+    var data = languageData(state)
+    data["text"] = .string(words.joined(separator: " "))
+    state.stream.outbox.append(.event(WyomingEvent("transcript", data: data)))
+    state.stream.outbox.append(.event(WyomingEvent("transcript-stop")))
+    state.transcripts += 1
+    let endAudio = endUtterance(&state)
+    state.phase = phase
+    return .merge(endAudio, timers.stop(.finalWait))
+  }
+
+  /// Drops the utterance's recognition (the `ifLet` cancels what still runs) and ends its
+  /// audio.
+  private func endUtterance(_ state: inout State) -> Effect<Action> {
+    // Once the utterance is finishing, its audio has ended already.
+    let isFinishing = if case .finishing = state.phase { true } else { false }
+    let endAudio = isFinishing ? .none : self.endAudio(state)
+    if let progress = state.recognition?.progress,
+      let engine = state.model?.engine ?? models.first?.engine
+    {
+      state.decoded[engine, default: 0] += progress.audioDuration
+    }
+    state.recognition = nil
+    state.format = nil
+    state.pushedSamples = 0
+    state.streamedWords = []
+    state.heardWords.reset()
+    state.model = nil
+    state.language = nil
+    return endAudio
+  }
+
+  // MARK: - Ending
+
+  /// Finishes the audio and stops recognition; the last words are awaited.
+  private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
+    state.phase = .finishing(closing: closing)
+    return LastWords.await(
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)),
+      closing: closing, timers: timers
+    ) { lastWordsArrived(&state, closing: closing) }
+  }
+
+  /// The last words are in: the transcript goes out, then the close if there is one.
+  private func lastWordsArrived(
+    _ state: inout State, closing: WyomingProblem?
+  ) -> Effect<Action> {
+    if let problem = LastWords.problem(state.recognition, orNotAuthorized: true) {
+      return .merge(
+        timers.stop(.finalWait),
+        closeWithError(&state, closing ?? .session(SessionProblem(problem))))
+    }
+    let effect = sendTranscript(Self.words(state.recognition), &state, then: .ready)
+    if let closing {
+      return .merge(effect, closeWithError(&state, closing))
+    }
+    if state.isClientDone {
+      state.stream.outbox.append(.close)
+      return .merge(effect, end(&state, .finished))
+    }
+    return effect
+  }
+
+  /// Ends the connection because of `problem`: at once for the client's mistakes and
+  /// failures, after the transcript so far for the server's limits and a shutdown.
+  func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+    switch state.phase {
+    case .streaming where problem.deliversLastWords:
+      return .merge(timers.stopLimits(), finishAudio(&state, closing: problem))
+    case .finishing(let closing):
+      // The transcript is on its way: a shutdown closes after it, a limit changes nothing.
+      if problem == .session(.shuttingDown) {
+        state.phase = .finishing(closing: closing ?? problem)
+      }
+      return .none
+    case .over:
+      return .none
+    case .ready, .streaming, .endpointed:
+      return closeWithError(&state, problem)
+    }
+  }
+
+  /// Writes the error event and closes.
+  private func closeWithError(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    state.stream.outbox.append(.event(problem.event))
+    state.stream.outbox.append(.close)
+    return end(&state, .problem(problem))
+  }
+
+  /// The connection is over: timers stop and recognition is abandoned if it still runs.
+  func lastWordsLate(_ state: inout State, _ late: WyomingProblem) -> Effect<Action> {
+    guard case .finishing(let closing) = state.phase else { return .none }
+    return closeWithError(&state, closing ?? late)
+  }
+
+  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
+    guard state.phase != .over else { return .none }
+    let endAudio = endUtterance(&state)
+    state.phase = .over
+    state.stream.ending = ending
+    return .merge(endAudio, timers.stopAll())
+  }
+
+  // MARK: - Audio
+
+  /// Ends the utterance's audio after its last chunk (once, or again: it changes nothing).
+  private func endAudio(_ state: State) -> Effect<Action> {
+    guard state.recognition != nil else { return .none }
+    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  }
+}

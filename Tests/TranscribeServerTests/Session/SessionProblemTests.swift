@@ -1,0 +1,135 @@
+import NIOCore
+import Testing
+
+@testable import TranscribeServer
+
+/// A problem every protocol shares is written once (``SessionProblem``): each protocol renders
+/// the same words in its own shape, with its own code.
+@Suite struct SessionProblemTests {
+  static let problems: [SessionProblem] = [
+    .busy, .tooManyConnections(limit: 3), .shuttingDown, .idle(.seconds(30)),
+    .tooLittleAudio(received: .milliseconds(50), within: .seconds(30), renewal: .milliseconds(100)),
+    .tooLong(.seconds(3600)), .recognitionFailed("the decoder failed"),
+    .messageTooLarge(bytes: 2_000_000, limit: 1 << 20),
+  ]
+
+  @Test(arguments: problems)
+  func everyProtocolSaysTheSameWords(problem: SessionProblem) {
+    let vosk = WebSocketSessionError.session(problem)
+    #expect(vosk.message == problem.text)
+    #expect(vosk.outcome == problem.outcome)
+    #expect(vosk.deliversLastWords == problem.deliversLastWords)
+    let wyoming = WyomingProblem.session(problem)
+    #expect(wyoming.text == problem.text)
+    #expect(wyoming.event.data["text"]?.stringValue == problem.text)
+    #expect(wyoming.outcome == problem.outcome)
+    #expect(wyoming.deliversLastWords == problem.deliversLastWords)
+    // Realtime writes some as sentences of its own (a capital, a period).
+    let realtime = RealtimeError(closing: vosk).message.lowercased()
+    #expect(realtime.hasPrefix(problem.text.lowercased()))
+  }
+
+  /// The refusals of a request before any session, each with its status and code.
+  static let refusals: [RequestRefusal] = [
+    .headersTooSlow(.seconds(15)), .upgradeNotFirst, .urlTooLong(length: 9_000, limit: 8_192),
+    .headersTooLarge, .invalidContentLength, .unsupportedHTTPVersion, .unreadable("invalid method"),
+    .noSuchPath("/v1/nothing", routes: "GET /v1/models"),
+    .methodNotAllowed(path: "/v1/models", allowed: "GET, HEAD", method: "POST"),
+    .originNotAllowed("https://example.com"), .unauthorized,
+    .webSocketProtocolViolation("a reserved bit (RSV1) was set"),
+  ]
+
+  @Test(arguments: refusals)
+  func aRefusalIsOneLineOfTextOrOpenAIsJSONUnderV1(refusal: RequestRefusal) throws {
+    #expect(!refusal.sentence.contains("\n"))
+    let text = Refusal(refusal, path: "/")
+    #expect(text.status == refusal.status)
+    #expect(text.contentType.hasPrefix("text/plain"))
+    #expect(String(buffer: text.body) == refusal.sentence + "\n")
+    #expect(Refusal(refusal).body == text.body)
+    let json = Refusal(refusal, path: "/v1/audio/transcriptions")
+    #expect(json.status == refusal.status)
+    #expect(json.contentType == "application/json")
+    let body = String(buffer: json.body)
+    #expect(body.contains("\"code\":\"\(refusal.code)\""), "\(body)")
+    #expect(json.headers.map(\.name) == refusal.headers.map(\.name))
+  }
+
+  @Test func eachRefusalSaysWhatItAlwaysSaid() {
+    let said: [(RequestRefusal, String)] = [
+      (
+        .headersTooSlow(.seconds(15)),
+        "The request's headers did not arrive within 15.0 seconds; send the whole request at once."
+      ),
+      (
+        .upgradeNotFirst,
+        "A WebSocket upgrade must be the first request of its connection: open a new connection "
+          + "for the stream."
+      ),
+      (
+        .urlTooLong(length: 9_000, limit: 8_192),
+        "The request's URL is 9000 bytes long; the server reads at most 8192. Send long values "
+          + "in the body."
+      ),
+      (
+        .headersTooLarge,
+        "The request's headers are too large (at most 80 KiB in all, and 100 fields)."
+      ),
+      (.invalidContentLength, "The request's Content-Length is not a valid length for its body."),
+      (
+        .unsupportedHTTPVersion,
+        "The server speaks HTTP/1.0 and HTTP/1.1 (and WebSocket through an upgrade)."
+      ),
+      (
+        .unreadable("invalid method"),
+        "The request is not HTTP/1.1 the server can read (invalid method)."
+      ),
+      (
+        .noSuchPath("/v1/nothing", routes: "GET /v1/models"),
+        "There is no /v1/nothing here: this server answers GET /v1/models."
+      ),
+      (
+        .originNotAllowed("https://example.com"),
+        "Requests from the web page at https://example.com are not allowed: open the page this "
+          + "server serves, or start the server with --allow-origin https://example.com."
+      ),
+      (
+        .unauthorized,
+        "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's --token "
+          + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
+      ),
+      (
+        .webSocketProtocolViolation("a reserved bit was set"),
+        "WebSocket protocol error: a reserved bit was set"
+      ),
+    ]
+    for (refusal, sentence) in said {
+      #expect(refusal.sentence == sentence)
+    }
+    #expect(OpenAIError.unauthorized.message == RequestRefusal.unauthorized.sentence)
+  }
+
+  @Test func refusalsThatNeedAHeaderCarryIt() {
+    #expect(RequestRefusal.unauthorized.status == .unauthorized)
+    #expect(RequestRefusal.unauthorized.headers.first?.value == "Bearer")
+    let method = RequestRefusal.methodNotAllowed(path: "/v1/models", allowed: "GET", method: "PUT")
+    #expect(method.headers.first?.name == "Allow" && method.headers.first?.value == "GET")
+    #expect(method.sentence == "/v1/models takes GET, not PUT.")
+  }
+
+  @Test func eachProtocolRendersAProblemWithItsOwnCode() {
+    let problem = SessionProblem.shuttingDown
+    #expect(WebSocketSessionError.session(problem).closeCode == 1001)
+    #expect(WyomingProblem.session(problem).code == "shutting-down")
+    #expect(RealtimeError(closing: .session(problem)).code == "server_shutting_down")
+    #expect(OpenAIError(.shuttingDown, retryAfter: 1).code == "server_shutting_down")
+  }
+
+  @Test func theLimitsDeliverTheLastWordsAndTheFailuresDoNot() {
+    #expect(SessionProblem.idle(.seconds(1)).deliversLastWords)
+    #expect(SessionProblem.tooLong(.seconds(1)).deliversLastWords)
+    #expect(SessionProblem.shuttingDown.deliversLastWords)
+    #expect(!SessionProblem.busy.deliversLastWords)
+    #expect(!SessionProblem.recognitionFailed("x").deliversLastWords)
+  }
+}
