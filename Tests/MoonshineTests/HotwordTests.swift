@@ -8,7 +8,7 @@ struct HotwordTests {
   /// Tokens after the 259 special and raw-byte ones.
   static let words: [String] = [
     " k", "all", "ax", " call", "yx", " lamp", " the", " K", "al", "lax", " ", "s", " sio",
-    "bhan", ".",
+    "bhan", ".", " s", "bh",
   ]
   static let vocabulary = HotwordVocabulary(
     pieces: Array(repeating: [], count: 259) + words.map { Array($0.utf8) }, first: 259)
@@ -119,6 +119,35 @@ struct HotwordTests {
     let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax"]))
     #expect(biased.tokens == [" k", "yx", "."].map(Self.id))
     #expect(biased.takeBacks == 0)
+  }
+
+  @Test func aPhraseTheModelBeganWithAShortTokenIsSpelledAgainFurther() {
+    // The model writes " s" itself (the start of " siobhan"), then leaves the name: going back,
+    // " sio" wins with the bonus, and the name is spelled on.
+    let rows = [
+      Self.row([" s": 3, " sio": 1.5]),
+      Self.row(["yx": 9, "bhan": 5]),
+      Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Siobhan"]))
+    #expect(biased.tokens == [" sio", "bhan", "."].map(Self.id))
+    #expect(biased.takeBacks == 1)
+    // When " sio" cannot win even so, the model's own words stay.
+    let far = Self.decode(
+      [Self.row([" s": 3, " sio": -3]), Self.row(["yx": 9, "bhan": 5]), Self.row([".": 4])],
+      hotwords: Self.hotwords(["Siobhan"]))
+    #expect(far.tokens == [" s", "yx", "."].map(Self.id))
+    #expect(far.takeBacks == 0)
+    // Nor when no other start spells further than the phrase abandoned got: " s" and "bh" are
+    // 4 bytes of " sbhan", as many as " sio" is of " siobhan".
+    let same = Self.decode(
+      [
+        Self.row([" s": 3, " sio": 1.5]), Self.row(["bh": 9]), Self.row(["yx": 9]),
+        Self.row([".": 4]),
+      ],
+      hotwords: Self.hotwords(["Siobhan", "Sbhan"]))
+    #expect(same.tokens == [" s", "bh", "yx", "."].map(Self.id))
+    #expect(same.takeBacks == 0)
   }
 
   @Test func aWholePhraseStaysWhenTheNextWordIsTheModelsOwn() {
