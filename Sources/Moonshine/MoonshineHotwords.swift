@@ -38,12 +38,6 @@ public struct MoonshineHotwords: Sendable {
   /// inserted, 1.5 gave 12 and one name heard for a similar one, 2 gave 13 and three
   /// (a name repeated over a whole command among them).
   static let budgetFactor: Float = 1.5
-  /// How likely the model must find an empty text, at the first step, for the text to end
-  /// there: at least as likely as all words together. Some commands espeak-ng speaks decode to
-  /// nothing because the end of the text is the single most likely token at the first step
-  /// (0.28 for "Set the Tado thermostat in Niamh's office to twenty degrees.", the rest spread
-  /// over words); noise and silence give it 1.00, read speech below 0.001.
-  static let leastEmptyProbability: Float = 0.5
 
   /// The phrases, as given (blank ones left out).
   public let phrases: [String]
@@ -218,21 +212,8 @@ struct HotwordCursor {
       best = index
       top = row[index]
     }
-    let peak = top
     var sum: Float = 0
-    for index in 0..<count { sum += expf(row[index] - peak) }
-    let end = Int(MoonshineTokenizer.endOfText)
-    if position == 0, best == end, count > 1,
-      1 / sum < MoonshineHotwords.leastEmptyProbability
-    {
-      // An empty text is the model's choice only when it finds it at least as likely as all
-      // words together: otherwise the most likely word starts the text.
-      top = -.infinity
-      for index in 0..<count where index != end && row[index] > top {
-        best = index
-        top = row[index]
-      }
-    }
+    for index in 0..<count { sum += expf(row[index] - top) }
 
     let boost = hotwords.boost
     let banned = self.banned?.position == position ? self.banned?.tokens ?? [] : []
@@ -272,7 +253,7 @@ struct HotwordCursor {
     advance(
       chosen, choice: choice, gap: top - row[Int(chosen)], position: position,
       row: UnsafeBufferPointer(start: row, count: count))
-    return (chosen, expf(row[Int(chosen)] - peak) / sum)
+    return (chosen, expf(row[Int(chosen)] - top) / sum)
   }
 
   /// Moves along the tree with the token chosen; `choice` is set when the bonus changed it.

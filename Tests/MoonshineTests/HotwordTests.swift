@@ -188,31 +188,25 @@ struct HotwordTests {
     #expect(choice.token == MoonshineTokenizer.endOfText)
   }
 
-  @Test func anEmptyTextNeedsTheModelToFindItLikelierThanAllWords() {
+  @Test func aTextEndsAgainstWordsWhenTheEndIsLikeliestButWordsAreLikelierTogether() {
     let end = Int(MoonshineTokenizer.endOfText)
-    func first(_ row: [Float], position: Int = 0) -> Int32 {
-      var cursor = HotwordCursor(Self.hotwords(["lamp"]))
-      return row.withUnsafeBufferPointer {
-        cursor.choose($0.baseAddress!, count: Self.count, position: position).token
+    func endsAgainstWords(_ row: [Float]) -> Bool {
+      row.withUnsafeBufferPointer {
+        MoonshineModel.Decoding.endsAgainstWords($0.baseAddress!, count: Self.count)
       }
     }
-    // The end is the single likeliest token (0.35), the words together likelier: a word.
+    // The end is the single likeliest token (0.35), the words together likelier.
     var spread = Self.row([" call": 2.6, " the": 2.5, " k": 2.5])
     spread[end] = 3
-    #expect(first(spread) == Self.id(" call"))
-    // Later in the text the end stays the model's choice.
-    #expect(first(spread, position: 3) == MoonshineTokenizer.endOfText)
+    #expect(endsAgainstWords(spread))
     // Noise: the end holds most of the probability (0.57 here).
     var sure = Self.row([" call": 2, " the": 2])
     sure[end] = 3
-    #expect(first(sure) == MoonshineTokenizer.endOfText)
-    // The probability given is still the model's own for the word.
-    var cursor = HotwordCursor(Self.hotwords(["lamp"]))
-    let choice = spread.withUnsafeBufferPointer {
-      cursor.choose($0.baseAddress!, count: Self.count, position: 0)
-    }
-    let sum = spread.reduce(Float(0)) { $0 + expf($1 - 3) }
-    #expect(abs(choice.probability - expf(2.6 - 3) / sum) < 1e-6)
+    #expect(!endsAgainstWords(sure))
+    // A word is the likeliest: the text does not end.
+    var word = Self.row([" call": 4, " the": 2.5])
+    word[end] = 3
+    #expect(!endsAgainstWords(word))
   }
 
   @Test func noPhraseStartsWithTheBonusRightAfterOneEnded() {
