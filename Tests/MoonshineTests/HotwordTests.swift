@@ -150,6 +150,18 @@ struct HotwordTests {
     #expect(same.takeBacks == 0)
   }
 
+  @Test func aPhraseTheModelBeganRightAfterOneEndedIsNotSpelledAgain() {
+    // No phrase starts with the bonus right after one ended, so going back to " s" there
+    // would only make " sio" win where the bonus may not start a phrase.
+    let rows = [
+      Self.row([" k": 3]), Self.row(["all": 3]), Self.row(["ax": 3]),
+      Self.row([" s": 3, " sio": 1.5]), Self.row(["yx": 9, "bhan": 5]), Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax", "Siobhan"]))
+    #expect(biased.tokens == [" k", "all", "ax", " s", "yx", "."].map(Self.id))
+    #expect(biased.takeBacks == 0)
+  }
+
   @Test func aWholePhraseStaysWhenTheNextWordIsTheModelsOwn() {
     let rows = [
       Self.row([" the": 3]),
