@@ -59,12 +59,15 @@ struct HotwordSpeechTests {
       })
   }
 
-  /// Speaks `text` into a 16 kHz mono WAV and returns its samples.
+  /// Speaks `text` into a 16 kHz mono WAV and returns its samples: the same samples every time
+  /// (sox's dither, on by default, gave every run slightly different ones, and with them, now
+  /// and then, other words).
   static func spoken(_ text: String, in directory: TemporaryDirectory) throws -> [Float] {
     let voice = directory.url.appendingPathComponent("voice.wav")
     let file = directory.url.appendingPathComponent("speech.wav")
     try runCommand("/usr/bin/espeak-ng", ["-v", "en-us", "-s", "150", "-w", voice.path, text])
-    try runCommand("/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", file.path])
+    try runCommand(
+      "/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", "-D", file.path])
     return floats(try samples(ofWAV: file))
   }
 
