@@ -4,7 +4,7 @@
     names.py TRANSCRIBE [BOOST...]
 
 Speaks each line of commands.txt with espeak-ng (en-us, 150 words a minute, 16 kHz through
-sox), transcribes it with `TRANSCRIBE --engine moonshine -i FILE` without hotwords and with
+sox without dither, so that every run hears the same samples), transcribes it with `TRANSCRIBE --engine moonshine -i FILE` without hotwords and with
 every name of the set as --hotwords (at the default boost, then at each BOOST given), and
 prints per command what was heard, then: names right, names heard that were not said, and
 commands without names whose text changed. Standard library only.
@@ -40,7 +40,7 @@ def main():
         for index, (text, _) in enumerate(items):
             voice, wav = f"{work}/v{index}.wav", f"{work}/c{index}.wav"
             subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", voice, text], check=True)
-            subprocess.run(["sox", voice, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
+            subprocess.run(["sox", voice, "-r", "16000", "-c", "1", "-b", "16", "-D", wav], check=True)
             files.append(wav)
 
         def heard(extra):

@@ -53,6 +53,8 @@ public struct MoonshineHotwords: Sendable {
     var children: [UInt8: Int32] = [:]
     /// Whether a phrase ends here.
     var isEnd = false
+    /// How many bytes of a phrase's spelling lead here (its leading space among them).
+    var depth: Int32 = 0
     /// The tokens whose bytes walk on from here, and the node each one reaches.
     var steps: [Step] = []
     /// `steps` by token.
@@ -80,7 +82,7 @@ public struct MoonshineHotwords: Sendable {
         if let child = nodes[node].children[byte] {
           node = Int(child)
         } else {
-          nodes.append(Node())
+          nodes.append(Node(depth: nodes[node].depth + 1))
           nodes[node].children[byte] = Int32(nodes.count - 1)
           node = nodes.count - 1
         }
@@ -168,6 +170,10 @@ struct HotwordCursor {
   /// The first choice of the phrase in progress that the bonus changed: its position, the
   /// logits it was made from, the token chosen, and the node before it.
   private var changed: Choice?
+  /// The first choice of the phrase in progress when the model made it itself (no bonus
+  /// needed): where to go back once if the phrase is abandoned and another token that starts a
+  /// phrase spells further (see ``advance(_:choice:gap:position:row:)``).
+  private var ownStart: Choice?
   /// A choice to make again, set when a phrase was abandoned after a changed choice.
   private(set) var takeBack: Choice?
   /// Tokens that get no bonus at a position: choices taken back there.
@@ -244,12 +250,18 @@ struct HotwordCursor {
         position: position, row: Array(UnsafeBufferPointer(start: row, count: count)),
         token: chosen, node: node)
     }
-    advance(chosen, choice: choice, gap: top - row[Int(chosen)])
+    advance(
+      chosen, choice: choice, gap: top - row[Int(chosen)], position: position,
+      row: UnsafeBufferPointer(start: row, count: count))
     return (chosen, expf(row[Int(chosen)] - top) / sum)
   }
 
   /// Moves along the tree with the token chosen; `choice` is set when the bonus changed it.
-  private mutating func advance(_ token: Int32, choice: Choice?, gap: Float) {
+  /// `position` and `row` are the choice's, kept when the model itself starts a phrase.
+  private mutating func advance(
+    _ token: Int32, choice: Choice?, gap: Float, position: Int, row: UnsafeBufferPointer<Float>
+  ) {
+    let before = node
     // A phrase is whole once the word it ends goes no further.
     let ended =
       node != 0 && hotwords.nodes[Int(node)].isEnd && !hotwords.vocabulary.continuesWord(token)
@@ -267,8 +279,23 @@ struct HotwordCursor {
         takeBack = changed
         return
       }
+      if node != 0, !ended, changed == nil, let start = ownStart,
+        takeBacks < MoonshineHotwords.maximumTakeBacks,
+        spellsFurther(than: hotwords.nodes[Int(node)].depth, instead: start)
+      {
+        // A phrase the model began itself, abandoned: its first token may have been a poor
+        // spelling of a phrase's start (" P" for "Padraig", then "erdrick"). Go back once and
+        // choose there with the bonus, without that token's.
+        ownStart = nil
+        takeBack = start
+        return
+      }
       node = hotwords.nodes[0].targets[token] ?? 0
       changed = node == 0 ? nil : choice
+      // (Not right after a phrase ended: no phrase starts with the bonus there.)
+      ownStart =
+        node != 0 && choice == nil && before == 0
+        ? Choice(position: position, row: Array(row), token: token, node: 0) : nil
       deficit = 0
     }
     if let changed {
@@ -280,6 +307,20 @@ struct HotwordCursor {
         takeBack = changed
         return
       }
+    }
+  }
+
+  /// Whether, at `start` (a phrase the model began itself), another token that starts a phrase
+  /// would win with the bonus once `start`'s token has none, and spells beyond `depth` bytes of
+  /// it: further than the abandoned phrase got.
+  private func spellsFurther(than depth: Int32, instead start: Choice) -> Bool {
+    let banned = self.banned?.position == start.position ? self.banned?.tokens ?? [] : []
+    let own = start.row[Int(start.token)]
+    return hotwords.nodes[0].steps.contains { step in
+      step.token != start.token && !banned.contains(step.token)
+        && Int(step.token) < start.row.count
+        && start.row[Int(step.token)] + hotwords.boost > own
+        && hotwords.nodes[Int(step.node)].depth > depth
     }
   }
 

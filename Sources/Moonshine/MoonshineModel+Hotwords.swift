@@ -30,9 +30,12 @@ extension MoonshineModel.Decoding {
   /// Decodes as ``run(prefix:limit:)`` does, favouring `hotwords`: each choice goes through a
   /// ``HotwordCursor``, and when it takes a choice back, the tokens from there on are dropped,
   /// the decoder's own keys/values cut to match, and the choice made again.
+  ///
+  /// - Returns: the transcript, and whether it is empty because the text ended at the first
+  ///   step though the model found words likelier in all (see ``endsAgainstWords(_:count:)``).
   mutating func run(
     prefix: [Int32], limit: Int, hotwords: MoonshineHotwords
-  ) throws(ONNXRuntimeAPI.Failure) -> MoonshineTranscript {
+  ) throws(ONNXRuntimeAPI.Failure) -> (transcript: MoonshineTranscript, endedAgainstWords: Bool) {
     try prepareFirstStep()
 
     var cursor = HotwordCursor(hotwords)
@@ -55,6 +58,7 @@ extension MoonshineModel.Decoding {
         code: ONNXRuntimeAPI.errorFail, message: "logits have \(rows) rows for \(ids.count) ids")
     }
     let scores = try api.data(of: logits).assumingMemoryBound(to: Float.self)
+    let firstEndsAgainstWords = Self.endsAgainstWords(scores, count: vocabulary)
     var next = cursor.choose(scores, count: vocabulary, position: 0)
     expectations.append(expected(scores, vocabulary))
     var row = 0
@@ -104,9 +108,26 @@ extension MoonshineModel.Decoding {
       next = cursor.choose(scores, count: vocabulary, position: tokens.count)
       expectations.append(expected(scores, vocabulary))
     }
-    return transcript(
+    let result = transcript(
       tokens: tokens, probabilities: probabilities, expectations: expectations, ending: ending,
       keptPrefix: keptPrefix)
+    return (result, tokens.isEmpty && ending == .endOfText && firstEndsAgainstWords)
+  }
+
+  /// Whether a row of logits makes the end of the text the likeliest token though the model
+  /// finds it less likely than all words together (below one half): at the first step, a
+  /// text that ends against the model's own odds. Silence and steady noise give the end 0.99
+  /// or more; a command espeak-ng says that decoded to nothing gave it 0.28.
+  static func endsAgainstWords(_ row: UnsafePointer<Float>, count: Int) -> Bool {
+    let end = Int(MoonshineTokenizer.endOfText)
+    guard end < count else { return false }
+    let top = row[end]
+    var sum: Float = 0
+    for index in 0..<count {
+      if row[index] > top { return false }
+      sum += expf(row[index] - top)
+    }
+    return 1 / sum < 0.5
   }
 
   /// Cuts the decoder's own past keys/values to their first `length` positions (`<s>` and the

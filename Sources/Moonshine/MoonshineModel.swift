@@ -256,6 +256,15 @@ public final class MoonshineModel: Sendable {
     _ samples: UnsafeBufferPointer<Float>, prefix: [Int32] = [],
     hotwords: MoonshineHotwords? = nil
   ) throws(RecognitionFailure) -> MoonshineTranscript {
+    try transcribe(samples, prefix: prefix, hotwords: hotwords, listensAgain: true)
+  }
+
+  /// Transcribes as ``transcribe(_:prefix:hotwords:)`` does; `listensAgain` allows the second
+  /// look that phrases get when the text ended at once against the model's own odds.
+  func transcribe(
+    _ samples: UnsafeBufferPointer<Float>, prefix: [Int32], hotwords: MoonshineHotwords?,
+    listensAgain: Bool
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
     guard samples.count >= Self.minimumSamples, let base = samples.baseAddress else {
       return MoonshineTranscript()
     }
@@ -266,7 +275,7 @@ public final class MoonshineModel: Sendable {
       // writes it decodes to nothing; with 20 ms of silence before it, to its words).
       let padded = [Float](repeating: 0, count: Self.leadInSamples) + Array(samples)
       return try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
-        try transcribe(padded, prefix: prefix, hotwords: hotwords)
+        try transcribe(padded, prefix: prefix, hotwords: hotwords, listensAgain: listensAgain)
       }
     }
     let clock = ContinuousClock()
@@ -280,12 +289,13 @@ public final class MoonshineModel: Sendable {
     defer { runtime.api.releaseValue(hidden) }
     let encoded = clock.now
     var transcript: MoonshineTranscript
+    var endedAgainstWords = false
     do {
       var decoding = Decoding(model: self, hidden: hidden)
       defer { decoding.release() }
       let limit = Self.maximumTokens(forSamples: samples.count)
       if let hotwords, !hotwords.isEmpty {
-        transcript = try decoding.run(
+        (transcript, endedAgainstWords) = try decoding.run(
           prefix: Array(prefix.prefix(limit)), limit: limit, hotwords: hotwords)
       } else {
         transcript = try decoding.run(prefix: Array(prefix.prefix(limit)), limit: limit)
@@ -295,8 +305,27 @@ public final class MoonshineModel: Sendable {
     }
     transcript.encoderSeconds = (encoded - start).seconds
     transcript.decoderSeconds = (clock.now - encoded).seconds
+    if listensAgain, endedAgainstWords {
+      // With phrases, a text that ended at once though the model found words likelier in all
+      // gets a second look with more silence before the audio: "Set the Tado thermostat…" as
+      // espeak-ng says it decodes to nothing after 0.05 s of lead-in and to its words after
+      // 0.15 s. (Ending the text later instead, at the first step, made tones and hums into
+      // "Hmm." and "You"; with the longer lead-in they still decode to nothing.)
+      let padded = [Float](repeating: 0, count: Self.secondLookLeadInSamples) + Array(samples)
+      var again = try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
+        try transcribe(padded, prefix: prefix, hotwords: hotwords, listensAgain: false)
+      }
+      again.encoderSeconds += transcript.encoderSeconds
+      again.decoderSeconds += transcript.decoderSeconds
+      again.decoderSteps += transcript.decoderSteps
+      return again
+    }
     return transcript
   }
+
+  /// The silence put before the audio for the second look (see
+  /// ``transcribe(_:prefix:hotwords:listensAgain:)``): 0.1 s.
+  static let secondLookLeadInSamples = 1600
 
   /// Runs the encoder over the samples (not copied: the tensor is made over them).
   func encode(

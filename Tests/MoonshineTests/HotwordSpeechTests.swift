@@ -59,12 +59,15 @@ struct HotwordSpeechTests {
       })
   }
 
-  /// Speaks `text` into a 16 kHz mono WAV and returns its samples.
+  /// Speaks `text` into a 16 kHz mono WAV and returns its samples: the same samples every time
+  /// (sox's dither, on by default, gave every run slightly different ones, and with them, now
+  /// and then, other words).
   static func spoken(_ text: String, in directory: TemporaryDirectory) throws -> [Float] {
     let voice = directory.url.appendingPathComponent("voice.wav")
     let file = directory.url.appendingPathComponent("speech.wav")
     try runCommand("/usr/bin/espeak-ng", ["-v", "en-us", "-s", "150", "-w", voice.path, text])
-    try runCommand("/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", file.path])
+    try runCommand(
+      "/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", "-D", file.path])
     return floats(try samples(ofWAV: file))
   }
 
@@ -122,6 +125,51 @@ struct HotwordSpeechTests {
       #expect(!silent, "espeak-ng's audio now starts with silence: the test needs another text")
       let heard = normalizedWords(try Self.transcript(samples, model, nil))
       #expect(Array(heard.suffix(ending.count)) == ending, "\(text) → \(heard)")
+    }
+  }
+
+  /// As espeak-ng says it, this command decodes to nothing without hotwords: the end of the
+  /// text is the single likeliest first token (0.28), words together far likelier. With
+  /// hotwords it gets a second look with more silence before it, and the name comes out.
+  @Test func aCommandTheModelWouldEndAtOnceIsHeardWithHotwords() throws {
+    let model = try MoonshineModel.shared(installedConfiguration)
+    let directory = try TemporaryDirectory()
+    let samples = try Self.spoken(
+      "Set the Tado thermostat in Niamh's office to twenty degrees.", in: directory)
+    let biased = Self.words(try Self.transcript(samples, model, model.hotwords(Self.hotwords)))
+    #expect(biased.isSuperset(of: ["tado", "thermostat", "degrees"]), "\(biased.sorted())")
+  }
+
+  /// Beeps and chirps whose first step also ends the text against words (the end likeliest,
+  /// words likelier together) stay nothing with hotwords: the second look runs and finds
+  /// nothing either. (Refusing the end at the first step instead made such sounds "Hmm." and
+  /// "You".)
+  @Test func beepsStayNothingWithHotwordsAfterASecondLook() throws {
+    let model = try MoonshineModel.shared(installedConfiguration)
+    let hotwords = model.hotwords(Self.hotwords)
+    for (seconds, frequency, sweeps) in [
+      (0.2, 300.0, false), (0.2, 300.0, true), (0.2, 440.0, true), (0.3, 300.0, false),
+      (0.3, 300.0, true), (0.3, 440.0, true), (0.4, 300.0, true), (0.5, 300.0, true),
+    ] {
+      // A tone (or a rising sweep) with 50 ms edges and 0.1 s of silence either side.
+      let count = Int(seconds * 16_000)
+      let sound = (0..<count).map { index -> Float in
+        let time = Double(index) / 16_000
+        let phase = sweeps ? frequency * (time + time * time) : frequency * time
+        let edge = min(1, min(Double(index), Double(count - 1 - index)) / Double(count - 1) * 20)
+        return Float(0.2 * sin(2 * .pi * phase) * edge)
+      }
+      let silence = [Float](repeating: 0, count: 1600)
+      let samples = silence + sound + silence
+      let label = "\(seconds) s at \(frequency) Hz\(sweeps ? ", rising" : "")"
+      let plain = try Self.transcript(samples, model, nil)
+      #expect(plain.isEmpty, "\(label): \(plain)")
+      let biased = try samples.withUnsafeBufferPointer {
+        try model.transcribe($0, hotwords: hotwords)
+      }
+      #expect(biased.text.isEmpty, "\(label): \(biased.text)")
+      // One step that ended the text, then the second look's.
+      #expect(biased.decoderSteps == 2, "\(label): \(biased.decoderSteps) steps")
     }
   }
 

@@ -8,7 +8,7 @@ struct HotwordTests {
   /// Tokens after the 259 special and raw-byte ones.
   static let words: [String] = [
     " k", "all", "ax", " call", "yx", " lamp", " the", " K", "al", "lax", " ", "s", " sio",
-    "bhan", ".",
+    "bhan", ".", " s", "bh",
   ]
   static let vocabulary = HotwordVocabulary(
     pieces: Array(repeating: [], count: 259) + words.map { Array($0.utf8) }, first: 259)
@@ -121,6 +121,47 @@ struct HotwordTests {
     #expect(biased.takeBacks == 0)
   }
 
+  @Test func aPhraseTheModelBeganWithAShortTokenIsSpelledAgainFurther() {
+    // The model writes " s" itself (the start of " siobhan"), then leaves the name: going back,
+    // " sio" wins with the bonus, and the name is spelled on.
+    let rows = [
+      Self.row([" s": 3, " sio": 1.5]),
+      Self.row(["yx": 9, "bhan": 5]),
+      Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Siobhan"]))
+    #expect(biased.tokens == [" sio", "bhan", "."].map(Self.id))
+    #expect(biased.takeBacks == 1)
+    // When " sio" cannot win even so, the model's own words stay.
+    let far = Self.decode(
+      [Self.row([" s": 3, " sio": -3]), Self.row(["yx": 9, "bhan": 5]), Self.row([".": 4])],
+      hotwords: Self.hotwords(["Siobhan"]))
+    #expect(far.tokens == [" s", "yx", "."].map(Self.id))
+    #expect(far.takeBacks == 0)
+    // Nor when no other start spells further than the phrase abandoned got: " s" and "bh" are
+    // 4 bytes of " sbhan", as many as " sio" is of " siobhan".
+    let same = Self.decode(
+      [
+        Self.row([" s": 3, " sio": 1.5]), Self.row(["bh": 9]), Self.row(["yx": 9]),
+        Self.row([".": 4]),
+      ],
+      hotwords: Self.hotwords(["Siobhan", "Sbhan"]))
+    #expect(same.tokens == [" s", "bh", "yx", "."].map(Self.id))
+    #expect(same.takeBacks == 0)
+  }
+
+  @Test func aPhraseTheModelBeganRightAfterOneEndedIsNotSpelledAgain() {
+    // No phrase starts with the bonus right after one ended, so going back to " s" there
+    // would only make " sio" win where the bonus may not start a phrase.
+    let rows = [
+      Self.row([" k": 3]), Self.row(["all": 3]), Self.row(["ax": 3]),
+      Self.row([" s": 3, " sio": 1.5]), Self.row(["yx": 9, "bhan": 5]), Self.row([".": 4]),
+    ]
+    let biased = Self.decode(rows, hotwords: Self.hotwords(["Kallax", "Siobhan"]))
+    #expect(biased.tokens == [" k", "all", "ax", " s", "yx", "."].map(Self.id))
+    #expect(biased.takeBacks == 0)
+  }
+
   @Test func aWholePhraseStaysWhenTheNextWordIsTheModelsOwn() {
     let rows = [
       Self.row([" the": 3]),
@@ -157,6 +198,27 @@ struct HotwordTests {
       cursor.choose($0.baseAddress!, count: Self.count, position: 4)
     }
     #expect(choice.token == MoonshineTokenizer.endOfText)
+  }
+
+  @Test func aTextEndsAgainstWordsWhenTheEndIsLikeliestButWordsAreLikelierTogether() {
+    let end = Int(MoonshineTokenizer.endOfText)
+    func endsAgainstWords(_ row: [Float]) -> Bool {
+      row.withUnsafeBufferPointer {
+        MoonshineModel.Decoding.endsAgainstWords($0.baseAddress!, count: Self.count)
+      }
+    }
+    // The end is the single likeliest token (0.35), the words together likelier.
+    var spread = Self.row([" call": 2.6, " the": 2.5, " k": 2.5])
+    spread[end] = 3
+    #expect(endsAgainstWords(spread))
+    // Noise: the end holds most of the probability (0.57 here).
+    var sure = Self.row([" call": 2, " the": 2])
+    sure[end] = 3
+    #expect(!endsAgainstWords(sure))
+    // A word is the likeliest: the text does not end.
+    var word = Self.row([" call": 4, " the": 2.5])
+    word[end] = 3
+    #expect(!endsAgainstWords(word))
   }
 
   @Test func noPhraseStartsWithTheBonusRightAfterOneEnded() {
