@@ -197,20 +197,13 @@ extension WyomingProblem: StreamProblem {}
 /// A protocol's session reducer over a ``StreamSession``: what it does when its stream tells it
 /// to close or that it is over (``handle(_:_:)``, the one reading of the stream's delegate
 /// actions).
-protocol StreamingSession: Reducer {
+protocol StreamingSession: Reducer
+where
+  State: StreamingSessionState<Output, Problem>,
+  Action: StreamingSessionAction<Output, Problem>
+{
   associatedtype Output: Equatable & Sendable
   associatedtype Problem: StreamProblem
-
-  /// Where the session keeps its stream (`\.stream`).
-  static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> { get }
-  /// The session's action for one of its stream's (`Action.stream`).
-  static func streamAction(_ action: StreamSession<Output, Problem>.Action) -> Action
-  /// Where the session keeps the recognition of its current audio (`\.recognition`).
-  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { get }
-  /// How many audio messages the session has counted (`\.audioMessages`, the inbox's numbers).
-  static var audioMessageCount: KeyPath<State, Int> { get }
-  /// The session's action for one of its recognition's (`Action.recognition`).
-  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action
 
   /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
   /// last words where the problem and the phase allow.
@@ -221,7 +214,36 @@ protocol StreamingSession: Reducer {
   func end(_ state: inout State, _ ending: StreamSession<Output, Problem>.Ending) -> Effect<Action>
 }
 
+/// A streaming session's state: its stream, the recognition of its current audio, and how many
+/// audio messages it has counted (the inbox's numbers).
+protocol StreamingSessionState<Output, Problem> {
+  associatedtype Output: Equatable & Sendable
+  associatedtype Problem: StreamProblem
+  var stream: StreamSession<Output, Problem>.State { get set }
+  var recognition: SpeechRecognition.State? { get }
+  var audioMessages: Int { get }
+}
+
+/// A streaming session's actions for its stream's and its recognition's (its cases `stream`
+/// and `recognition`).
+protocol StreamingSessionAction<Output, Problem> {
+  associatedtype Output: Equatable & Sendable
+  associatedtype Problem: StreamProblem
+  static func stream(_ action: StreamSession<Output, Problem>.Action) -> Self
+  static func recognition(_ action: SpeechRecognition.Action) -> Self
+}
+
 extension StreamingSession {
+  /// Where the session keeps its stream.
+  static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> {
+    \.stream
+  }
+
+  /// The session's action for one of its stream's.
+  static func streamAction(_ action: StreamSession<Output, Problem>.Action) -> Action {
+    .stream(action)
+  }
+
   /// What the session does with its stream's actions: stops recognition once the audio has
   /// ended (``LastWords/stop(_:endedAfter:audioMessages:finish:)``) and does what a delegate
   /// action asks; the rest is the stream's own.
@@ -231,9 +253,8 @@ extension StreamingSession {
     switch action {
     case .audioEnded(let last):
       LastWords.stop(
-        state[keyPath: Self.recognitionState], endedAfter: last,
-        audioMessages: state[keyPath: Self.audioMessageCount],
-        finish: Self.recognitionAction(.finish))
+        state.recognition, endedAfter: last, audioMessages: state.audioMessages,
+        finish: .recognition(.finish))
     case .delegate(let delegate):
       handle(delegate, &state)
     default:

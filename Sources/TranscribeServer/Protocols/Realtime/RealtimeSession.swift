@@ -49,13 +49,6 @@ struct RealtimeSession: StreamingSession, Sendable {
   typealias Problem = WebSocketSessionError
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WebSocketSessionError>
-  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
-  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
-  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
-  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
-  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
-    .recognition(action)
-  }
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -607,3 +600,6 @@ struct RealtimeSession: StreamingSession, Sendable {
     return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 }
+
+extension RealtimeSession.State: StreamingSessionState {}
+extension RealtimeSession.Action: StreamingSessionAction {}

@@ -37,13 +37,6 @@ struct VoskSession: StreamingSession, Sendable {
   typealias Problem = WebSocketSessionError
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WebSocketSessionError>
-  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
-  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
-  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
-  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
-  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
-    .recognition(action)
-  }
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -435,3 +428,6 @@ struct VoskSession: StreamingSession, Sendable {
   }
 
 }
+
+extension VoskSession.State: StreamingSessionState {}
+extension VoskSession.Action: StreamingSessionAction {}

@@ -42,13 +42,6 @@ struct WyomingSession: StreamingSession, Sendable {
   typealias Problem = WyomingProblem
   /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
   typealias Stream = StreamSession<Output, WyomingProblem>
-  static var streamState: WritableKeyPath<State, Stream.State> { \.stream }
-  static func streamAction(_ action: Stream.Action) -> Action { .stream(action) }
-  static var recognitionState: KeyPath<State, SpeechRecognition.State?> { \.recognition }
-  static var audioMessageCount: KeyPath<State, Int> { \.audioMessages }
-  static func recognitionAction(_ action: SpeechRecognition.Action) -> Action {
-    .recognition(action)
-  }
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
@@ -533,3 +526,6 @@ struct WyomingSession: StreamingSession, Sendable {
     return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
   }
 }
+
+extension WyomingSession.State: StreamingSessionState {}
+extension WyomingSession.Action: StreamingSessionAction {}
