@@ -257,9 +257,9 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
       return
     }
     guard head.uri.utf8.count <= gate.maxRequestTargetBytes else {
-      let answer = MalformedRequest.targetTooLong(
+      let refusal = RequestRefusal.urlTooLong(
         length: head.uri.utf8.count, limit: gate.maxRequestTargetBytes)
-      refuse(answer, context: context)
+      refuse(Refusal(refusal), context: context)
       return
     }
     let isFirstRequest = self.isFirstRequest
@@ -338,10 +338,6 @@ final class UpgradeTokenHandler: ChannelInboundHandler, RemovableChannelHandler 
 
 /// The answers to requests the server cannot read as HTTP/1.1.
 enum MalformedRequest {
-  static func targetTooLong(length: Int, limit: Int) -> Refusal {
-    Refusal(.urlTooLong(length: length, limit: limit))
-  }
-
   /// The answer to what the HTTP decoder could not read.
   static func answer(to error: HTTPParserError) -> Refusal {
     switch error {

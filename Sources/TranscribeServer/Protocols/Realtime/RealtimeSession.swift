@@ -153,9 +153,6 @@ struct RealtimeSession: StreamingSession, Sendable {
     self.limits = limits
   }
 
-  /// The shortest audio a commit takes, as OpenAI's API has it.
-  static let minimumCommit = ServerConfiguration.realtimeMinimumCommitMilliseconds
-
   var body: some ReducerOf<Self> {
     Scope(state: \.stream, action: \.stream) {
       Stream(limits: limits)
@@ -253,7 +250,9 @@ struct RealtimeSession: StreamingSession, Sendable {
       return .merge(start, push, renew)
 
     case .commit:
-      guard state.uncommittedMilliseconds >= Self.minimumCommit, state.recognition != nil else {
+      guard state.uncommittedMilliseconds >= ServerConfiguration.realtimeMinimumCommitMilliseconds,
+        state.recognition != nil
+      else {
         return reject(
           &state, .commitEmpty(milliseconds: state.uncommittedMilliseconds), eventID: eventID)
       }

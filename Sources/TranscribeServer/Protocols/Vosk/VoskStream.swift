@@ -146,8 +146,6 @@ struct StreamMeasurements {
   private var pendingSince: (number: Int, at: ContinuousClock.Instant)?
   /// The time replies were waited for.
   private(set) var processing = Duration.zero
-  /// The most arrivals kept (``ServerConfiguration/measuredArrivals``).
-  static let arrivalLimit = ServerConfiguration.measuredArrivals
 
   mutating func observe(_ state: VoskSession.State) {
     let now = ContinuousClock.now
@@ -155,7 +153,7 @@ struct StreamMeasurements {
     if duration > pushed {
       pushed = duration
       arrivals.append((duration, now))
-      if arrivals.count > Self.arrivalLimit { arrivals.removeFirst() }
+      if arrivals.count > ServerConfiguration.measuredArrivals { arrivals.removeFirst() }
     }
     switch (pendingSince, state.pending) {
     case (nil, let pending?):

@@ -7,11 +7,6 @@ struct WyomingAudioFormat: Equatable, Sendable {
   var width: Int
   var channels: Int
 
-  /// The sample widths accepted, in bytes (``WyomingSettings/sampleWidths``).
-  static let widths = WyomingSettings.sampleWidths
-  /// The channel counts accepted (``WyomingSettings/channelCounts``).
-  static let channelCounts = WyomingSettings.channelCounts
-
   /// The format in an event's data (`rate`, `width`, `channels`), checked; the rate must be
   /// one of `rates` (``ServerConfiguration/sampleRates``).
   init(
@@ -36,8 +31,8 @@ struct WyomingAudioFormat: Equatable, Sendable {
       return value
     }
     rate = try field("rate", in: rates, "a sample rate in Hz")
-    width = try field("width", in: Self.widths, "a sample width in bytes")
-    channels = try field("channels", in: Self.channelCounts, "a channel count")
+    width = try field("width", in: WyomingSettings.sampleWidths, "a sample width in bytes")
+    channels = try field("channels", in: WyomingSettings.channelCounts, "a channel count")
   }
 
   init(rate: Int, width: Int, channels: Int) {

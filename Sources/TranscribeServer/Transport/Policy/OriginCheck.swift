@@ -37,11 +37,6 @@ public struct OriginCheck: Sendable {
     return authority.prefix { $0 != ":" && $0 != "/" }
   }
 
-  /// The sentence a refusal says.
-  public static func message(origin: String) -> String {
-    RequestRefusal.originNotAllowed(origin).sentence
-  }
-
   /// The refusal of a request for `path` from `origin`: 403, in OpenAI's error JSON under
   /// `/v1/`, text elsewhere.
   static func refusal(path: String, origin: String) -> Refusal {

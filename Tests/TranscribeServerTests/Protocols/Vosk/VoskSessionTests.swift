@@ -165,6 +165,23 @@ struct VoskSessionTests {
     #expect(inbox.startedAudios.count == 1 && inbox.startedAudios.first === audio)
   }
 
+  @Test func theStopAfterTheAudioEndedReachesOnlyTheRecognitionOfThatAudio() async {
+    let store = makeStore(finishTask: {})
+    await store.send(.stream(.start))
+    // An end of audio with no recognition, then one that is not the recording's (it ended
+    // after message 0, and the recording has message 1): no stop (the exhaustive store fails
+    // on any action received and not asserted).
+    await store.send(.stream(.audioEnded(after: 0)))
+    await start(store)
+    await store.send(.stream(.audioEnded(after: 0)))
+    // The end of its own audio stops it.
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.stream(.audioEnded(after: 1)))
+    await store.receive(\.recognition.finish)
+    await store.send(.stream(.clientLeft))
+    await store.skipReceivedActions()
+  }
+
   @Test func aReplyWaitsAtMostTwoSecondsForTheDecoderAndTimersDoNotPileUp() async {
     let store = makeStore()
     store.exhaustivity = .off(showSkippedAssertions: false)
