@@ -112,4 +112,16 @@ extension String {
     guard count > limit else { return self }
     return "\(prefix(limit))… (\(count - limit) more characters)"
   }
+
+  /// The text as a WebSocket close frame's reason: as many whole characters as fit in
+  /// ``ServerConfiguration/closeReasonBytes`` bytes of UTF-8.
+  var closeReason: String {
+    var reason = ""
+    for character in self {
+      let bytes = String(character).utf8.count
+      guard reason.utf8.count + bytes <= ServerConfiguration.closeReasonBytes else { break }
+      reason.append(character)
+    }
+    return reason
+  }
 }

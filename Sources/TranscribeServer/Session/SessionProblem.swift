@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 
-/// Why a session cannot start, or ends other than by its client, for a reason every protocol
-/// shares: the server's one catalogue of them, each defined here once with what the client is
-/// told and how the session's log line reads.
+/// Why a session cannot start, or ends other than by its client: the server's one catalogue of
+/// them, each defined here once with what the client is told and how the session's log line
+/// reads. What every protocol shares is a case of its own; a client's mistake in one protocol's
+/// messages is ``badInput(_:)``, worded in ``ProtocolProblem``.
 ///
 /// A protocol only renders a problem in its own shape: vosk's `{"error": …}` and a close code
 /// (``WebSocketSessionError``), a Realtime `error` event (``RealtimeError/init(closing:)``), a
@@ -35,6 +36,8 @@ enum SessionProblem: Error, Equatable, Sendable {
   /// A message over the limit (``ServerConfiguration/maxFrameBytes``): `bytes` long or, when
   /// it was not read at all (``ServerConfiguration/frameReadLimit``), longer than `bytes`.
   case messageTooLarge(bytes: Int, limit: Int, isUnread: Bool = false)
+  /// A mistake in the client's messages, in its protocol's own terms (``ProtocolProblem``).
+  case badInput(ProtocolProblem)
 
   /// What the client is told, in a sentence that names the fix.
   var text: String {
@@ -58,6 +61,8 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .messageTooLarge(let bytes, let limit, let isUnread):
       "a message of \(isUnread ? "more than " : "")\(bytes) bytes is over the limit of \(limit) "
         + "bytes; send smaller chunks"
+    case .badInput(let problem):
+      problem.text
     }
   }
 
@@ -69,7 +74,7 @@ enum SessionProblem: Error, Equatable, Sendable {
     case .tooLong: .tooLong
     case .shuttingDown: .shutdown
     case .busy, .tooManyConnections, .recognitionFailed: .failed(text)
-    case .messageTooLarge: .badInput(text)
+    case .messageTooLarge, .badInput: .badInput(text)
     }
   }
 
@@ -78,7 +83,7 @@ enum SessionProblem: Error, Equatable, Sendable {
   var deliversLastWords: Bool {
     switch self {
     case .idle, .tooLittleAudio, .tooLong, .shuttingDown: true
-    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge: false
+    case .busy, .tooManyConnections, .recognitionFailed, .messageTooLarge, .badInput: false
     }
   }
 
@@ -144,6 +149,8 @@ enum RequestRefusal: Equatable, Sendable {
   case unauthorized
   /// WebSocket frames that break the protocol (the violation).
   case webSocketProtocolViolation(String)
+  /// A plain HTTP request to a path that only takes a WebSocket (Realtime's).
+  case webSocketRequired(path: String, upgrade: String)
 
   /// What the client is told, as it is written: a sentence that names the fix (a WebSocket
   /// protocol error, which goes into a close frame's reason too, is a short phrase without a
@@ -180,6 +187,9 @@ enum RequestRefusal: Equatable, Sendable {
         + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
     case .webSocketProtocolViolation(let violation):
       "WebSocket protocol error: \(violation)"
+    case .webSocketRequired(let path, let upgrade):
+      "\(path) is a WebSocket endpoint: open a WebSocket to \(upgrade) (this server runs "
+        + "transcription sessions only)."
     }
   }
 
@@ -195,7 +205,7 @@ enum RequestRefusal: Equatable, Sendable {
     case .methodNotAllowed: .methodNotAllowed
     case .originNotAllowed: .forbidden
     case .unauthorized: .unauthorized
-    case .webSocketProtocolViolation: .badRequest
+    case .webSocketProtocolViolation, .webSocketRequired: .badRequest
     }
   }
 
@@ -212,6 +222,7 @@ enum RequestRefusal: Equatable, Sendable {
     case .originNotAllowed: "origin_not_allowed"
     case .unauthorized: "invalid_api_key"
     case .webSocketProtocolViolation: "websocket_protocol_error"
+    case .webSocketRequired: "websocket_required"
     }
   }
 

@@ -208,15 +208,8 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
     }
   }
 
-  /// The close frame's reason: the description, cut to the 123 bytes a close frame holds.
-  var closeReason: String {
-    var reason = ""
-    for character in description {
-      guard reason.utf8.count + String(character).utf8.count <= 123 else { break }
-      reason.append(character)
-    }
-    return reason
-  }
+  /// The close frame's reason: the description, cut to the bytes a close frame holds.
+  var closeReason: String { description.closeReason }
 
   /// Whether the client already closed (the refusal answers its close frame): no message then.
   var isClosedByClient: Bool {

@@ -37,6 +37,7 @@ import Testing
     .methodNotAllowed(path: "/v1/models", allowed: "GET, HEAD", method: "POST"),
     .originNotAllowed("https://example.com"), .unauthorized,
     .webSocketProtocolViolation("a reserved bit (RSV1) was set"),
+    .webSocketRequired(path: "/v1/realtime", upgrade: "/v1/realtime?intent=transcription"),
   ]
 
   @Test(arguments: refusals)
@@ -102,6 +103,11 @@ import Testing
         .webSocketProtocolViolation("a reserved bit was set"),
         "WebSocket protocol error: a reserved bit was set"
       ),
+      (
+        .webSocketRequired(path: "/v1/realtime", upgrade: "/v1/realtime?intent=transcription"),
+        "/v1/realtime is a WebSocket endpoint: open a WebSocket to "
+          + "/v1/realtime?intent=transcription (this server runs transcription sessions only)."
+      ),
     ]
     for (refusal, sentence) in said {
       #expect(refusal.sentence == sentence)
@@ -131,5 +137,51 @@ import Testing
     #expect(SessionProblem.shuttingDown.deliversLastWords)
     #expect(!SessionProblem.busy.deliversLastWords)
     #expect(!SessionProblem.recognitionFailed("x").deliversLastWords)
+  }
+
+  /// A client's mistake in one protocol is the catalogue's too (``ProtocolProblem``): the
+  /// protocol says the catalogue's words with its own code, and the session reads `bad_input`
+  /// without last words.
+  @Test func aClientsMistakeIsTheCataloguesWordsWithTheProtocolsCode() {
+    let vosk: [(ProtocolProblem.Vosk, UInt16)] = [
+      (.malformedJSON("not valid JSON"), 1007), (.unknownConfigurationField("speed"), 1007),
+      (.invalidConfigurationValue(field: "words", reason: "must be true or false"), 1007),
+      (.phraseNotInDictionary("zyx"), 1007), (.oddLengthFrame(bytes: 3), 1007),
+      (.unsupportedMessage("{}"), 1003), (.configurationAfterAudio, 1008),
+      (.unsupportedIntent("conversation"), 1008),
+    ]
+    for (mistake, closeCode) in vosk {
+      let error = WebSocketSessionError.input(mistake)
+      #expect(error.message == mistake.text)
+      #expect(error.closeCode == closeCode, "\(mistake)")
+      #expect(error.outcome == .badInput(mistake.text))
+      #expect(!error.deliversLastWords)
+    }
+    let wyoming: [(ProtocolProblem.Wyoming, String)] = [
+      (.headerTooLong(limit: 64), "header-too-long"),
+      (.payloadTooLong(bytes: 9, limit: 8), "payload-too-long"),
+      (.notJSON(part: "header line"), "bad-json"), (.badHeader("no type"), "bad-event"),
+      (.unsupportedLanguage("de"), "unsupported-language"),
+      (.audioBeforeStart(event: "audio-chunk"), "audio-before-start"),
+      (.unsupportedAudio("width 3"), "unsupported-audio"),
+    ]
+    for (mistake, code) in wyoming {
+      let problem = WyomingProblem.input(mistake)
+      #expect(problem.event.data["text"]?.stringValue == mistake.text)
+      #expect(problem.code == code)
+      #expect(problem.outcome == .badInput(mistake.text))
+      #expect(!problem.deliversLastWords)
+    }
+    #expect(
+      RealtimeError.oddLength(bytes: 3).message == ProtocolProblem.Realtime.oddLength(bytes: 3).text
+    )
+    #expect(RealtimeError.oddLength(bytes: 3).param == "audio")
+    #expect(
+      OpenAIError.missingField("file").message == ProtocolProblem.upload(.missingField("file")).text
+    )
+    #expect(
+      RealtimeError.commitEmpty(milliseconds: 40).message
+        == "Error committing input audio buffer: buffer too small. Expected at least 100ms of "
+        + "audio, but buffer only has 40.00ms of audio.")
   }
 }

@@ -54,47 +54,32 @@ public enum OpenAIError: Error, Equatable, Sendable {
     }
   }
 
-  /// What went wrong and what to do, in one sentence.
+  /// What went wrong and what to do, in one sentence (the catalogue's:
+  /// ``SessionProblem``, ``RequestRefusal``, ``ProtocolProblem/Upload``).
   public var message: String {
     switch self {
-    case .unauthorized:
-      return RequestRefusal.unauthorized.sentence
-    case .notMultipart(let contentType):
-      return "Send the audio as multipart/form-data with a `file` field (the request's "
-        + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
-    case .malformedMultipart(let problem):
-      return "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
-    case .missingField(let field):
-      return "The `\(field)` field is required."
+    case .unauthorized: RequestRefusal.unauthorized.sentence
+    case .noCapacity: SessionProblem.busy.sentence
+    case .shuttingDown: SessionProblem.shuttingDown.sentence
+    case .notMultipart(let contentType): upload(.notMultipart(contentType: contentType))
+    case .malformedMultipart(let problem): upload(.malformedMultipart(problem))
+    case .missingField(let field): upload(.missingField(field))
     case .invalidField(let field, let value, let expected):
-      return
-        "`\(value.cut(after: ServerConfiguration.quotedFieldValue))` is not a valid `\(field)`: expected \(expected)."
-    case .uploadTooLarge(let limit):
-      return "The upload is larger than this server's limit of \(Self.size(limit)) "
-        + "(serve --max-upload-mb)."
+      upload(.invalidField(field, value: value, expected: expected))
+    case .uploadTooLarge(let limit): upload(.uploadTooLarge(limit: limit))
     case .audioTooLong(let seconds, let limit):
-      return "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
-        + "server's limit of \(limit.components.seconds) s per upload (serve "
-        + "--max-upload-seconds); split it into shorter files."
+      upload(.audioTooLong(seconds: seconds, limit: limit))
     case .uploadTooSlow(let rate, let grace):
-      return "The upload arrived too slowly: this server needs the body at "
-        + "\(Self.size(rate))/s or more on average after its first "
-        + "\(grace.spokenSeconds); send it over a faster connection."
-    case .unreadableAudio(let reason):
-      return "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
-        + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
-    case .noCapacity:
-      return SessionProblem.busy.sentence
-    case .recognitionFailed(let reason):
-      return "Recognition failed on the server: \(Self.sentence(reason))"
-    case .sessionTooLong(let limit):
-      return "The transcription took longer than this server allows "
-        + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
-    case .shuttingDown:
-      return SessionProblem.shuttingDown.sentence
-    case .clientGone:
-      return "The client closed the connection before the answer."
+      upload(.uploadTooSlow(minimumRate: rate, grace: grace))
+    case .unreadableAudio(let reason): upload(.unreadableAudio(reason: reason))
+    case .recognitionFailed(let reason): upload(.recognitionFailed(reason))
+    case .sessionTooLong(let limit): upload(.sessionTooLong(limit: limit))
+    case .clientGone: upload(.clientGone)
     }
+  }
+
+  private func upload(_ problem: ProtocolProblem.Upload) -> String {
+    ProtocolProblem.upload(problem).text
   }
 
   /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
@@ -128,24 +113,6 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .shuttingDown: "server_shutting_down"
     default: nil
     }
-  }
-
-  /// `text` ending with one period, however it ended.
-  private static func sentence(_ text: String) -> String {
-    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    while text.hasSuffix(".") { text.removeLast() }
-    return text + "."
-  }
-
-  /// `text` as a sentence of its own: a capital letter first, one period last.
-  private static func standalone(_ text: String) -> String {
-    let sentence = sentence(text)
-    return sentence.prefix(1).uppercased() + sentence.dropFirst()
-  }
-
-  private static func size(_ bytes: Int) -> String {
-    if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
-    return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
   }
 }
 

@@ -36,17 +36,10 @@ struct RealtimeController: Sendable {
   /// The HTTP route: what a request that is not a transcription session's upgrade gets.
   func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
     router.get(RouterPath(stringLiteral: Self.path)) { _, _ in
-      let message =
-        "/v1/realtime is a WebSocket endpoint: open a WebSocket to "
-        + "/v1/realtime?intent=transcription (this server runs transcription sessions only)."
-      let body = OpenAIError.encode(
-        OpenAIErrorBody(
-          error: .init(
-            message: message, type: "invalid_request_error", param: nil,
-            code: "websocket_required")))
-      return Response(
-        status: .badRequest, headers: [.contentType: "application/json"],
-        body: .init(byteBuffer: body))
+      let path = "/" + Self.path
+      return Refusal(
+        .webSocketRequired(path: path, upgrade: path + "?intent=transcription"), path: path
+      ).response
     }
   }
 }

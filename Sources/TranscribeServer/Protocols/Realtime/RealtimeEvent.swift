@@ -94,63 +94,45 @@ struct RealtimeError: Error, Equatable, Sendable {
   /// The client event that caused it, when it had an `event_id`.
   var eventID: String?
 
-  static let invalidJSON = RealtimeError(
-    code: "invalid_json",
-    message: "The message is not a JSON object. Each client event is a JSON object with a "
-      + "'type', such as {\"type\": \"input_audio_buffer.commit\"}.")
+  /// A client's mistake, with OpenAI's code and the parameter at fault; its words are the
+  /// catalogue's (``ProtocolProblem/Realtime``).
+  init(_ problem: ProtocolProblem.Realtime, code: String, param: String? = nil) {
+    self.init(code: code, message: problem.text, param: param)
+  }
+
+  static let invalidJSON = RealtimeError(.invalidJSON, code: "invalid_json")
 
   static func missingParameter(_ param: String) -> RealtimeError {
-    RealtimeError(
-      code: "missing_required_parameter", message: "Missing required parameter: '\(param)'.",
-      param: param)
+    RealtimeError(.missingParameter(param), code: "missing_required_parameter", param: param)
   }
 
   static func unknownParameter(_ param: String) -> RealtimeError {
-    RealtimeError(
-      code: "unknown_parameter", message: "Unknown parameter: '\(param)'.", param: param)
+    RealtimeError(.unknownParameter(param), code: "unknown_parameter", param: param)
   }
 
   static func invalidValue(param: String, value: RealtimeJSON, expected: String) -> RealtimeError {
     RealtimeError(
-      code: "invalid_value",
-      message: "Invalid value for '\(param)': \(value.brief). Expected \(expected).",
+      .invalidValue(param: param, value: value.brief, expected: expected), code: "invalid_value",
       param: param)
   }
 
   static func unknownEventType(_ type: String) -> RealtimeError {
     RealtimeError(
-      code: "invalid_value",
-      message:
-        "Invalid value: '\(String(type.prefix(ServerConfiguration.quotedJSONValue)))'. Supported values are: "
-        + RealtimeClientEvent.types.map { "'\($0)'" }.joined(separator: ", ") + ".",
+      .unknownEventType(type, supported: RealtimeClientEvent.types), code: "invalid_value",
       param: "type")
   }
 
-  static let invalidBase64 = RealtimeError(
-    code: "invalid_value",
-    message: "Invalid 'audio': the audio must be base64-encoded bytes in the session's format "
-      + "(16-bit PCM at 24 kHz by default).",
-    param: "audio")
+  static let invalidBase64 = RealtimeError(.invalidBase64, code: "invalid_value", param: "audio")
 
-  static let binaryMessage = RealtimeError(
-    code: "invalid_value",
-    message: "Binary messages are not part of the Realtime API: send audio as "
-      + "input_audio_buffer.append events with base64 'audio'.")
+  static let binaryMessage = RealtimeError(.binaryMessage, code: "invalid_value")
 
   static func oddLength(bytes: Int) -> RealtimeError {
-    RealtimeError(
-      code: "invalid_value",
-      message: "Invalid 'audio': 16-bit PCM comes in whole samples of 2 bytes; got \(bytes) "
-        + "bytes.",
-      param: "audio")
+    RealtimeError(.oddLength(bytes: bytes), code: "invalid_value", param: "audio")
   }
 
   static func commitEmpty(milliseconds: Double) -> RealtimeError {
     RealtimeError(
-      code: "input_audio_buffer_commit_empty",
-      message: "Error committing input audio buffer: buffer too small. Expected at least "
-        + "100ms of audio, but buffer only has "
-        + String(format: "%.2f", milliseconds) + "ms of audio.")
+      .commitEmpty(milliseconds: milliseconds), code: "input_audio_buffer_commit_empty")
   }
 
   /// A message over the limit (``SessionProblem/messageTooLarge(bytes:limit:isUnread:)``).
@@ -162,10 +144,7 @@ struct RealtimeError: Error, Equatable, Sendable {
   }
 
   static let formatChangeWithAudio = RealtimeError(
-    code: "invalid_value",
-    message: "The audio format cannot change while the input audio buffer holds audio; "
-      + "commit or clear the buffer first.",
-    param: "session.audio.input.format")
+    .formatChangeWithAudio, code: "invalid_value", param: "session.audio.input.format")
 
   /// The error event before the server closes a session for `error`.
   init(closing error: WebSocketSessionError) {
@@ -181,7 +160,7 @@ struct RealtimeError: Error, Equatable, Sendable {
       self.init(type: "server_error", code: "server_busy", message: error.message)
     case .session(.recognitionFailed):
       self.init(type: "server_error", code: "transcription_failed", message: error.message)
-    case .unsupportedIntent:
+    case .session(.badInput(.vosk(.unsupportedIntent))):
       self.init(code: "invalid_intent", message: error.message, param: "intent")
     default: self.init(code: "invalid_request", message: error.message)
     }

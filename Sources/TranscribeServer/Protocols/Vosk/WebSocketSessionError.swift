@@ -3,8 +3,8 @@ import SpeechClient
 
 /// Why a WebSocket stream ends other than by the client's `{"eof" : 1}`: each has a message the
 /// client gets as `{"error": "…"}` (a Realtime client as an `error` event) and a close code.
-/// The problems every protocol shares are ``SessionProblem``'s, rendered here; the rest are the
-/// client's mistakes in vosk's protocol.
+/// Every problem is the catalogue's (``SessionProblem``, its words written there); vosk only
+/// renders it, with this close code.
 ///
 /// | close code | when |
 /// | --- | --- |
@@ -16,65 +16,59 @@ import SpeechClient
 /// | 1011 internal error | recognition failed (model missing, decoder failure) |
 /// | 1013 try again later | every session place is taken |
 enum WebSocketSessionError: Error, Equatable, Sendable {
-  /// A problem every protocol shares (``SessionProblem``): a limit, the server's state, a
-  /// failure.
+  /// The problem, from the server's catalogue (``SessionProblem``): a limit, the server's
+  /// state, a failure, or the client's mistake in vosk's protocol (``ProtocolProblem/Vosk``).
   case session(SessionProblem)
+
+  /// A mistake in vosk's protocol.
+  static func input(_ problem: ProtocolProblem.Vosk) -> Self {
+    .session(.badInput(.vosk(problem)))
+  }
+
   /// A text message is not JSON (or not an object).
-  case malformedJSON(String)
+  static func malformedJSON(_ reason: String) -> Self { .input(.malformedJSON(reason)) }
   /// A configuration field the server does not know.
-  case unknownConfigurationField(String)
+  static func unknownConfigurationField(_ field: String) -> Self {
+    .input(.unknownConfigurationField(field))
+  }
   /// A configuration field with a value the server cannot use.
-  case invalidConfigurationValue(field: String, reason: String)
+  static func invalidConfigurationValue(field: String, reason: String) -> Self {
+    .input(.invalidConfigurationValue(field: field, reason: reason))
+  }
   /// A configuration sent after audio.
-  case configurationAfterAudio
+  static var configurationAfterAudio: Self { .input(.configurationAfterAudio) }
   /// A text message that is neither a configuration nor the end of the stream.
-  case unsupportedMessage(String)
+  static func unsupportedMessage(_ text: String) -> Self { .input(.unsupportedMessage(text)) }
   /// A binary frame with an odd number of bytes (16-bit samples come in pairs).
-  case oddLengthFrame(bytes: Int)
+  static func oddLengthFrame(bytes: Int) -> Self { .input(.oddLengthFrame(bytes: bytes)) }
   /// A Realtime session asked for without `intent=transcription` (the intent it named, if any).
-  case unsupportedIntent(String?)
+  static func unsupportedIntent(_ intent: String?) -> Self { .input(.unsupportedIntent(intent)) }
 
   /// The close code the stream ends with.
   var closeCode: UInt16 {
     switch self {
     case .session(.shuttingDown): 1001
-    case .unsupportedMessage: 1003
-    case .malformedJSON, .unknownConfigurationField, .invalidConfigurationValue, .oddLengthFrame:
-      1007
-    case .configurationAfterAudio, .unsupportedIntent, .session(.idle), .session(.tooLittleAudio),
-      .session(.tooLong):
+    case .session(.badInput(.vosk(.unsupportedMessage))): 1003
+    case .session(.badInput(.vosk(.configurationAfterAudio))),
+      .session(.badInput(.vosk(.unsupportedIntent))), .session(.idle),
+      .session(.tooLittleAudio), .session(.tooLong):
       1008
+    case .session(.badInput): 1007
     case .session(.messageTooLarge): 1009
     case .session(.recognitionFailed): 1011
     case .session(.busy), .session(.tooManyConnections): 1013
     }
   }
 
-  /// What the client is told, in a sentence that names the fix.
-  var message: String {
+  /// The problem in the catalogue.
+  var problem: SessionProblem {
     switch self {
-    case .session(let problem):
-      problem.text
-    case .malformedJSON(let reason):
-      "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): \(reason)"
-    case .unknownConfigurationField(let field):
-      "unknown configuration field '\(field)'; known: sample_rate, words, max_alternatives, "
-        + "phrase_list"
-    case .invalidConfigurationValue(let field, let reason):
-      "invalid configuration value for '\(field)': \(reason)"
-    case .configurationAfterAudio:
-      "the configuration must be the first message, before any audio"
-    case .unsupportedMessage(let text):
-      "unsupported text message \(text); send {\"config\": {…}} first, then binary audio, "
-        + "then {\"eof\" : 1}"
-    case .oddLengthFrame(let bytes):
-      "audio frames must hold whole 16-bit samples; got \(bytes) bytes"
-    case .unsupportedIntent(let intent):
-      "this server runs transcription sessions only"
-        + (intent.map { ", not intent=\($0)" } ?? "")
-        + ": connect to /v1/realtime?intent=transcription"
+    case .session(let problem): problem
     }
   }
+
+  /// What the client is told, in a sentence that names the fix (the catalogue's).
+  var message: String { problem.text }
 
   /// The refusal of a stream the session core turned away.
   init(_ refusal: AdmissionRefusal) {
@@ -86,8 +80,7 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
   init(_ problem: RecognitionProblem) {
     switch problem {
     case .wordNotInDictionary(let word):
-      self = .invalidConfigurationValue(
-        field: "phrase_list", reason: "no phrase is usable: '\(word)' is not in the dictionary")
+      self = .input(.phraseNotInDictionary(word))
     default:
       self = .session(SessionProblem(problem))
     }
@@ -95,33 +88,15 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
 
   /// Whether a stream that ends with this error first gets its last words: a limit or a
   /// shutdown (the client did nothing wrong), not the client's mistakes or a failure.
-  var deliversLastWords: Bool {
-    guard case .session(let problem) = self else { return false }
-    return problem.deliversLastWords
-  }
+  var deliversLastWords: Bool { problem.deliversLastWords }
 
   /// How a stream that ends with this error reads in its log.
-  var outcome: SessionOutcome {
-    guard case .session(let problem) = self else { return .badInput(message) }
-    return problem.outcome
-  }
+  var outcome: SessionOutcome { problem.outcome }
 
   /// Whether the client went quiet (so it is not waiting for an answer).
-  var isIdle: Bool {
-    guard case .session(let problem) = self else { return false }
-    return problem.isIdle
-  }
+  var isIdle: Bool { problem.isIdle }
 
   /// The close frame's reason: the message, cut to fit a control frame
   /// (``ServerConfiguration/closeReasonBytes``).
-  var closeReason: String {
-    var reason = ""
-    for character in message {
-      if reason.utf8.count + String(character).utf8.count > ServerConfiguration.closeReasonBytes {
-        break
-      }
-      reason.append(character)
-    }
-    return reason
-  }
+  var closeReason: String { message.closeReason }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import SpeechClient
 
-/// Why a Wyoming connection gets an `error` event (`text`, `code`) and is closed, each a
-/// sentence that names the fix: the problems every protocol shares (``SessionProblem``), rendered
-/// with Wyoming's codes, and the client's mistakes in Wyoming's framing and events.
+/// Why a Wyoming connection gets an `error` event (`text`, `code`) and is closed: a problem of
+/// the catalogue (``SessionProblem``, its words written there), which Wyoming renders with its
+/// codes.
 ///
 /// | code | when |
 /// | --- | --- |
@@ -17,87 +17,86 @@ import SpeechClient
 /// | `busy`, `shutting-down` | no session place now |
 /// | `recognition-failed` | the engine failed |
 enum WyomingProblem: Error, Equatable, Sendable {
-  /// A header line longer than the limit (or no end of line within it).
-  case headerTooLong(limit: Int)
-  /// A `data_length` over the limit.
-  case dataTooLong(bytes: Int, limit: Int)
-  /// A `payload_length` over the limit.
-  case payloadTooLong(bytes: Int, limit: Int)
-  /// A header line or data block that is not a JSON object.
-  case notJSON(part: String)
-  /// A header without a string `type`, or with a length that is not a whole number of bytes.
-  case badHeader(String)
-  /// `transcribe` names a model this server does not have.
-  case unknownModel(name: String, available: [String])
-  /// `transcribe` asks for a language the models do not speak.
-  case unsupportedLanguage(String)
-  /// `transcribe`'s names and terms are over the limits of hotwords.
-  case badHotwords(Hotwords.Problem)
-  /// `audio-chunk` or `audio-stop` without `audio-start` first.
-  case audioBeforeStart(event: String)
-  /// An event that cannot come now (e.g. `transcribe` while audio streams).
-  case unexpectedEvent(event: String, expected: String)
-  /// An audio format this server cannot read, or a chunk that does not hold whole frames.
-  case unsupportedAudio(String)
-  /// A problem every protocol shares: a limit, the server's state, a failure.
+  /// The problem, from the server's catalogue (``SessionProblem``): a limit, the server's
+  /// state, a failure, or the client's mistake in Wyoming's framing and events
+  /// (``ProtocolProblem/Wyoming``).
   case session(SessionProblem)
+
+  /// A mistake in Wyoming's framing or events.
+  static func input(_ problem: ProtocolProblem.Wyoming) -> Self {
+    .session(.badInput(.wyoming(problem)))
+  }
+
+  /// A header line longer than the limit (or no end of line within it).
+  static func headerTooLong(limit: Int) -> Self { .input(.headerTooLong(limit: limit)) }
+  /// A `data_length` over the limit.
+  static func dataTooLong(bytes: Int, limit: Int) -> Self {
+    .input(.dataTooLong(bytes: bytes, limit: limit))
+  }
+  /// A `payload_length` over the limit.
+  static func payloadTooLong(bytes: Int, limit: Int) -> Self {
+    .input(.payloadTooLong(bytes: bytes, limit: limit))
+  }
+  /// A header line or data block that is not a JSON object.
+  static func notJSON(part: String) -> Self { .input(.notJSON(part: part)) }
+  /// A header without a string `type`, or with a length that is not a whole number of bytes.
+  static func badHeader(_ reason: String) -> Self { .input(.badHeader(reason)) }
+  /// `transcribe` names a model this server does not have.
+  static func unknownModel(name: String, available: [String]) -> Self {
+    .input(.unknownModel(name: name, available: available))
+  }
+  /// `transcribe` asks for a language the models do not speak.
+  static func unsupportedLanguage(_ language: String) -> Self {
+    .input(.unsupportedLanguage(language))
+  }
+  /// `transcribe`'s names and terms are over the limits of hotwords.
+  static func badHotwords(_ problem: Hotwords.Problem) -> Self { .input(.badHotwords(problem)) }
+  /// `audio-chunk` or `audio-stop` without `audio-start` first.
+  static func audioBeforeStart(event: String) -> Self { .input(.audioBeforeStart(event: event)) }
+  /// An event that cannot come now (e.g. `transcribe` while audio streams).
+  static func unexpectedEvent(event: String, expected: String) -> Self {
+    .input(.unexpectedEvent(event: event, expected: expected))
+  }
+  /// An audio format this server cannot read, or a chunk that does not hold whole frames.
+  static func unsupportedAudio(_ reason: String) -> Self { .input(.unsupportedAudio(reason)) }
+
+  /// The problem in the catalogue.
+  var problem: SessionProblem {
+    switch self {
+    case .session(let problem): problem
+    }
+  }
 
   /// The `code` of the `error` event.
   var code: String {
-    switch self {
-    case .headerTooLong: "header-too-long"
-    case .dataTooLong: "data-too-long"
-    case .payloadTooLong, .session(.messageTooLarge): "payload-too-long"
-    case .notJSON: "bad-json"
-    case .badHeader: "bad-event"
-    case .unknownModel: "unknown-model"
-    case .unsupportedLanguage: "unsupported-language"
-    case .badHotwords: "too-many-hotwords"
-    case .audioBeforeStart: "audio-before-start"
-    case .unexpectedEvent: "unexpected-event"
-    case .unsupportedAudio: "unsupported-audio"
-    case .session(.idle): "idle-timeout"
-    case .session(.tooLittleAudio): "too-little-audio"
-    case .session(.tooLong): "session-too-long"
-    case .session(.busy), .session(.tooManyConnections): "busy"
-    case .session(.shuttingDown): "shutting-down"
-    case .session(.recognitionFailed): "recognition-failed"
+    switch problem {
+    case .badInput(.wyoming(let mistake)):
+      switch mistake {
+      case .headerTooLong: "header-too-long"
+      case .dataTooLong: "data-too-long"
+      case .payloadTooLong: "payload-too-long"
+      case .notJSON: "bad-json"
+      case .badHeader: "bad-event"
+      case .unknownModel: "unknown-model"
+      case .unsupportedLanguage: "unsupported-language"
+      case .badHotwords: "too-many-hotwords"
+      case .audioBeforeStart: "audio-before-start"
+      case .unexpectedEvent: "unexpected-event"
+      case .unsupportedAudio: "unsupported-audio"
+      }
+    case .badInput: "bad-event"
+    case .messageTooLarge: "payload-too-long"
+    case .idle: "idle-timeout"
+    case .tooLittleAudio: "too-little-audio"
+    case .tooLong: "session-too-long"
+    case .busy, .tooManyConnections: "busy"
+    case .shuttingDown: "shutting-down"
+    case .recognitionFailed: "recognition-failed"
     }
   }
 
-  /// The `text` of the `error` event: what went wrong and what to do.
-  var text: String {
-    switch self {
-    case .headerTooLong(let limit):
-      "an event's header line must end with a newline within \(limit) bytes; send one JSON "
-        + "object per line"
-    case .dataTooLong(let bytes, let limit):
-      "data_length \(bytes) is over the limit of \(limit) bytes; send less data"
-    case .payloadTooLong(let bytes, let limit):
-      "payload_length \(bytes) is over the limit of \(limit) bytes; send smaller audio chunks"
-    case .notJSON(let part):
-      "the \(part) is not a JSON object; each event is one JSON header line "
-        + "({\"type\": …}), then data_length bytes of JSON, then payload_length bytes"
-    case .badHeader(let reason):
-      "bad event header: \(reason)"
-    case .unknownModel(let name, let available):
-      "there is no model '\(name)' here; use one of \(available.joined(separator: ", ")) "
-        + "(describe lists them), or leave out name"
-    case .unsupportedLanguage(let language):
-      "language '\(language)' is not served: the models here speak English (en)"
-    case .badHotwords(let problem):
-      "transcribe's names and terms (hotwords) \(problem); send fewer or shorter ones"
-    case .audioBeforeStart(let event):
-      "\(event) came before audio-start; send transcribe, audio-start, audio-chunk…, "
-        + "audio-stop"
-    case .unexpectedEvent(let event, let expected):
-      "\(event) cannot come now; expected \(expected)"
-    case .unsupportedAudio(let reason):
-      "unsupported audio: \(reason)"
-    case .session(let problem):
-      problem.text
-    }
-  }
+  /// The `text` of the `error` event: what went wrong and what to do (the catalogue's).
+  var text: String { problem.text }
 
   /// The refusal of a connection the session core turned away.
   init(_ refusal: AdmissionRefusal) {
@@ -106,20 +105,10 @@ enum WyomingProblem: Error, Equatable, Sendable {
 
   /// Whether a connection that ends with this problem first gets the transcript of the audio
   /// so far: the server's limits and a shutdown (the client did nothing wrong).
-  var deliversLastWords: Bool {
-    guard case .session(let problem) = self else { return false }
-    return problem.deliversLastWords
-  }
+  var deliversLastWords: Bool { problem.deliversLastWords }
 
   /// How a session that ends with this problem reads in its log.
-  var outcome: SessionOutcome {
-    switch self {
-    case .session(let problem): problem.outcome
-    case .headerTooLong, .dataTooLong, .payloadTooLong, .notJSON, .badHeader, .unknownModel,
-      .unsupportedLanguage, .badHotwords, .audioBeforeStart, .unexpectedEvent, .unsupportedAudio:
-      .badInput(text)
-    }
-  }
+  var outcome: SessionOutcome { problem.outcome }
 
   /// The `error` event.
   var event: WyomingEvent {

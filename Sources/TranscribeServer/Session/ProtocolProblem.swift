@@ -1,0 +1,269 @@
+import Foundation
+import SpeechClient
+
+/// A problem in one protocol's own terms: the client's mistakes in that protocol's messages, and
+/// an upload's own ends. The catalogue's third part, beside ``SessionProblem`` (what every
+/// protocol shares) and ``RequestRefusal`` (refusals before any session): every sentence the
+/// server says to a client about a problem is written in these three types.
+///
+/// A protocol only renders a problem: vosk's close code (``WebSocketSessionError``), a Realtime
+/// `error` event's code and param (``RealtimeError``), a Wyoming `error` event's code
+/// (``WyomingProblem``), OpenAI's status, type and code (``OpenAIError``). A session that ends
+/// for one reads `bad_input` in its log (``SessionProblem/badInput(_:)``).
+///
+/// ```swift
+/// ProtocolProblem.vosk(.oddLengthFrame(bytes: 3)).text
+/// // "audio frames must hold whole 16-bit samples; got 3 bytes"
+/// ```
+enum ProtocolProblem: Equatable, Sendable {
+  case vosk(Vosk)
+  case realtime(Realtime)
+  case wyoming(Wyoming)
+  case upload(Upload)
+
+  /// What the client is told, in the protocol's own style: vosk's and Wyoming's phrases, the
+  /// sentences of OpenAI's APIs.
+  var text: String {
+    switch self {
+    case .vosk(let problem): problem.text
+    case .realtime(let problem): problem.text
+    case .wyoming(let problem): problem.text
+    case .upload(let problem): problem.text
+    }
+  }
+
+  /// A vosk stream's mistakes (and a Realtime session asked for without its intent, which is
+  /// refused the same way).
+  enum Vosk: Equatable, Sendable {
+    /// A text message is not JSON (or not an object).
+    case malformedJSON(String)
+    /// A configuration field the server does not know.
+    case unknownConfigurationField(String)
+    /// A configuration field with a value the server cannot use.
+    case invalidConfigurationValue(field: String, reason: String)
+    /// A phrase list none of whose phrases the engine can use: `word` is not in its dictionary.
+    case phraseNotInDictionary(String)
+    /// A configuration sent after audio.
+    case configurationAfterAudio
+    /// A text message that is neither a configuration nor the end of the stream.
+    case unsupportedMessage(String)
+    /// A binary frame with an odd number of bytes (16-bit samples come in pairs).
+    case oddLengthFrame(bytes: Int)
+    /// A Realtime session asked for without `intent=transcription` (the intent it named).
+    case unsupportedIntent(String?)
+
+    var text: String {
+      switch self {
+      case .malformedJSON(let reason):
+        "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): \(reason)"
+      case .unknownConfigurationField(let field):
+        "unknown configuration field '\(field)'; known: sample_rate, words, max_alternatives, "
+          + "phrase_list"
+      case .invalidConfigurationValue(let field, let reason):
+        "invalid configuration value for '\(field)': \(reason)"
+      case .phraseNotInDictionary(let word):
+        "invalid configuration value for 'phrase_list': no phrase is usable: '\(word)' is not "
+          + "in the dictionary"
+      case .configurationAfterAudio:
+        "the configuration must be the first message, before any audio"
+      case .unsupportedMessage(let text):
+        "unsupported text message \(text); send {\"config\": {…}} first, then binary audio, "
+          + "then {\"eof\" : 1}"
+      case .oddLengthFrame(let bytes):
+        "audio frames must hold whole 16-bit samples; got \(bytes) bytes"
+      case .unsupportedIntent(let intent):
+        "this server runs transcription sessions only"
+          + (intent.map { ", not intent=\($0)" } ?? "")
+          + ": connect to /v1/realtime?intent=transcription"
+      }
+    }
+  }
+
+  /// A Realtime client's mistakes in its events, written as OpenAI's Realtime API words them.
+  enum Realtime: Equatable, Sendable {
+    /// A text message that is not a JSON object.
+    case invalidJSON
+    /// A required parameter is missing.
+    case missingParameter(String)
+    /// A parameter the event does not have.
+    case unknownParameter(String)
+    /// A parameter's value (`value`, as briefly quoted) is not one it takes (`expected`).
+    case invalidValue(param: String, value: String, expected: String)
+    /// An event type the server does not know; `supported` lists the ones it does.
+    case unknownEventType(String, supported: [String])
+    /// `audio` that is not base64.
+    case invalidBase64
+    /// A binary WebSocket message.
+    case binaryMessage
+    /// Audio that does not hold whole 16-bit samples.
+    case oddLength(bytes: Int)
+    /// A commit of less audio than the shortest commit.
+    case commitEmpty(milliseconds: Double)
+    /// A format change while the buffer holds audio.
+    case formatChangeWithAudio
+
+    var text: String {
+      switch self {
+      case .invalidJSON:
+        "The message is not a JSON object. Each client event is a JSON object with a 'type', "
+          + "such as {\"type\": \"input_audio_buffer.commit\"}."
+      case .missingParameter(let param):
+        "Missing required parameter: '\(param)'."
+      case .unknownParameter(let param):
+        "Unknown parameter: '\(param)'."
+      case .invalidValue(let param, let value, let expected):
+        "Invalid value for '\(param)': \(value). Expected \(expected)."
+      case .unknownEventType(let type, let supported):
+        "Invalid value: '\(String(type.prefix(ServerConfiguration.quotedJSONValue)))'. "
+          + "Supported values are: " + supported.map { "'\($0)'" }.joined(separator: ", ") + "."
+      case .invalidBase64:
+        "Invalid 'audio': the audio must be base64-encoded bytes in the session's format "
+          + "(16-bit PCM at 24 kHz by default)."
+      case .binaryMessage:
+        "Binary messages are not part of the Realtime API: send audio as "
+          + "input_audio_buffer.append events with base64 'audio'."
+      case .oddLength(let bytes):
+        "Invalid 'audio': 16-bit PCM comes in whole samples of 2 bytes; got \(bytes) bytes."
+      case .commitEmpty(let milliseconds):
+        "Error committing input audio buffer: buffer too small. Expected at least "
+          + "\(Int(ServerConfiguration.realtimeMinimumCommitMilliseconds))ms of audio, but buffer "
+          + "only has " + String(format: "%.2f", milliseconds) + "ms of audio."
+      case .formatChangeWithAudio:
+        "The audio format cannot change while the input audio buffer holds audio; commit or "
+          + "clear the buffer first."
+      }
+    }
+  }
+
+  /// A Wyoming client's mistakes in its framing and events.
+  enum Wyoming: Equatable, Sendable {
+    /// A header line longer than the limit (or no end of line within it).
+    case headerTooLong(limit: Int)
+    /// A `data_length` over the limit.
+    case dataTooLong(bytes: Int, limit: Int)
+    /// A `payload_length` over the limit.
+    case payloadTooLong(bytes: Int, limit: Int)
+    /// A header line or data block that is not a JSON object.
+    case notJSON(part: String)
+    /// A header without a string `type`, or with a length that is not a whole number of bytes.
+    case badHeader(String)
+    /// `transcribe` names a model this server does not have.
+    case unknownModel(name: String, available: [String])
+    /// `transcribe` asks for a language the models do not speak.
+    case unsupportedLanguage(String)
+    /// `transcribe`'s names and terms are over the limits of hotwords.
+    case badHotwords(Hotwords.Problem)
+    /// `audio-chunk` or `audio-stop` without `audio-start` first.
+    case audioBeforeStart(event: String)
+    /// An event that cannot come now (e.g. `transcribe` while audio streams).
+    case unexpectedEvent(event: String, expected: String)
+    /// An audio format this server cannot read, or a chunk that does not hold whole frames.
+    case unsupportedAudio(String)
+
+    var text: String {
+      switch self {
+      case .headerTooLong(let limit):
+        "an event's header line must end with a newline within \(limit) bytes; send one JSON "
+          + "object per line"
+      case .dataTooLong(let bytes, let limit):
+        "data_length \(bytes) is over the limit of \(limit) bytes; send less data"
+      case .payloadTooLong(let bytes, let limit):
+        "payload_length \(bytes) is over the limit of \(limit) bytes; send smaller audio chunks"
+      case .notJSON(let part):
+        "the \(part) is not a JSON object; each event is one JSON header line "
+          + "({\"type\": …}), then data_length bytes of JSON, then payload_length bytes"
+      case .badHeader(let reason):
+        "bad event header: \(reason)"
+      case .unknownModel(let name, let available):
+        "there is no model '\(name)' here; use one of \(available.joined(separator: ", ")) "
+          + "(describe lists them), or leave out name"
+      case .unsupportedLanguage(let language):
+        "language '\(language)' is not served: the models here speak English (en)"
+      case .badHotwords(let problem):
+        "transcribe's names and terms (hotwords) \(problem); send fewer or shorter ones"
+      case .audioBeforeStart(let event):
+        "\(event) came before audio-start; send transcribe, audio-start, audio-chunk…, "
+          + "audio-stop"
+      case .unexpectedEvent(let event, let expected):
+        "\(event) cannot come now; expected \(expected)"
+      case .unsupportedAudio(let reason):
+        "unsupported audio: \(reason)"
+      }
+    }
+  }
+
+  /// An upload's problems (`POST /v1/audio/transcriptions`): the client's mistakes in the form
+  /// and the file, and the ends an upload has of its own. Sentences, as OpenAI's API writes them.
+  enum Upload: Equatable, Sendable {
+    /// The body is not `multipart/form-data` with a boundary (its `Content-Type`, if any).
+    case notMultipart(contentType: String?)
+    /// The multipart body cannot be read.
+    case malformedMultipart(String)
+    /// A required field is missing.
+    case missingField(String)
+    /// A field has a value the endpoint does not take; `expected` says what it does.
+    case invalidField(String, value: String, expected: String)
+    /// The upload is larger than the server allows.
+    case uploadTooLarge(limit: Int)
+    /// The file holds more audio than an upload may.
+    case audioTooLong(seconds: Double, limit: Duration)
+    /// The body arrived more slowly than `minimumRate` bytes a second after its first `grace`.
+    case uploadTooSlow(minimumRate: Int, grace: Duration)
+    /// The file is not audio the server can read; `reason` is the decoder's.
+    case unreadableAudio(reason: String)
+    /// Recognition could not run or failed on the server's side.
+    case recognitionFailed(String)
+    /// The transcription ran past the longest a session may.
+    case sessionTooLong(limit: Duration)
+    /// The client closed the connection before the answer.
+    case clientGone
+
+    var text: String {
+      switch self {
+      case .notMultipart(let contentType):
+        "Send the audio as multipart/form-data with a `file` field (the request's "
+          + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
+      case .malformedMultipart(let problem):
+        "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
+      case .missingField(let field):
+        "The `\(field)` field is required."
+      case .invalidField(let field, let value, let expected):
+        "`\(value.cut(after: ServerConfiguration.quotedFieldValue))` is not a valid "
+          + "`\(field)`: expected \(expected)."
+      case .uploadTooLarge(let limit):
+        "The upload is larger than this server's limit of \(Self.size(limit)) "
+          + "(serve --max-upload-mb)."
+      case .audioTooLong(let seconds, let limit):
+        "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
+          + "server's limit of \(limit.components.seconds) s per upload (serve "
+          + "--max-upload-seconds); split it into shorter files."
+      case .uploadTooSlow(let rate, let grace):
+        "The upload arrived too slowly: this server needs the body at "
+          + "\(Self.size(rate))/s or more on average after its first "
+          + "\(grace.spokenSeconds); send it over a faster connection."
+      case .unreadableAudio(let reason):
+        "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
+          + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
+      case .recognitionFailed(let reason):
+        "Recognition failed on the server: \(Self.sentence(reason))"
+      case .sessionTooLong(let limit):
+        "The transcription took longer than this server allows "
+          + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
+      case .clientGone:
+        "The client closed the connection before the answer."
+      }
+    }
+
+    /// `text` ending with one period, however it ended.
+    private static func sentence(_ text: String) -> String {
+      var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      while text.hasSuffix(".") { text.removeLast() }
+      return text + "."
+    }
+
+    private static func size(_ bytes: Int) -> String {
+      if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+      return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
+  }
+}
