@@ -145,8 +145,12 @@ enum ProtocolProblem: Equatable, Sendable {
     case payloadTooLong(bytes: Int, limit: Int)
     /// A header line or data block that is not a JSON object.
     case notJSON(part: String)
-    /// A header without a string `type`, or with a length that is not a whole number of bytes.
-    case badHeader(String)
+    /// A header without a string `type`.
+    case missingType
+    /// A header whose `data` is not a JSON object.
+    case dataNotObject
+    /// A header whose `field` (`data_length`, `payload_length`) is not a whole number of bytes.
+    case badLength(field: String)
     /// `transcribe` names a model this server does not have.
     case unknownModel(name: String, available: [String])
     /// `transcribe` asks for a language the models do not speak.
@@ -157,8 +161,15 @@ enum ProtocolProblem: Equatable, Sendable {
     case audioBeforeStart(event: String)
     /// An event that cannot come now (e.g. `transcribe` while audio streams).
     case unexpectedEvent(event: String, expected: String)
-    /// An audio format this server cannot read, or a chunk that does not hold whole frames.
-    case unsupportedAudio(String)
+    /// An audio event without its format's `field` (`what` it is, the values `range` holds).
+    case missingFormatField(event: String, field: String, what: String, range: ClosedRange<Int>)
+    /// An audio event whose format's `field` has a `value` outside what this server reads.
+    case formatOutOfRange(
+      event: String, field: String, value: Int, what: String, range: ClosedRange<Int>)
+    /// An `audio-chunk` of `bytes` that do not hold whole frames.
+    case partialFrames(bytes: Int, width: Int, channels: Int)
+    /// An `audio-chunk` at another rate than its audio started at.
+    case rateChanged(rate: Int, startedAt: Int)
 
     var text: String {
       switch self {
@@ -172,8 +183,12 @@ enum ProtocolProblem: Equatable, Sendable {
       case .notJSON(let part):
         "the \(part) is not a JSON object; each event is one JSON header line "
           + "({\"type\": …}), then data_length bytes of JSON, then payload_length bytes"
-      case .badHeader(let reason):
-        "bad event header: \(reason)"
+      case .missingType:
+        "bad event header: it has no \"type\" string; every event needs one"
+      case .dataNotObject:
+        "bad event header: \"data\" must be a JSON object"
+      case .badLength(let field):
+        "bad event header: \"\(field)\" must be a whole number of bytes, 0 or more"
       case .unknownModel(let name, let available):
         "there is no model '\(name)' here; use one of \(available.joined(separator: ", ")) "
           + "(describe lists them), or leave out name"
@@ -186,8 +201,19 @@ enum ProtocolProblem: Equatable, Sendable {
           + "audio-stop"
       case .unexpectedEvent(let event, let expected):
         "\(event) cannot come now; expected \(expected)"
-      case .unsupportedAudio(let reason):
-        "unsupported audio: \(reason)"
+      case .missingFormatField(let event, let field, let what, let range):
+        "unsupported audio: \(event) needs \"\(field)\" (\(what)), a whole number from "
+          + "\(range.lowerBound) to \(range.upperBound)"
+      case .formatOutOfRange(let event, let field, let value, let what, let range):
+        "unsupported audio: \(event) \"\(field)\" \(value) is not \(what) this server reads "
+          + "(\(range.lowerBound) to \(range.upperBound)); send 16-bit (width 2) PCM, e.g. "
+          + "16000 Hz mono"
+      case .partialFrames(let bytes, let width, let channels):
+        "unsupported audio: an audio-chunk of \(bytes) bytes does not hold whole frames of "
+          + "\(width * channels) bytes (width \(width) × \(channels) channel(s))"
+      case .rateChanged(let rate, let startedAt):
+        "unsupported audio: an audio-chunk at \(rate) Hz in audio that started at "
+          + "\(startedAt) Hz; send a new audio-start to change the rate"
       }
     }
   }
@@ -217,6 +243,73 @@ enum ProtocolProblem: Equatable, Sendable {
     case sessionTooLong(limit: Duration)
     /// The client closed the connection before the answer.
     case clientGone
+
+    /// What is wrong with a multipart body (``Upload/malformedMultipart(_:)``'s reason).
+    enum Multipart: Equatable, Sendable {
+      /// A boundary line inside the `file` part, followed by other bytes.
+      case boundaryInFile(delimiter: String)
+      /// A boundary line or part header the parser cannot read.
+      case syntax(delimiter: String)
+      /// A `Content-Disposition` that is empty or not UTF-8.
+      case unreadableDisposition
+      /// A part's headers over the limit (in KiB).
+      case headersTooLong(kibibytes: Int)
+      /// Headers, or bytes before the first boundary, that keep growing past the limit.
+      case unparsedTooLong(kibibytes: Int)
+      /// More than one `file` part.
+      case twoFileParts
+      /// Text fields over the limit.
+      case fieldsTooLong(limit: Int)
+      /// The body ends inside the `file` part.
+      case endsInFile
+
+      var text: String {
+        switch self {
+        case .boundaryInFile(let delimiter):
+          "the `file` part contains the boundary `\(delimiter)` followed by other bytes, so the "
+            + "file ends there; send it with a boundary that does not occur in the file "
+            + "(clients choose a long random one)"
+        case .syntax(let delimiter):
+          "it is not valid multipart/form-data: a boundary line (`\(delimiter)`) or a part's "
+            + "header is malformed"
+        case .unreadableDisposition:
+          "a part's Content-Disposition header cannot be read: it is empty or not UTF-8 (a "
+            + "file name in Latin-1?); send the file name in UTF-8, or leave it out"
+        case .headersTooLong(let kibibytes):
+          "a part's headers are longer than \(kibibytes) KiB"
+        case .unparsedTooLong(let kibibytes):
+          "a part's headers (or what comes before the first boundary) are longer than "
+            + "\(kibibytes) KiB"
+        case .twoFileParts:
+          "it has more than one `file` part"
+        case .fieldsTooLong(let limit):
+          "its text fields are longer than \(limit) bytes"
+        case .endsInFile:
+          "the body ends inside the `file` part"
+        }
+      }
+    }
+
+    /// Why an upload could not be transcribed, for the reasons of ``Upload/unreadableAudio(reason:)``
+    /// and ``Upload/recognitionFailed(_:)`` that the server finds itself (not a decoder's).
+    enum Reason: Equatable, Sendable {
+      case emptyFile
+      case noTemporaryDirectory
+      case noTemporaryFile
+      case unwritableTemporaryFile(String)
+      case cancelled
+
+      var text: String {
+        switch self {
+        case .emptyFile: "the file is empty"
+        case .noTemporaryDirectory: "cannot create a temporary directory for the upload"
+        case .noTemporaryFile: "cannot create a temporary file for the upload"
+        case .unwritableTemporaryFile(let error):
+          "cannot write the upload to a temporary file: \(error)"
+        case .cancelled: "the upload was cancelled"
+        }
+      }
+    }
 
     var text: String {
       switch self {

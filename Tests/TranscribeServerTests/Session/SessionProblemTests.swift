@@ -160,10 +160,10 @@ import Testing
     let wyoming: [(ProtocolProblem.Wyoming, String)] = [
       (.headerTooLong(limit: 64), "header-too-long"),
       (.payloadTooLong(bytes: 9, limit: 8), "payload-too-long"),
-      (.notJSON(part: "header line"), "bad-json"), (.badHeader("no type"), "bad-event"),
+      (.notJSON(part: "header line"), "bad-json"), (.missingType, "bad-event"),
       (.unsupportedLanguage("de"), "unsupported-language"),
       (.audioBeforeStart(event: "audio-chunk"), "audio-before-start"),
-      (.unsupportedAudio("width 3"), "unsupported-audio"),
+      (.rateChanged(rate: 8000, startedAt: 16000), "unsupported-audio"),
     ]
     for (mistake, code) in wyoming {
       let problem = WyomingProblem.input(mistake)
@@ -183,5 +183,52 @@ import Testing
       RealtimeError.commitEmpty(milliseconds: 40).message
         == "Error committing input audio buffer: buffer too small. Expected at least 100ms of "
         + "audio, but buffer only has 40.00ms of audio.")
+  }
+
+  /// The sentences the parsers' problems say, as they said them before they were typed.
+  @Test func eachMistakeSaysWhatItAlwaysSaid() {
+    let wyoming: [(ProtocolProblem.Wyoming, String)] = [
+      (.missingType, "bad event header: it has no \"type\" string; every event needs one"),
+      (.dataNotObject, "bad event header: \"data\" must be a JSON object"),
+      (
+        .badLength(field: "data_length"),
+        "bad event header: \"data_length\" must be a whole number of bytes, 0 or more"
+      ),
+      (
+        .missingFormatField(
+          event: "audio-start", field: "rate", what: "a sample rate in Hz", range: 8000...48000),
+        "unsupported audio: audio-start needs \"rate\" (a sample rate in Hz), a whole number "
+          + "from 8000 to 48000"
+      ),
+      (
+        .formatOutOfRange(
+          event: "audio-start", field: "width", value: 5, what: "a sample width in bytes",
+          range: 1...4),
+        "unsupported audio: audio-start \"width\" 5 is not a sample width in bytes this server "
+          + "reads (1 to 4); send 16-bit (width 2) PCM, e.g. 16000 Hz mono"
+      ),
+      (
+        .partialFrames(bytes: 3, width: 2, channels: 1),
+        "unsupported audio: an audio-chunk of 3 bytes does not hold whole frames of 2 bytes "
+          + "(width 2 × 1 channel(s))"
+      ),
+      (
+        .rateChanged(rate: 8000, startedAt: 16000),
+        "unsupported audio: an audio-chunk at 8000 Hz in audio that started at 16000 Hz; send "
+          + "a new audio-start to change the rate"
+      ),
+    ]
+    for (mistake, sentence) in wyoming {
+      #expect(mistake.text == sentence)
+    }
+    typealias Multipart = ProtocolProblem.Upload.Multipart
+    #expect(
+      Multipart.headersTooLong(kibibytes: 16).text == "a part's headers are longer than 16 KiB")
+    #expect(Multipart.twoFileParts.text == "it has more than one `file` part")
+    #expect(
+      Multipart.syntax(delimiter: "--x").text
+        == "it is not valid multipart/form-data: a boundary line (`--x`) or a part's header is "
+        + "malformed")
+    #expect(ProtocolProblem.Upload.Reason.emptyFile.text == "the file is empty")
   }
 }

@@ -132,7 +132,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
         attributes: [.posixPermissions: 0o700])
     } catch {
       outcome = .failed("cannot create a directory for the upload")
-      throw .recognitionFailed("cannot create a temporary directory for the upload")
+      throw .recognitionFailed(ProtocolProblem.Upload.Reason.noTemporaryDirectory.text)
     }
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("upload")
@@ -316,7 +316,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
     .read(request.body, boundary: boundary, into: file) { pace.received($0) }
     guard upload.hasFile else { throw .missingField("file") }
     let options = try OpenAITranscriptionOptions(fields: upload.fields)
-    guard upload.fileBytes > 0 else { throw .unreadableAudio(reason: "the file is empty") }
+    guard upload.fileBytes > 0 else {
+      throw .unreadableAudio(reason: ProtocolProblem.Upload.Reason.emptyFile.text)
+    }
     if let engine = options.engine, !core.configuration.engines.contains(engine) {
       throw .engineNotInstalled(engine.rawValue)
     }

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import MultipartKit
 
+private typealias Multipart = ProtocolProblem.Upload.Multipart
+
 /// A `multipart/form-data` upload as the endpoint reads it: the `file` part streamed to a file
 /// on disk as it arrives, the other fields kept as text.
 struct OpenAIUpload: Equatable, Sendable {
@@ -53,7 +55,7 @@ struct OpenAIUploadReader {
         atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
       let handle = try? FileHandle(forWritingTo: file)
     else {
-      throw .recognitionFailed("cannot create a temporary file for the upload")
+      throw .recognitionFailed(ProtocolProblem.Upload.Reason.noTemporaryFile.text)
     }
     defer { try? handle.close() }
 
@@ -76,25 +78,24 @@ struct OpenAIUploadReader {
         do {
           try parser.execute(buffer)
         } catch {
-          throw OpenAIError.malformedMultipart(state.syntaxProblem(boundary: boundary))
+          throw OpenAIError.malformedMultipart(state.syntaxProblem(boundary: boundary).text)
         }
         if let problem = state.problem { throw problem }
         unparsed = state.progress == progress ? unparsed + buffer.readableBytes : 0
         guard unparsed <= headerLimit else {
           throw OpenAIError.malformedMultipart(
-            "a part's headers (or what comes before the first boundary) are longer than "
-              + "\(headerLimit >> 10) KiB")
+            Multipart.unparsedTooLong(kibibytes: headerLimit >> 10).text)
         }
       }
     } catch let error as OpenAIError {
       throw error
     } catch is CancellationError {
-      throw .recognitionFailed("the upload was cancelled")
+      throw .recognitionFailed(ProtocolProblem.Upload.Reason.cancelled.text)
     } catch {
       throw .malformedMultipart("\(error)")
     }
     if state.inFile {
-      throw .malformedMultipart("the body ends inside the `file` part")
+      throw .malformedMultipart(Multipart.endsInFile.text)
     }
     return state.upload
   }
@@ -136,15 +137,9 @@ private final class PartState {
   /// What is wrong with a body MultipartKit's parser stopped at: a boundary inside the audio
   /// (the line it starts is neither a new part nor the end), or a malformed boundary line or
   /// part header.
-  func syntaxProblem(boundary: String) -> String {
+  func syntaxProblem(boundary: String) -> Multipart {
     let delimiter = "--" + boundary.prefix(ServerConfiguration.multipartBoundaryLength)
-    if endedFilePart {
-      return "the `file` part contains the boundary `\(delimiter)` followed by other bytes, "
-        + "so the file ends there; send it with a boundary that does not occur in the file "
-        + "(clients choose a long random one)"
-    }
-    return "it is not valid multipart/form-data: a boundary line (`\(delimiter)`) or a part's "
-      + "header is malformed"
+    return endedFilePart ? .boundaryInFile(delimiter: delimiter) : .syntax(delimiter: delimiter)
   }
 
   private var name: String? {
@@ -157,14 +152,12 @@ private final class PartState {
     // MultipartKit hands over a header value that is not UTF-8 as an empty string: the part's
     // name is lost with it, and the audio would be taken for a text field.
     if value.isEmpty, name.lowercased() == "content-disposition" {
-      problem = .malformedMultipart(
-        "a part's Content-Disposition header cannot be read: it is empty or not UTF-8 (a file "
-          + "name in Latin-1?); send the file name in UTF-8, or leave it out")
+      problem = .malformedMultipart(Multipart.unreadableDisposition.text)
       return
     }
     headerBytes += name.utf8.count + value.utf8.count
     guard headerBytes <= headerLimit else {
-      problem = .malformedMultipart("a part's headers are longer than \(headerLimit >> 10) KiB")
+      problem = .malformedMultipart(Multipart.headersTooLong(kibibytes: headerLimit >> 10).text)
       return
     }
     headers.add(name: name, value: value)
@@ -178,7 +171,7 @@ private final class PartState {
       isFirstBodyChunk = false
       if name == "file" {
         guard !upload.hasFile else {
-          problem = .malformedMultipart("it has more than one `file` part")
+          problem = .malformedMultipart(Multipart.twoFileParts.text)
           return
         }
         inFile = true
@@ -191,7 +184,7 @@ private final class PartState {
     } else {
       fieldBytes += buffer.readableBytes
       guard fieldBytes <= limit else {
-        problem = .malformedMultipart("its text fields are longer than \(limit) bytes")
+        problem = .malformedMultipart(Multipart.fieldsTooLong(limit: limit).text)
         return
       }
       text += buffer.readableBytesView
@@ -204,7 +197,8 @@ private final class PartState {
     do {
       try file.write(contentsOf: unwritten)
     } catch {
-      problem = .recognitionFailed("cannot write the upload to a temporary file: \(error)")
+      problem = .recognitionFailed(
+        ProtocolProblem.Upload.Reason.unwritableTemporaryFile("\(error)").text)
     }
     unwritten.removeAll(keepingCapacity: true)
   }

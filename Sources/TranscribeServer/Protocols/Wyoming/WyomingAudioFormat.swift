@@ -19,14 +19,11 @@ struct WyomingAudioFormat: Equatable, Sendable {
       -> Int
     {
       guard let value = data[name]?.integerValue else {
-        throw .unsupportedAudio(
-          "\(event) needs \"\(name)\" (\(what)), a whole number from \(range.lowerBound) to "
-            + "\(range.upperBound)")
+        throw .input(.missingFormatField(event: event, field: name, what: what, range: range))
       }
       guard range.contains(value) else {
-        throw .unsupportedAudio(
-          "\(event) \"\(name)\" \(value) is not \(what) this server reads (\(range.lowerBound)"
-            + " to \(range.upperBound)); send 16-bit (width 2) PCM, e.g. 16000 Hz mono")
+        throw .input(
+          .formatOutOfRange(event: event, field: name, value: value, what: what, range: range))
       }
       return value
     }
@@ -47,7 +44,7 @@ struct WyomingAudioFormat: Equatable, Sendable {
   /// The payload as 16-bit mono samples: each frame's channels averaged, each sample scaled to
   /// 16 bits.
   ///
-  /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
+  /// - Throws: ``ProtocolProblem/Wyoming/partialFrames(bytes:width:channels:)`` when the payload does not hold whole
   ///   frames.
   func monoSamples(_ payload: ByteBuffer) throws(WyomingProblem) -> [Int16] {
     let bytes = payload.readableBytesView
@@ -67,14 +64,12 @@ struct WyomingAudioFormat: Equatable, Sendable {
 
   /// How many whole frames the payload holds.
   ///
-  /// - Throws: ``WyomingProblem/unsupportedAudio(_:)`` when the payload does not hold whole
+  /// - Throws: ``ProtocolProblem/Wyoming/partialFrames(bytes:width:channels:)`` when the payload does not hold whole
   ///   frames.
   func frames(in payload: ByteBuffer) throws(WyomingProblem) -> Int {
     let count = payload.readableBytes
     guard count % frameBytes == 0 else {
-      throw .unsupportedAudio(
-        "an audio-chunk of \(count) bytes does not hold whole frames of \(frameBytes) "
-          + "bytes (width \(width) × \(channels) channel(s))")
+      throw .input(.partialFrames(bytes: count, width: width, channels: channels))
     }
     return count / frameBytes
   }

@@ -77,13 +77,13 @@ struct WyomingFrameParser: Sendable {
     guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line))
     else { throw .notJSON(part: "header line") }
     guard let type = object["type"]?.stringValue, !type.isEmpty else {
-      throw .badHeader("it has no \"type\" string; every event needs one")
+      throw .input(.missingType)
     }
     var data: [String: JSONValue] = [:]
     switch object["data"] {
     case nil, .null?: break
     case .object(let inline)?: data = inline
-    default: throw .badHeader("\"data\" must be a JSON object")
+    default: throw .input(.dataNotObject)
     }
     let dataLength = try length("data_length", in: object)
     guard dataLength <= limits.maxDataBytes else {
@@ -103,7 +103,7 @@ struct WyomingFrameParser: Sendable {
     case nil, .null?: return 0
     case let value?:
       guard let length = value.integerValue, length >= 0 else {
-        throw .badHeader("\"\(name)\" must be a whole number of bytes, 0 or more")
+        throw .input(.badLength(field: name))
       }
       return length
     }

@@ -39,8 +39,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
   }
   /// A header line or data block that is not a JSON object.
   static func notJSON(part: String) -> Self { .input(.notJSON(part: part)) }
-  /// A header without a string `type`, or with a length that is not a whole number of bytes.
-  static func badHeader(_ reason: String) -> Self { .input(.badHeader(reason)) }
   /// `transcribe` names a model this server does not have.
   static func unknownModel(name: String, available: [String]) -> Self {
     .input(.unknownModel(name: name, available: available))
@@ -57,8 +55,6 @@ enum WyomingProblem: Error, Equatable, Sendable {
   static func unexpectedEvent(event: String, expected: String) -> Self {
     .input(.unexpectedEvent(event: event, expected: expected))
   }
-  /// An audio format this server cannot read, or a chunk that does not hold whole frames.
-  static func unsupportedAudio(_ reason: String) -> Self { .input(.unsupportedAudio(reason)) }
 
   /// The problem in the catalogue.
   var problem: SessionProblem {
@@ -76,13 +72,14 @@ enum WyomingProblem: Error, Equatable, Sendable {
       case .dataTooLong: "data-too-long"
       case .payloadTooLong: "payload-too-long"
       case .notJSON: "bad-json"
-      case .badHeader: "bad-event"
+      case .missingType, .dataNotObject, .badLength: "bad-event"
       case .unknownModel: "unknown-model"
       case .unsupportedLanguage: "unsupported-language"
       case .badHotwords: "too-many-hotwords"
       case .audioBeforeStart: "audio-before-start"
       case .unexpectedEvent: "unexpected-event"
-      case .unsupportedAudio: "unsupported-audio"
+      case .missingFormatField, .formatOutOfRange, .partialFrames, .rateChanged:
+        "unsupported-audio"
       }
     case .badInput: "bad-event"
     case .messageTooLarge: "payload-too-long"

@@ -313,9 +313,7 @@ struct WyomingSession: StreamingSession, Sendable {
       guard format.rate == start.rate else {
         return closeWithError(
           &state,
-          .unsupportedAudio(
-            "an audio-chunk at \(format.rate) Hz in audio that started at \(start.rate) Hz; "
-              + "send a new audio-start to change the rate"))
+          .input(.rateChanged(rate: format.rate, startedAt: start.rate)))
       }
     }
     guard let payload = event.payload else { return .none }

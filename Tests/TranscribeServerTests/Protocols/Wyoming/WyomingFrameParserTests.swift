@@ -80,16 +80,16 @@ struct WyomingFrameParserTests {
   @Test(arguments: [
     ("not json\n", WyomingProblem.notJSON(part: "header line")),
     ("[1,2]\n", .notJSON(part: "header line")),
-    ("{\"data\":{}}\n", .badHeader("it has no \"type\" string; every event needs one")),
+    ("{\"data\":{}}\n", .input(.missingType)),
     (
       "{\"type\":\"x\",\"data_length\":-1}\n",
-      .badHeader("\"data_length\" must be a whole number of bytes, 0 or more")
+      .input(.badLength(field: "data_length"))
     ),
     (
       "{\"type\":\"x\",\"payload_length\":\"4\"}\n",
-      .badHeader("\"payload_length\" must be a whole number of bytes, 0 or more")
+      .input(.badLength(field: "payload_length"))
     ),
-    ("{\"type\":\"x\",\"data\":[]}\n", .badHeader("\"data\" must be a JSON object")),
+    ("{\"type\":\"x\",\"data\":[]}\n", .input(.dataNotObject)),
     ("{\"type\":\"x\",\"data_length\":3}\nabc", .notJSON(part: "data block")),
   ])
   func malformedEventsAreNamed(_ text: String, _ problem: WyomingProblem) {

@@ -480,15 +480,14 @@ struct WyomingSessionTests {
           "audio-start",
           data: ["rate": .number(16000), "width": .number(5), "channels": .number(1)])
       ],
-      .unsupportedAudio(
-        "audio-start \"width\" 5 is not a sample width in bytes this server reads (1 to 4); "
-          + "send 16-bit (width 2) PCM, e.g. 16000 Hz mono")
+      .input(
+        .formatOutOfRange(
+          event: "audio-start", field: "width", value: 5, what: "a sample width in bytes",
+          range: 1...4))
     ),
     (
       [audioStart, WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [1, 2, 3]))],
-      .unsupportedAudio(
-        "an audio-chunk of 3 bytes does not hold whole frames of 2 bytes (width 2 × 1 "
-          + "channel(s))")
+      .input(.partialFrames(bytes: 3, width: 2, channels: 1))
     ),
   ]
 
