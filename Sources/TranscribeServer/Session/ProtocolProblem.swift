@@ -19,7 +19,6 @@ enum ProtocolProblem: Equatable, Sendable {
   case vosk(Vosk)
   case realtime(Realtime)
   case wyoming(Wyoming)
-  case upload(Upload)
 
   /// What the client is told, in the protocol's own style: vosk's and Wyoming's phrases, the
   /// sentences of OpenAI's APIs.
@@ -28,7 +27,6 @@ enum ProtocolProblem: Equatable, Sendable {
     case .vosk(let problem): problem.text
     case .realtime(let problem): problem.text
     case .wyoming(let problem): problem.text
-    case .upload(let problem): problem.text
     }
   }
 
@@ -218,33 +216,10 @@ enum ProtocolProblem: Equatable, Sendable {
     }
   }
 
-  /// An upload's problems (`POST /v1/audio/transcriptions`): the client's mistakes in the form
-  /// and the file, and the ends an upload has of its own. Sentences, as OpenAI's API writes them.
-  enum Upload: Equatable, Sendable {
-    /// The body is not `multipart/form-data` with a boundary (its `Content-Type`, if any).
-    case notMultipart(contentType: String?)
-    /// The multipart body cannot be read.
-    case malformedMultipart(String)
-    /// A required field is missing.
-    case missingField(String)
-    /// A field has a value the endpoint does not take; `expected` says what it does.
-    case invalidField(String, value: String, expected: String)
-    /// The upload is larger than the server allows.
-    case uploadTooLarge(limit: Int)
-    /// The file holds more audio than an upload may.
-    case audioTooLong(seconds: Double, limit: Duration)
-    /// The body arrived more slowly than `minimumRate` bytes a second after its first `grace`.
-    case uploadTooSlow(minimumRate: Int, grace: Duration)
-    /// The file is not audio the server can read; `reason` is the decoder's.
-    case unreadableAudio(reason: String)
-    /// Recognition could not run or failed on the server's side.
-    case recognitionFailed(String)
-    /// The transcription ran past the longest a session may.
-    case sessionTooLong(limit: Duration)
-    /// The client closed the connection before the answer.
-    case clientGone
-
-    /// What is wrong with a multipart body (``Upload/malformedMultipart(_:)``'s reason).
+  /// An upload's reasons (`POST /v1/audio/transcriptions`) that the server words itself; the
+  /// sentences of ``OpenAIError`` are written below, in this catalogue.
+  enum Upload {
+    /// What is wrong with a multipart body (``OpenAIError/malformedMultipart(_:)``'s reason).
     enum Multipart: Equatable, Sendable {
       /// A boundary line inside the `file` part, followed by other bytes.
       case boundaryInFile(delimiter: String)
@@ -290,8 +265,8 @@ enum ProtocolProblem: Equatable, Sendable {
       }
     }
 
-    /// Why an upload could not be transcribed, for the reasons of ``Upload/unreadableAudio(reason:)``
-    /// and ``Upload/recognitionFailed(_:)`` that the server finds itself (not a decoder's).
+    /// Why an upload could not be transcribed, for the reasons of ``OpenAIError/unreadableAudio(reason:)``
+    /// and ``OpenAIError/recognitionFailed(_:)`` that the server finds itself (not a decoder's).
     enum Reason: Equatable, Sendable {
       case emptyFile
       case noTemporaryDirectory
@@ -310,53 +285,62 @@ enum ProtocolProblem: Equatable, Sendable {
         }
       }
     }
+  }
+}
 
-    var text: String {
-      switch self {
-      case .notMultipart(let contentType):
-        "Send the audio as multipart/form-data with a `file` field (the request's "
-          + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
-      case .malformedMultipart(let problem):
-        "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
-      case .missingField(let field):
-        "The `\(field)` field is required."
-      case .invalidField(let field, let value, let expected):
-        "`\(value.cut(after: ServerConfiguration.quotedFieldValue))` is not a valid "
-          + "`\(field)`: expected \(expected)."
-      case .uploadTooLarge(let limit):
-        "The upload is larger than this server's limit of \(Self.size(limit)) "
-          + "(serve --max-upload-mb)."
-      case .audioTooLong(let seconds, let limit):
-        "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
-          + "server's limit of \(limit.components.seconds) s per upload (serve "
-          + "--max-upload-seconds); split it into shorter files."
-      case .uploadTooSlow(let rate, let grace):
-        "The upload arrived too slowly: this server needs the body at "
-          + "\(Self.size(rate))/s or more on average after its first "
-          + "\(grace.spokenSeconds); send it over a faster connection."
-      case .unreadableAudio(let reason):
-        "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
-          + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
-      case .recognitionFailed(let reason):
-        "Recognition failed on the server: \(Self.sentence(reason))"
-      case .sessionTooLong(let limit):
-        "The transcription took longer than this server allows "
-          + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
-      case .clientGone:
-        "The client closed the connection before the answer."
-      }
+extension OpenAIError {
+  /// What went wrong and what to do, in one sentence, as OpenAI's API writes them.
+  public var message: String {
+    switch self {
+    case .unauthorized:
+      RequestRefusal.unauthorized.sentence
+    case .noCapacity:
+      SessionProblem.busy.sentence
+    case .shuttingDown:
+      SessionProblem.shuttingDown.sentence
+    case .notMultipart(let contentType):
+      "Send the audio as multipart/form-data with a `file` field (the request's "
+        + "Content-Type is \(contentType.map { "`\($0)`" } ?? "missing"))."
+    case .malformedMultipart(let problem):
+      "The multipart/form-data body cannot be read: \(Self.sentence(problem))"
+    case .missingField(let field):
+      "The `\(field)` field is required."
+    case .invalidField(let field, let value, let expected):
+      "`\(value.cut(after: ServerConfiguration.quotedFieldValue))` is not a valid "
+        + "`\(field)`: expected \(expected)."
+    case .uploadTooLarge(let limit):
+      "The upload is larger than this server's limit of \(Self.size(limit)) "
+        + "(serve --max-upload-mb)."
+    case .audioTooLong(let seconds, let limit):
+      "The uploaded `file` holds \(Int(seconds.rounded(.up))) s of audio, more than this "
+        + "server's limit of \(limit.components.seconds) s per upload (serve "
+        + "--max-upload-seconds); split it into shorter files."
+    case .uploadTooSlow(let rate, let grace):
+      "The upload arrived too slowly: this server needs the body at "
+        + "\(Self.size(rate))/s or more on average after its first "
+        + "\(grace.spokenSeconds); send it over a faster connection."
+    case .unreadableAudio(let reason):
+      "The uploaded `file` is not audio this server can read (WAV, FLAC, OGG/Vorbis, "
+        + "Opus, MP3, … as libsndfile reads them): \(Self.sentence(reason))"
+    case .recognitionFailed(let reason):
+      "Recognition failed on the server: \(Self.sentence(reason))"
+    case .sessionTooLong(let limit):
+      "The transcription took longer than this server allows "
+        + "(\(limit.components.seconds) s, serve --max-session-seconds); send shorter audio."
+    case .clientGone:
+      "The client closed the connection before the answer."
     }
+  }
 
-    /// `text` ending with one period, however it ended.
-    private static func sentence(_ text: String) -> String {
-      var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-      while text.hasSuffix(".") { text.removeLast() }
-      return text + "."
-    }
+  /// `text` ending with one period, however it ended.
+  private static func sentence(_ text: String) -> String {
+    var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    while text.hasSuffix(".") { text.removeLast() }
+    return text + "."
+  }
 
-    private static func size(_ bytes: Int) -> String {
-      if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
-      return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
-    }
+  private static func size(_ bytes: Int) -> String {
+    if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    return bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
   }
 }

@@ -176,9 +176,7 @@ import Testing
       RealtimeError.oddLength(bytes: 3).message == ProtocolProblem.Realtime.oddLength(bytes: 3).text
     )
     #expect(RealtimeError.oddLength(bytes: 3).param == "audio")
-    #expect(
-      OpenAIError.missingField("file").message == ProtocolProblem.upload(.missingField("file")).text
-    )
+    #expect(OpenAIError.missingField("file").message == "The `file` field is required.")
     #expect(
       RealtimeError.commitEmpty(milliseconds: 40).message
         == "Error committing input audio buffer: buffer too small. Expected at least 100ms of "

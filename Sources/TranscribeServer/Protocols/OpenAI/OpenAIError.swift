@@ -6,6 +6,8 @@ import Hummingbird
 ///
 /// Each case carries what the message names, so a client sees what to fix; the official SDKs
 /// raise their matching exception (`BadRequestError`, `AuthenticationError`, …) from the status.
+/// Its sentences (``message``) are written in the server's problem catalogue, beside
+/// ``ProtocolProblem``.
 public enum OpenAIError: Error, Equatable, Sendable {
   /// The request has no `Authorization: Bearer` header with the server's token (401).
   case unauthorized
@@ -52,34 +54,6 @@ public enum OpenAIError: Error, Equatable, Sendable {
     case .recognitionFailed: .internalServerError
     case .clientGone: .init(code: 499, reasonPhrase: "Client Closed Request")
     }
-  }
-
-  /// What went wrong and what to do, in one sentence (the catalogue's:
-  /// ``SessionProblem``, ``RequestRefusal``, ``ProtocolProblem/Upload``).
-  public var message: String {
-    switch self {
-    case .unauthorized: RequestRefusal.unauthorized.sentence
-    case .noCapacity: SessionProblem.busy.sentence
-    case .shuttingDown: SessionProblem.shuttingDown.sentence
-    case .notMultipart(let contentType): upload(.notMultipart(contentType: contentType))
-    case .malformedMultipart(let problem): upload(.malformedMultipart(problem))
-    case .missingField(let field): upload(.missingField(field))
-    case .invalidField(let field, let value, let expected):
-      upload(.invalidField(field, value: value, expected: expected))
-    case .uploadTooLarge(let limit): upload(.uploadTooLarge(limit: limit))
-    case .audioTooLong(let seconds, let limit):
-      upload(.audioTooLong(seconds: seconds, limit: limit))
-    case .uploadTooSlow(let rate, let grace):
-      upload(.uploadTooSlow(minimumRate: rate, grace: grace))
-    case .unreadableAudio(let reason): upload(.unreadableAudio(reason: reason))
-    case .recognitionFailed(let reason): upload(.recognitionFailed(reason))
-    case .sessionTooLong(let limit): upload(.sessionTooLong(limit: limit))
-    case .clientGone: upload(.clientGone)
-    }
-  }
-
-  private func upload(_ problem: ProtocolProblem.Upload) -> String {
-    ProtocolProblem.upload(problem).text
   }
 
   /// OpenAI's `type`: `invalid_request_error` for the client's mistakes, `server_error` else.
