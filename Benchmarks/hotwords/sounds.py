@@ -15,11 +15,22 @@
                                        said, commands without names changed, per voice, and the
                                        LibriVox WER; OPTIONS is a Python dict literal of
                                        `Matcher`'s keyword arguments
-    sounds.py distances [CACHE]        per voice, each said name's best match (distance, span)
-                                       and the closest any hotword comes to a span where no name
-                                       was said: where a threshold could lie
-    sounds.py cost                     the matching's time for 500 phrases on the LibriVox
-                                       transcripts against the decoder's time
+    sounds.py distances [CACHE]        per voice, each missed name's closest span, and the
+                                       spans closest to a name where none was said
+    sounds.py verify [CACHE]           asks the model about every candidate (threshold 0.4):
+                                       how far below the transcript it scores the transcript
+                                       with the hotword in place (forced decoding); kept beside
+                                       CACHE (.verify.json)
+    sounds.py grid [CACHE] [OPTIONS]   the figures for thresholds, the rare-word guard and model
+                                       bounds (OPTIONS may hold 'show': (rare, threshold, bound)
+                                       to print what that setting changes)
+    sounds.py lexicon [OPTIONS]        dictionary words (wamerican) the matcher would turn into a
+                                       name wherever they are said
+    sounds.py cost [OPTIONS]           the matching's time for 500 phrases on the LibriVox
+                                       transcripts against the Python model's time
+
+Needs what search.py needs, and flite (`apt-get install flite`) for the second voices,
+wamerican for `lexicon`.
 
 How it matches: every word is turned into phonemes by espeak-ng (`-x`, its ASCII phoneme
 names, stress marks dropped), each word on its own (cached); a span of one to four
@@ -27,7 +38,9 @@ consecutive words of a transcript is compared with each hotword by a weighted ed
 over phonemes (substitutions cost less between similar sounds: vowels with vowels, consonants
 that differ only in voicing, place or manner), divided by the longer of the two; spans closer
 than a threshold are replaced by the hotword, the closest first, spans not overlapping. Spans
-that already are a hotword are left alone. A prototype: figures only.
+that already are a hotword, or hold a number, are left alone; with the rare-word guard, so are
+spans whose words are each one token of the model's vocabulary (its most common words). A
+prototype: figures only (Benchmarks/hotwords/README.md).
 """
 import ast
 import json
@@ -616,6 +629,37 @@ def cost(data, options):
           f"within {threshold}: {candidates}")
 
 
+
+def lexicon(options, words="/usr/share/dict/american-english"):
+    """Ordinary English words the matcher would turn into one of the 33 names wherever they
+    are said: every lower-case word of a dictionary (Debian's wamerican) within the threshold
+    of a name, counting only the words the rare-word guard lets through (not one token of the
+    model's vocabulary)."""
+    threshold = options.get("threshold", 0.25)
+    entries = sorted({line.strip() for line in open(words, encoding="utf-8")
+                      if re.fullmatch(r"[a-z]+", line.strip())})
+    entries = [word for word in entries if not is_whole_token(word)]
+    sounds = dict(zip(entries, phonemize(entries)))
+    matcher = Matcher(every_name(), threshold=threshold)
+    lowered = {name.lower() for name in every_name()}
+    total = 0
+    for name, target in zip(matcher.phrases, matcher.sounds):
+        near = []
+        for word, sound in sounds.items():
+            longer = max(len(sound), len(target))
+            if word in lowered or abs(len(sound) - len(target)) > matcher.ratio * longer:
+                continue
+            d = distance(sound, target)
+            if d <= threshold:
+                near.append((d, word))
+        near.sort()
+        total += len(near)
+        print(f"{name:13s} {len(near):4d}  " + ", ".join(f"{word} {d:.2f}" for d, word in near[:8]),
+              flush=True)
+    print(f"{len(entries)} dictionary words not one token of the vocabulary; {total} (word, name) "
+          f"pairs within {threshold}")
+
+
 def main(argv):
     command = argv[1] if len(argv) > 1 else ""
     cache = Path(argv[2]) if len(argv) > 2 and not argv[2].startswith("{") else CACHE
@@ -632,6 +676,8 @@ def main(argv):
     elif command == "grid":
         show = options.pop("show", None)
         grid(json.loads(cache.read_text()), options, cache, show=show)
+    elif command == "lexicon":
+        lexicon(options)
     elif command == "cost":
         cost(json.loads(cache.read_text()), options)
     else:
