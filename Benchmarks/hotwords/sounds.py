@@ -26,6 +26,8 @@
                                        to print what that setting changes)
     sounds.py lexicon [OPTIONS]        dictionary words (wamerican) the matcher would turn into a
                                        name wherever they are said
+    sounds.py probe                    sentences without names but with words that sound like
+                                       one, through the decoder and the matching
     sounds.py cost [OPTIONS]           the matching's time for 500 phrases on the LibriVox
                                        transcripts against the Python model's time
 
@@ -660,6 +662,50 @@ def lexicon(options, words="/usr/share/dict/american-english"):
           f"pairs within {threshold}")
 
 
+
+# Sentences without any of the names, each with a word `lexicon` finds within 0.25 of one
+# (written from its list, so at risk by construction).
+PROBE = ["Cook a meal for the kids.", "Drain the pasta in the sink.", "Ask the boss about it.",
+         "Play the monster movie.", "Put the sofa in the living room.", "Buy a taco for lunch.",
+         "The grain is in the barn.", "This chair is very comfy.", "Turn up the cozy lights.",
+         "Kneel down by the crane."]
+
+
+def probe(options):
+    """PROBE spoken by each voice, decoded with the 33 names as hotwords, then matched by the
+    two rules that invent no name in the commands: the rare-word guard at 0.25, and 0.35 with
+    the model's bound of 10 nats. Counts the sentences where a name appears."""
+    import search
+
+    tree, empty = search.Tree(every_name()), search.Tree([])
+    guarded = Matcher(every_name(), threshold=0.25, rare=True)
+    asked = Matcher(every_name(), threshold=0.35)
+    counts = {"decoder": 0, "guard, 0.25": 0, "0.35, model bound 10": 0}
+    lowered = {name.lower() for name in every_name()}
+    with tempfile.TemporaryDirectory() as work:
+        for voice in VOICES:
+            for text in PROBE:
+                samples = speak(voice, text, work)
+                plain, _ = search.greedy(samples, empty)
+                biased, _ = search.greedy(samples, tree, respell="further", second_look=True)
+                found, spans = asked.candidates(biased)
+                costs = {}
+                if found:
+                    base = forced(samples, biased)
+                    for d, first, last, phrase in found:
+                        changed = replaced(biased, spans, first, last, phrase)
+                        costs[changed] = base - forced(samples, changed)
+                outputs = {"decoder": biased, "guard, 0.25": guarded.apply(biased),
+                           "0.35, model bound 10": Verified(every_name(), costs, 10.0,
+                                                            threshold=0.35).apply(biased)}
+                for label, output in outputs.items():
+                    counts[label] += bool(words_of(output) & lowered - words_of(plain))
+                print(f"{voice}: {text} -> {plain} | " + " | ".join(outputs.values()),
+                      flush=True)
+    print(", ".join(f"{label}: a name in {count} of {len(VOICES) * len(PROBE)}"
+                    for label, count in counts.items()))
+
+
 def main(argv):
     command = argv[1] if len(argv) > 1 else ""
     cache = Path(argv[2]) if len(argv) > 2 and not argv[2].startswith("{") else CACHE
@@ -676,6 +722,8 @@ def main(argv):
     elif command == "grid":
         show = options.pop("show", None)
         grid(json.loads(cache.read_text()), options, cache, show=show)
+    elif command == "probe":
+        probe(options)
     elif command == "lexicon":
         lexicon(options)
     elif command == "cost":
