@@ -335,6 +335,11 @@ class Matcher:
 
     def apply(self, text):
         found, spans = self.candidates(text)
+        return self.replace_closest(text, spans, found)
+
+    @staticmethod
+    def replace_closest(text, spans, found):
+        """Replaces the closest matches first, none overlapping one already taken."""
         taken, chosen = set(), []
         for d, first, last, phrase in sorted(found):
             if taken & set(range(first, last + 1)):
@@ -342,9 +347,7 @@ class Matcher:
             taken |= set(range(first, last + 1))
             chosen.append((first, last, phrase))
         for first, last, phrase in sorted(chosen, reverse=True):
-            start, end = spans[first][0], spans[last][1]
-            suffix = "'s" if spans[last][2].lower().endswith("'s") else ""
-            text = text[:start] + phrase + suffix + text[end:]
+            text = replaced(text, spans, first, last, phrase)
         return text
 
 
@@ -548,15 +551,7 @@ class Verified(Matcher):
             found = [(d, first, last, phrase) for d, first, last, phrase in found
                      if self.costs.get(replaced(text, spans, first, last, phrase), 1e9)
                      <= self.bound]
-        taken, chosen = set(), []
-        for d, first, last, phrase in sorted(found):
-            if taken & set(range(first, last + 1)):
-                continue
-            taken |= set(range(first, last + 1))
-            chosen.append((first, last, phrase))
-        for first, last, phrase in sorted(chosen, reverse=True):
-            text = replaced(text, spans, first, last, phrase)
-        return text
+        return self.replace_closest(text, spans, found)
 
 
 def grid(data, options, cache, thresholds=(0.25, 0.3, 0.35, 0.4),
