@@ -37,8 +37,8 @@ enum ProtocolProblem: Equatable, Sendable {
     case malformedJSON(String)
     /// A configuration field the server does not know.
     case unknownConfigurationField(String)
-    /// A configuration field with a value the server cannot use.
-    case invalidConfigurationValue(field: String, reason: String)
+    /// A configuration field with a value the server cannot use: what it must be.
+    case invalidConfigurationValue(field: String, reason: Requirement)
     /// A phrase list none of whose phrases the engine can use: `word` is not in its dictionary.
     case phraseNotInDictionary(String)
     /// A configuration sent after audio.
@@ -50,6 +50,33 @@ enum ProtocolProblem: Equatable, Sendable {
     /// A Realtime session asked for without `intent=transcription` (the intent it named).
     case unsupportedIntent(String?)
 
+    /// What a configuration value must be, or what is wrong with it.
+    enum Requirement: Equatable, Sendable {
+      /// `{"eof": 1}`.
+      case one
+      case object
+      case sampleRate(ClosedRange<Int>)
+      case boolean
+      case alternatives(maximum: Int)
+      case listOfStrings
+      /// A phrase list over its limits (a grammar's, or Moonshine's tighter ones for hotwords),
+      /// worded as the CLI words them.
+      case phrases(Hotwords.Problem)
+
+      var text: String {
+        switch self {
+        case .one: "must be 1"
+        case .object: "must be an object"
+        case .sampleRate(let rates):
+          "must be a number of Hz from \(rates.lowerBound) to \(rates.upperBound)"
+        case .boolean: "must be true or false"
+        case .alternatives(let maximum): "must be a whole number from 0 to \(maximum)"
+        case .listOfStrings: "must be a list of strings"
+        case .phrases(let problem): "\(problem)"
+        }
+      }
+    }
+
     var text: String {
       switch self {
       case .malformedJSON(let reason):
@@ -58,7 +85,7 @@ enum ProtocolProblem: Equatable, Sendable {
         "unknown configuration field '\(field)'; known: sample_rate, words, max_alternatives, "
           + "phrase_list"
       case .invalidConfigurationValue(let field, let reason):
-        "invalid configuration value for '\(field)': \(reason)"
+        "invalid configuration value for '\(field)': \(reason.text)"
       case .phraseNotInDictionary(let word):
         "invalid configuration value for 'phrase_list': no phrase is usable: '\(word)' is not "
           + "in the dictionary"
@@ -86,7 +113,7 @@ enum ProtocolProblem: Equatable, Sendable {
     /// A parameter the event does not have.
     case unknownParameter(String)
     /// A parameter's value (`value`, as briefly quoted) is not one it takes (`expected`).
-    case invalidValue(param: String, value: String, expected: String)
+    case invalidValue(param: String, value: String, expected: Expected)
     /// An event type the server does not know; `supported` lists the ones it does.
     case unknownEventType(String, supported: [String])
     /// `audio` that is not base64.
@@ -110,7 +137,7 @@ enum ProtocolProblem: Equatable, Sendable {
       case .unknownParameter(let param):
         "Unknown parameter: '\(param)'."
       case .invalidValue(let param, let value, let expected):
-        "Invalid value for '\(param)': \(value). Expected \(expected)."
+        "Invalid value for '\(param)': \(value). Expected \(expected.text)."
       case .unknownEventType(let type, let supported):
         "Invalid value: '\(String(type.prefix(ServerConfiguration.quotedJSONValue)))'. "
           + "Supported values are: " + supported.map { "'\($0)'" }.joined(separator: ", ") + "."
@@ -212,6 +239,84 @@ enum ProtocolProblem: Equatable, Sendable {
       case .rateChanged(let rate, let startedAt):
         "unsupported audio: an audio-chunk at \(rate) Hz in audio that started at "
           + "\(startedAt) Hz; send a new audio-start to change the rate"
+      }
+    }
+  }
+
+  /// What a Realtime parameter or an upload's form field takes, as the answer about a wrong
+  /// value says it ("expected …"); written once where both protocols take the same.
+  enum Expected: Equatable, Sendable {
+    // Both: a prompt's names become hotwords; the model.
+    case hotwordPrompt(Hotwords.Problem)
+    case english
+    case installedEngine
+    // Realtime's session parameters.
+    case object
+    case array
+    case string
+    case nullOrObject
+    case transcriptionSession
+    case quoted(String)
+    case realtimeFormat
+    case onlyRate(Int, type: String)
+    case eagerness
+    case turnDetection
+    case fraction
+    case wholeMilliseconds(ClosedRange<Int>)
+    // An upload's form fields.
+    case responseFormat
+    case granularity
+    case granularitiesOnlyVerbose
+    case temperature
+    case boolean
+    case streamOnlyJSONOrText
+    case logprobs
+    case logprobsOnlyJSONOrStream
+    case chunkingStrategy
+    case chunkingType
+    case chunkingKeys
+    case threshold
+    case namedMilliseconds(String, ClosedRange<Int>)
+
+    var text: String {
+      switch self {
+      case .hotwordPrompt(let problem):
+        "a prompt naming at most \(Hotwords.maximumCount) names of at most "
+          + "\(Hotwords.maximumLength) characters (its names \(problem))"
+      case .english: "en (this server's model is English)"
+      case .installedEngine: "an engine installed on this server (GET /v1/models lists them)"
+      case .object: "an object"
+      case .array: "an array"
+      case .string: "a string"
+      case .nullOrObject: "null or an object"
+      case .transcriptionSession: "'transcription' (this server only runs transcription sessions)"
+      case .quoted(let value): "'\(value)'"
+      case .realtimeFormat:
+        "{\"type\": \"audio/pcm\", \"rate\": 24000}, {\"type\": \"audio/pcmu\"} or "
+          + "{\"type\": \"audio/pcma\"}"
+      case .onlyRate(let rate, let type): "\(rate) (the only rate of \(type))"
+      case .eagerness: "'low', 'medium', 'high' or 'auto'"
+      case .turnDetection: "'server_vad', 'semantic_vad', or null for turn detection off"
+      case .fraction: "a number between 0 and 1 (exclusive)"
+      case .wholeMilliseconds(let range):
+        "whole milliseconds from \(range.lowerBound) to \(range.upperBound)"
+      case .responseFormat: "json, text, srt, vtt or verbose_json"
+      case .granularity: "word or segment"
+      case .granularitiesOnlyVerbose:
+        "no timestamp granularities unless response_format is verbose_json"
+      case .temperature: "a number from 0 to 1"
+      case .boolean: "true or false"
+      case .streamOnlyJSONOrText:
+        "false unless response_format is json or text (the formats that stream)"
+      case .logprobs: "logprobs"
+      case .logprobsOnlyJSONOrStream:
+        "no logprobs unless response_format is json or the answer is streamed"
+      case .chunkingStrategy: "auto or a JSON object with type server_vad"
+      case .chunkingType: "auto or type server_vad"
+      case .chunkingKeys: "type, threshold, prefix_padding_ms and silence_duration_ms"
+      case .threshold: "a threshold between 0 and 1 (exclusive)"
+      case .namedMilliseconds(let key, let range):
+        "\(key) as whole milliseconds from \(range.lowerBound) to \(range.upperBound)"
       }
     }
   }

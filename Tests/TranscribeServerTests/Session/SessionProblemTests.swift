@@ -145,7 +145,7 @@ import Testing
   @Test func aClientsMistakeIsTheCataloguesWordsWithTheProtocolsCode() {
     let vosk: [(ProtocolProblem.Vosk, UInt16)] = [
       (.malformedJSON("not valid JSON"), 1007), (.unknownConfigurationField("speed"), 1007),
-      (.invalidConfigurationValue(field: "words", reason: "must be true or false"), 1007),
+      (.invalidConfigurationValue(field: "words", reason: .boolean), 1007),
       (.phraseNotInDictionary("zyx"), 1007), (.oddLengthFrame(bytes: 3), 1007),
       (.unsupportedMessage("{}"), 1003), (.configurationAfterAudio, 1008),
       (.unsupportedIntent("conversation"), 1008),

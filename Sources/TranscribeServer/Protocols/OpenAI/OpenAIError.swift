@@ -167,8 +167,13 @@ extension OpenAIError {
 
   /// The upload's `model` names an engine this server cannot run: a 400 naming it.
   static func engineNotInstalled(_ engine: String) -> OpenAIError {
-    .invalidField(
-      "model", value: engine.lowercased(),
-      expected: "an engine installed on this server (GET /v1/models lists them)")
+    .invalid("model", value: engine.lowercased(), expected: .installedEngine)
+  }
+
+  /// A field with a value the endpoint does not take; what it takes is worded in the catalogue.
+  static func invalid(
+    _ field: String, value: String, expected: ProtocolProblem.Expected
+  ) -> OpenAIError {
+    .invalidField(field, value: value, expected: expected.text)
   }
 }

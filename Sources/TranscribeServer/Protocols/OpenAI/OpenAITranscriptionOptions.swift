@@ -62,15 +62,11 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
     model = value("model")
     prompt = value("prompt")
     if let prompt, let problem = hotwords.problem {
-      throw .invalidField(
-        "prompt", value: prompt,
-        expected: "a prompt naming at most \(Hotwords.maximumCount) names of at most "
-          + "\(Hotwords.maximumLength) characters (its names \(problem))")
+      throw .invalid("prompt", value: prompt, expected: .hotwordPrompt(problem))
     }
     if let format = value("response_format") {
       guard let responseFormat = OpenAIResponseFormat(rawValue: format) else {
-        throw .invalidField(
-          "response_format", value: format, expected: "json, text, srt, vtt or verbose_json")
+        throw .invalid("response_format", value: format, expected: .responseFormat)
       }
       self.responseFormat = responseFormat
     }
@@ -80,29 +76,27 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       var set = Set<OpenAITimestampGranularity>()
       for text in granularities {
         guard let granularity = OpenAITimestampGranularity(rawValue: text) else {
-          throw .invalidField(
-            "timestamp_granularities[]", value: text, expected: "word or segment")
+          throw .invalid("timestamp_granularities[]", value: text, expected: .granularity)
         }
         set.insert(granularity)
       }
       guard responseFormat == .verboseJSON else {
-        throw .invalidField(
+        throw .invalid(
           "timestamp_granularities[]", value: granularities.joined(separator: ","),
-          expected: "no timestamp granularities unless response_format is verbose_json")
+          expected: .granularitiesOnlyVerbose)
       }
       timestampGranularities = set
     }
     if let language = value("language"), !language.isEmpty {
       let lowered = language.lowercased()
       guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
-        throw .invalidField(
-          "language", value: language, expected: "en (this server's model is English)")
+        throw .invalid("language", value: language, expected: .english)
       }
       self.language = language
     }
     if let text = value("temperature"), !text.isEmpty {
       guard let temperature = Double(text), (0...1).contains(temperature) else {
-        throw .invalidField("temperature", value: text, expected: "a number from 0 to 1")
+        throw .invalid("temperature", value: text, expected: .temperature)
       }
       self.temperature = temperature
     }
@@ -110,22 +104,18 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       switch text.lowercased() {
       case "true": stream = true
       case "false": stream = false
-      default: throw .invalidField("stream", value: text, expected: "true or false")
+      default: throw .invalid("stream", value: text, expected: .boolean)
       }
       guard !stream || responseFormat == .json || responseFormat == .text else {
-        throw .invalidField(
-          "stream", value: text,
-          expected: "false unless response_format is json or text (the formats that stream)")
+        throw .invalid("stream", value: text, expected: .streamOnlyJSONOrText)
       }
     }
     for text in (fields["include[]"] ?? []) + (fields["include"] ?? []) {
       guard text == "logprobs" else {
-        throw .invalidField("include[]", value: text, expected: "logprobs")
+        throw .invalid("include[]", value: text, expected: .logprobs)
       }
       guard responseFormat == .json || stream else {
-        throw .invalidField(
-          "include[]", value: text,
-          expected: "no logprobs unless response_format is json or the answer is streamed")
+        throw .invalid("include[]", value: text, expected: .logprobsOnlyJSONOrStream)
       }
       includesLogprobs = true
     }
@@ -190,9 +180,7 @@ public enum OpenAIChunkingStrategy: Equatable, Sendable {
       guard
         let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
       else {
-        throw .invalidField(
-          "chunking_strategy", value: text,
-          expected: "auto or a JSON object with type server_vad")
+        throw .invalid("chunking_strategy", value: text, expected: .chunkingStrategy)
       }
       for (key, value) in parsed {
         object[key] = (value as? String) ?? (value as? NSNumber)?.stringValue ?? "\(value)"
@@ -200,20 +188,16 @@ public enum OpenAIChunkingStrategy: Equatable, Sendable {
     }
     guard !object.isEmpty else { return nil }
     guard object["type"] == "server_vad" else {
-      throw .invalidField(
-        "chunking_strategy", value: object["type"] ?? "", expected: "auto or type server_vad")
+      throw .invalid("chunking_strategy", value: object["type"] ?? "", expected: .chunkingType)
     }
     for key in object.keys
     where !["type", "threshold", "prefix_padding_ms", "silence_duration_ms"].contains(key) {
-      throw .invalidField(
-        "chunking_strategy", value: key,
-        expected: "type, threshold, prefix_padding_ms and silence_duration_ms")
+      throw .invalid("chunking_strategy", value: key, expected: .chunkingKeys)
     }
     var threshold: Double?
     if let text = object["threshold"] {
       guard let value = Double(text), value > 0, value < 1 else {
-        throw .invalidField(
-          "chunking_strategy", value: text, expected: "a threshold between 0 and 1 (exclusive)")
+        throw .invalid("chunking_strategy", value: text, expected: .threshold)
       }
       threshold = value
     }
@@ -222,9 +206,8 @@ public enum OpenAIChunkingStrategy: Equatable, Sendable {
       guard let value = Int(text) ?? Double(text).flatMap({ Int(exactly: $0) }),
         range.contains(value)
       else {
-        throw .invalidField(
-          "chunking_strategy", value: text,
-          expected: "\(key) as whole milliseconds from \(range.lowerBound) to \(range.upperBound)")
+        throw .invalid(
+          "chunking_strategy", value: text, expected: .namedMilliseconds(key, range))
       }
       return value
     }

@@ -122,7 +122,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
     with session: RealtimeJSON, engines: [SpeechRecognitionRequest.EngineName]
   ) throws(RealtimeError) -> RealtimeConfiguration {
     guard session.isObject else {
-      throw .invalidValue(param: "session", value: session, expected: "an object")
+      throw .invalidValue(param: "session", value: session, expected: .object)
     }
     var next = self
     try Self.checkKeys(
@@ -132,16 +132,16 @@ struct RealtimeConfiguration: Equatable, Sendable {
       guard type.stringValue == "transcription" else {
         throw .invalidValue(
           param: "session.type", value: type,
-          expected: "'transcription' (this server only runs transcription sessions)")
+          expected: .transcriptionSession)
       }
     }
     if let include = session["include"] {
       guard case .array(let values) = include else {
-        throw .invalidValue(param: "session.include", value: include, expected: "an array")
+        throw .invalidValue(param: "session.include", value: include, expected: .array)
       }
       for value in values where value.stringValue != Self.logprobsInclude {
         throw .invalidValue(
-          param: "session.include", value: value, expected: "'\(Self.logprobsInclude)'")
+          param: "session.include", value: value, expected: .quoted(Self.logprobsInclude))
       }
       next.includesLogprobs = !values.isEmpty
     }
@@ -162,14 +162,14 @@ struct RealtimeConfiguration: Equatable, Sendable {
         guard let name = model.stringValue else {
           throw .invalidValue(
             param: "session.audio.input.transcription.model", value: model,
-            expected: "a string")
+            expected: .string)
         }
         if let engine = SpeechRecognitionRequest.EngineName(rawValue: name.lowercased()),
           !engines.contains(engine)
         {
           throw .invalidValue(
             param: "session.audio.input.transcription.model", value: model,
-            expected: "an engine installed on this server (GET /v1/models lists them)")
+            expected: .installedEngine)
         }
         next.model = name
       }
@@ -179,7 +179,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
           guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
             throw .invalidValue(
               param: "session.audio.input.transcription.language", value: language,
-              expected: "en (this server's model is English)")
+              expected: .english)
           }
           next.language = text
         } else {
@@ -191,8 +191,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
         if let problem = next.hotwords.problem {
           throw .invalidValue(
             param: "session.audio.input.transcription.prompt", value: prompt,
-            expected: "a prompt naming at most \(Hotwords.maximumCount) names of at most "
-              + "\(Hotwords.maximumLength) characters (its names \(problem))")
+            expected: .hotwordPrompt(problem))
         }
       }
     }
@@ -203,7 +202,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
       guard noiseReduction == .null || noiseReduction.isObject else {
         throw .invalidValue(
           param: "session.audio.input.noise_reduction", value: noiseReduction,
-          expected: "null or an object")
+          expected: .nullOrObject)
       }
       next.noiseReduction = noiseReduction
     }
@@ -212,15 +211,12 @@ struct RealtimeConfiguration: Equatable, Sendable {
 
   private static func format(_ value: RealtimeJSON) throws(RealtimeError) -> RealtimeAudioFormat {
     let param = "session.audio.input.format"
-    let expected =
-      "{\"type\": \"audio/pcm\", \"rate\": 24000}, {\"type\": \"audio/pcmu\"} or "
-      + "{\"type\": \"audio/pcma\"}"
     guard let type = value["type"]?.stringValue, let format = RealtimeAudioFormat(rawValue: type)
-    else { throw .invalidValue(param: param, value: value, expected: expected) }
+    else { throw .invalidValue(param: param, value: value, expected: .realtimeFormat) }
     if let rate = value["rate"], rate != .null, rate.intValue != format.sampleRate {
       throw .invalidValue(
         param: param + ".rate", value: rate,
-        expected: "\(format.sampleRate) (the only rate of \(type))")
+        expected: .onlyRate(format.sampleRate, type: type))
     }
     return format
   }
@@ -240,7 +236,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
         else {
           throw .invalidValue(
             param: param + ".eagerness", value: eagerness,
-            expected: "'low', 'medium', 'high' or 'auto'")
+            expected: .eagerness)
         }
         detection.eagerness = name
       }
@@ -249,7 +245,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
     guard value["type"]?.stringValue == "server_vad" else {
       throw .invalidValue(
         param: param + ".type", value: value["type"] ?? .null,
-        expected: "'server_vad', 'semantic_vad', or null for turn detection off")
+        expected: .turnDetection)
     }
     try checkKeys(
       of: value, in: param,
@@ -262,7 +258,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
       guard let number = threshold.doubleValue, number > 0, number < 1 else {
         throw .invalidValue(
           param: param + ".threshold", value: threshold,
-          expected: "a number between 0 and 1 (exclusive)")
+          expected: .fraction)
       }
       detection.threshold = number
     }
@@ -273,7 +269,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
       guard let number = field.intValue, range.contains(number) else {
         throw .invalidValue(
           param: param + "." + key, value: field,
-          expected: "whole milliseconds from \(range.lowerBound) to \(range.upperBound)")
+          expected: .wholeMilliseconds(range))
       }
       return number
     }
@@ -296,7 +292,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
     of value: RealtimeJSON, in path: String, known: Set<String>
   ) throws(RealtimeError) {
     guard value.isObject else {
-      throw .invalidValue(param: path, value: value, expected: "an object")
+      throw .invalidValue(param: path, value: value, expected: .object)
     }
     for key in value.keys where !known.contains(key) {
       throw .unknownParameter(path + "." + key)

@@ -110,7 +110,9 @@ struct RealtimeError: Error, Equatable, Sendable {
     RealtimeError(.unknownParameter(param), code: "unknown_parameter", param: param)
   }
 
-  static func invalidValue(param: String, value: RealtimeJSON, expected: String) -> RealtimeError {
+  static func invalidValue(
+    param: String, value: RealtimeJSON, expected: ProtocolProblem.Expected
+  ) -> RealtimeError {
     RealtimeError(
       .invalidValue(param: param, value: value.brief, expected: expected), code: "invalid_value",
       param: param)

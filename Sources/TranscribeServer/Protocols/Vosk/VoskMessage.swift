@@ -39,7 +39,7 @@ public enum VoskMessage: Equatable, Sendable {
       self = .config(try VoskStreamConfiguration(json: config, limits: limits))
     } else if object.keys.count == 1, let eof = object["eof"] {
       guard eof == .number(1) || eof == .bool(true) else {
-        throw .invalidConfigurationValue(field: "eof", reason: "must be 1")
+        throw .invalidConfigurationValue(field: "eof", reason: .one)
       }
       self = .eof
     } else {
@@ -98,7 +98,7 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
     json: JSONValue, limits: ServerConfiguration = ServerConfiguration()
   ) throws(WebSocketSessionError) {
     guard case .object(let fields) = json else {
-      throw .invalidConfigurationValue(field: "config", reason: "must be an object")
+      throw .invalidConfigurationValue(field: "config", reason: .object)
     }
     for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
       switch field {
@@ -108,43 +108,43 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
         else {
           throw .invalidConfigurationValue(
             field: field,
-            reason: "must be a number of Hz from \(limits.sampleRates.lowerBound) "
-              + "to \(limits.sampleRates.upperBound)")
+            reason: .sampleRate(limits.sampleRates))
         }
         sampleRate = Int(rate.rounded())
       case "words":
         switch value {
         case .bool(let flag): words = flag
         case .number(let number): words = number != 0
-        default: throw .invalidConfigurationValue(field: field, reason: "must be true or false")
+        default: throw .invalidConfigurationValue(field: field, reason: .boolean)
         }
       case "max_alternatives":
         guard case .number(let count) = value, count == count.rounded(),
           0...Double(limits.maxAlternatives) ~= count
         else {
           throw .invalidConfigurationValue(
-            field: field, reason: "must be a whole number from 0 to \(limits.maxAlternatives)")
+            field: field, reason: .alternatives(maximum: limits.maxAlternatives))
         }
         maxAlternatives = Int(count)
       case "phrase_list":
         guard case .array(let items) = value else {
-          throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
+          throw .invalidConfigurationValue(field: field, reason: .listOfStrings)
         }
         guard items.count <= limits.maxPhrases else {
           throw .invalidConfigurationValue(
             field: field,
-            reason: "holds \(items.count) phrases; at most \(limits.maxPhrases) are allowed")
+            reason: .phrases(.tooMany(items.count, limit: limits.maxPhrases)))
         }
         var phrases: [String] = []
         for (index, item) in items.enumerated() {
           guard case .string(let phrase) = item else {
-            throw .invalidConfigurationValue(field: field, reason: "must be a list of strings")
+            throw .invalidConfigurationValue(field: field, reason: .listOfStrings)
           }
           guard phrase.count <= limits.maxPhraseLength else {
             throw .invalidConfigurationValue(
               field: field,
-              reason: "phrase \(index + 1) has \(phrase.count) characters; at most "
-                + "\(limits.maxPhraseLength) are allowed")
+              reason: .phrases(
+                .tooLong(
+                  phrase: index + 1, characters: phrase.count, limit: limits.maxPhraseLength)))
           }
           phrases.append(phrase)
         }

@@ -154,7 +154,7 @@ struct VoskSession: StreamingSession, Sendable {
           {
             // Moonshine's hotwords have limits of their own, tighter than a grammar's.
             return fail(
-              &state, .invalidConfigurationValue(field: "phrase_list", reason: "\(problem)"))
+              &state, .invalidConfigurationValue(field: "phrase_list", reason: .phrases(problem)))
           }
           state.configuration = configuration
           state.stream.allowNextMessage()

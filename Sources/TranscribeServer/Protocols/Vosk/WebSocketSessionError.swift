@@ -32,7 +32,9 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
     .input(.unknownConfigurationField(field))
   }
   /// A configuration field with a value the server cannot use.
-  static func invalidConfigurationValue(field: String, reason: String) -> Self {
+  static func invalidConfigurationValue(
+    field: String, reason: ProtocolProblem.Vosk.Requirement
+  ) -> Self {
     .input(.invalidConfigurationValue(field: field, reason: reason))
   }
   /// A configuration sent after audio.

@@ -67,8 +67,7 @@ struct VoskHotwordsTests {
     let phrases = (0...Hotwords.maximumCount).map { "\"name\($0)\"" }.joined(separator: ",")
     let error = WebSocketSessionError.invalidConfigurationValue(
       field: "phrase_list",
-      reason: "holds \(Hotwords.maximumCount + 1) phrases; at most \(Hotwords.maximumCount) "
-        + "are allowed")
+      reason: .phrases(.tooMany(Hotwords.maximumCount + 1, limit: Hotwords.maximumCount)))
     await store.send(.read(#"{"config": {"phrase_list": ["# + phrases + "]}}")) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
