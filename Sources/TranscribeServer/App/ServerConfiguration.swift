@@ -128,9 +128,11 @@ public struct ServerConfiguration: Sendable, Equatable {
   public static let turnDetectionSilence = 100...10_000
   /// The `idle_timeout_ms` a Realtime `server_vad` turn detection may ask for (OpenAI's API).
   public static let turnDetectionIdleTimeout = 5_000...30_000
-  /// The most bytes of a WebSocket close frame's reason (RFC 6455: a control frame's 125 bytes
-  /// less the 2 of the code).
-  public static let closeReasonBytes = 123
+  /// The most a ping, pong or close frame's payload holds (RFC 6455, section 5.5).
+  public static let controlFramePayloadBytes = 125
+  /// The most bytes of a WebSocket close frame's reason (RFC 6455: a control frame's payload
+  /// less the 2 bytes of the code).
+  public static let closeReasonBytes = controlFramePayloadBytes - 2
   /// How much longer than the shutdown grace period the server waits for its sessions in all,
   /// beyond each session's own bound.
   public static let drainSlack = Duration.seconds(2)

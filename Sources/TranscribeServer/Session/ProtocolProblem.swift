@@ -33,8 +33,10 @@ enum ProtocolProblem: Equatable, Sendable {
   /// A vosk stream's mistakes (and a Realtime session asked for without its intent, which is
   /// refused the same way).
   enum Vosk: Equatable, Sendable {
-    /// A text message is not JSON (or not an object).
-    case malformedJSON(String)
+    /// A text message that is not JSON.
+    case invalidJSON
+    /// A text message that is JSON but not an object.
+    case notAnObject
     /// A configuration field the server does not know.
     case unknownConfigurationField(String)
     /// A configuration field with a value the server cannot use: what it must be.
@@ -79,8 +81,10 @@ enum ProtocolProblem: Equatable, Sendable {
 
     var text: String {
       switch self {
-      case .malformedJSON(let reason):
-        "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): \(reason)"
+      case .invalidJSON:
+        "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): not valid JSON"
+      case .notAnObject:
+        "text messages must be JSON objects ({\"config\": {…}} or {\"eof\" : 1}): not an object"
       case .unknownConfigurationField(let field):
         "unknown configuration field '\(field)'; known: sample_rate, words, max_alternatives, "
           + "phrase_list"
@@ -185,12 +189,42 @@ enum ProtocolProblem: Equatable, Sendable {
     /// `audio-chunk` or `audio-stop` without `audio-start` first.
     case audioBeforeStart(event: String)
     /// An event that cannot come now (e.g. `transcribe` while audio streams).
-    case unexpectedEvent(event: String, expected: String)
-    /// An audio event without its format's `field` (`what` it is, the values `range` holds).
-    case missingFormatField(event: String, field: String, what: String, range: ClosedRange<Int>)
+    case unexpectedEvent(event: String, expected: Phase)
+    /// An audio event without its format's `field` (the values `range` holds).
+    case missingFormatField(event: String, field: FormatField, range: ClosedRange<Int>)
     /// An audio event whose format's `field` has a `value` outside what this server reads.
-    case formatOutOfRange(
-      event: String, field: String, value: Int, what: String, range: ClosedRange<Int>)
+    case formatOutOfRange(event: String, field: FormatField, value: Int, range: ClosedRange<Int>)
+
+    /// Where a connection stands, as an unexpected event's answer says what may come.
+    enum Phase: Equatable, Sendable {
+      case idle
+      case streaming
+      case finishing
+
+      var expected: String {
+        switch self {
+        case .idle: "transcribe or audio-start"
+        case .streaming: "audio-chunk or audio-stop"
+        case .finishing: "nothing until the transcript"
+        }
+      }
+    }
+
+    /// A field of an audio format (`rate`, `width`, `channels`).
+    enum FormatField: String, Equatable, Sendable {
+      case rate
+      case width
+      case channels
+
+      /// What the field is.
+      var what: String {
+        switch self {
+        case .rate: "a sample rate in Hz"
+        case .width: "a sample width in bytes"
+        case .channels: "a channel count"
+        }
+      }
+    }
     /// An `audio-chunk` of `bytes` that do not hold whole frames.
     case partialFrames(bytes: Int, width: Int, channels: Int)
     /// An `audio-chunk` at another rate than its audio started at.
@@ -224,13 +258,14 @@ enum ProtocolProblem: Equatable, Sendable {
       case .audioBeforeStart(let event):
         "\(event) came before audio-start; send transcribe, audio-start, audio-chunk…, "
           + "audio-stop"
-      case .unexpectedEvent(let event, let expected):
-        "\(event) cannot come now; expected \(expected)"
-      case .missingFormatField(let event, let field, let what, let range):
-        "unsupported audio: \(event) needs \"\(field)\" (\(what)), a whole number from "
+      case .unexpectedEvent(let event, let phase):
+        "\(event) cannot come now; expected \(phase.expected)"
+      case .missingFormatField(let event, let field, let range):
+        "unsupported audio: \(event) needs \"\(field.rawValue)\" (\(field.what)), a whole number from "
           + "\(range.lowerBound) to \(range.upperBound)"
-      case .formatOutOfRange(let event, let field, let value, let what, let range):
-        "unsupported audio: \(event) \"\(field)\" \(value) is not \(what) this server reads "
+      case .formatOutOfRange(let event, let field, let value, let range):
+        "unsupported audio: \(event) \"\(field.rawValue)\" \(value) is not \(field.what) this "
+          + "server reads "
           + "(\(range.lowerBound) to \(range.upperBound)); send 16-bit (width 2) PCM, e.g. "
           + "16000 Hz mono"
       case .partialFrames(let bytes, let width, let channels):

@@ -148,7 +148,7 @@ enum RequestRefusal: Equatable, Sendable {
   /// No token, or a wrong one (``TokenCheck``).
   case unauthorized
   /// WebSocket frames that break the protocol (the violation).
-  case webSocketProtocolViolation(String)
+  case webSocketProtocolViolation(WebSocketViolation)
   /// A plain HTTP request to a path that only takes a WebSocket (Realtime's).
   case webSocketRequired(path: String, upgrade: String)
 
@@ -186,7 +186,7 @@ enum RequestRefusal: Equatable, Sendable {
       "Missing or wrong token: send `Authorization: Bearer TOKEN` with the server's --token "
         + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
     case .webSocketProtocolViolation(let violation):
-      "WebSocket protocol error: \(violation)"
+      "WebSocket protocol error: \(violation.text)"
     case .webSocketRequired(let path, let upgrade):
       "\(path) is a WebSocket endpoint: open a WebSocket to \(upgrade) (this server runs "
         + "transcription sessions only)."
@@ -232,6 +232,45 @@ enum RequestRefusal: Equatable, Sendable {
     case .methodNotAllowed(_, let allowed, _): [("Allow", allowed)]
     case .unauthorized: [("WWW-Authenticate", "Bearer")]
     default: []
+    }
+  }
+}
+
+/// How a client's WebSocket frames broke RFC 6455 (``RequestRefusal/webSocketProtocolViolation(_:)``).
+enum WebSocketViolation: Equatable, Sendable {
+  /// A ping, pong or close frame in fragments.
+  case fragmentedControlFrame
+  /// A ping, pong or close frame over ``ServerConfiguration/controlFramePayloadBytes``.
+  case controlFrameTooLong
+  /// A data frame without a mask.
+  case unmasked
+  /// A reserved bit (`RSV1`, `RSV2`, `RSV3`) with no extension agreed.
+  case reservedBit(String)
+  /// A text or binary frame while a fragmented message was unfinished.
+  case messageInsideFragmented
+  /// A continuation frame with no message begun.
+  case orphanContinuation
+  /// A close frame with a payload of one byte.
+  case oneByteClose
+  /// A close frame with a code an endpoint may not send.
+  case closeCode(UInt16)
+  /// A frame with a reserved opcode.
+  case reservedOpcode(Int)
+
+  var text: String {
+    switch self {
+    case .fragmentedControlFrame: "a ping, pong or close frame was fragmented"
+    case .controlFrameTooLong:
+      "a ping, pong or close frame carried more than "
+        + "\(ServerConfiguration.controlFramePayloadBytes) bytes"
+    case .unmasked: "a data frame from the client was not masked"
+    case .reservedBit(let bit): "a frame had \(bit) set, and no extension was agreed"
+    case .messageInsideFragmented:
+      "a new message began inside a fragmented one (a continuation frame was due)"
+    case .orphanContinuation: "a continuation frame came with no message to continue"
+    case .oneByteClose: "a close frame had a 1-byte payload (a code takes 2)"
+    case .closeCode(let code): "a close frame had code \(code), which is not one to send"
+    case .reservedOpcode(let opcode): "a frame had the reserved opcode \(opcode)"
     }
   }
 }

@@ -58,11 +58,9 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     case .invalidFrameLength:
       refuse(.tooLargeToRead(limit: limit, readLimit: readLimit), context: context)
     case .fragmentedControlFrame:
-      refuse(.protocolViolation("a ping, pong or close frame was fragmented"), context: context)
+      refuse(.protocolViolation(.fragmentedControlFrame), context: context)
     case .multiByteControlFrameLength:
-      refuse(
-        .protocolViolation("a ping, pong or close frame carried more than 125 bytes"),
-        context: context)
+      refuse(.protocolViolation(.controlFrameTooLong), context: context)
     default:
       context.fireErrorCaught(error)
     }
@@ -74,22 +72,21 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     // RFC 6455, section 5.1: every frame from a client is masked (``MaskedFramesOnly`` is the
     // backstop for frames read before this handler was added).
     if frame.maskKey == nil, [.text, .binary, .continuation].contains(frame.opcode) {
-      return .protocolViolation("a data frame from the client was not masked")
+      return .protocolViolation(.unmasked)
     }
     if frame.rsv1 || frame.rsv2 || frame.rsv3 {
       let bit = frame.rsv1 ? "RSV1" : frame.rsv2 ? "RSV2" : "RSV3"
-      return .protocolViolation("a frame had \(bit) set, and no extension was agreed")
+      return .protocolViolation(.reservedBit(bit))
     }
     switch frame.opcode {
     case .text, .binary:
       guard messageBytes == nil else {
-        return .protocolViolation(
-          "a new message began inside a fragmented one (a continuation frame was due)")
+        return .protocolViolation(.messageInsideFragmented)
       }
       if !frame.fin { messageBytes = frame.length }
     case .continuation:
       guard let received = messageBytes else {
-        return .protocolViolation("a continuation frame came with no message to continue")
+        return .protocolViolation(.orphanContinuation)
       }
       let total = received + frame.length
       guard total <= readLimit else { return .tooLargeToRead(limit: limit, readLimit: readLimit) }
@@ -99,16 +96,13 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     case .connectionClose:
       var payload = frame.unmaskedData
       guard payload.readableBytes != 1 else {
-        return .protocolViolation(
-          "a close frame had a 1-byte payload (a code takes 2)", isClosed: true)
+        return .protocolViolation(.oneByteClose, isClosed: true)
       }
       if let code = payload.readInteger(as: UInt16.self), !Self.mayBeSent(closeCode: code) {
-        return .protocolViolation(
-          "a close frame had code \(code), which is not one to send", isClosed: true)
+        return .protocolViolation(.closeCode(code), isClosed: true)
       }
     default:
-      return .protocolViolation(
-        "a frame had the reserved opcode \(Int(webSocketOpcode: frame.opcode))")
+      return .protocolViolation(.reservedOpcode(Int(webSocketOpcode: frame.opcode)))
     }
     return nil
   }
@@ -140,7 +134,7 @@ final class OversizedFrameHandler: ChannelInboundHandler, RemovableChannelHandle
           WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: message))),
         promise: nil)
     }
-    var close = allocator.buffer(capacity: 125)
+    var close = allocator.buffer(capacity: ServerConfiguration.controlFramePayloadBytes)
     close.write(webSocketErrorCode: refusal.closeCode)
     close.writeString(refusal.closeReason)
     let written = context.writeAndFlush(
@@ -171,7 +165,7 @@ enum FrameRefusal: Error, Equatable, CustomStringConvertible {
   /// A frame, or a fragmented message, larger than the server reads at all.
   case tooLargeToRead(limit: Int, readLimit: Int)
   /// The frames broke the WebSocket protocol; `isClosed` when the client has sent its close.
-  case protocolViolation(String, isClosed: Bool = false)
+  case protocolViolation(WebSocketViolation, isClosed: Bool = false)
 
   var description: String {
     switch self {

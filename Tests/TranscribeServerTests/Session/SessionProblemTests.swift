@@ -36,7 +36,7 @@ import Testing
     .noSuchPath("/v1/nothing", routes: "GET /v1/models"),
     .methodNotAllowed(path: "/v1/models", allowed: "GET, HEAD", method: "POST"),
     .originNotAllowed("https://example.com"), .unauthorized,
-    .webSocketProtocolViolation("a reserved bit (RSV1) was set"),
+    .webSocketProtocolViolation(.reservedBit("RSV1")),
     .webSocketRequired(path: "/v1/realtime", upgrade: "/v1/realtime?intent=transcription"),
   ]
 
@@ -100,8 +100,8 @@ import Testing
           + "(the API key of OpenAI's SDKs; a browser's WebSocket may use ?token=TOKEN)."
       ),
       (
-        .webSocketProtocolViolation("a reserved bit was set"),
-        "WebSocket protocol error: a reserved bit was set"
+        .webSocketProtocolViolation(.reservedBit("RSV1")),
+        "WebSocket protocol error: a frame had RSV1 set, and no extension was agreed"
       ),
       (
         .webSocketRequired(path: "/v1/realtime", upgrade: "/v1/realtime?intent=transcription"),
@@ -144,7 +144,7 @@ import Testing
   /// without last words.
   @Test func aClientsMistakeIsTheCataloguesWordsWithTheProtocolsCode() {
     let vosk: [(ProtocolProblem.Vosk, UInt16)] = [
-      (.malformedJSON("not valid JSON"), 1007), (.unknownConfigurationField("speed"), 1007),
+      (.invalidJSON, 1007), (.notAnObject, 1007), (.unknownConfigurationField("speed"), 1007),
       (.invalidConfigurationValue(field: "words", reason: .boolean), 1007),
       (.phraseNotInDictionary("zyx"), 1007), (.oddLengthFrame(bytes: 3), 1007),
       (.unsupportedMessage("{}"), 1003), (.configurationAfterAudio, 1008),
@@ -194,14 +194,13 @@ import Testing
       ),
       (
         .missingFormatField(
-          event: "audio-start", field: "rate", what: "a sample rate in Hz", range: 8000...48000),
+          event: "audio-start", field: .rate, range: 8000...48000),
         "unsupported audio: audio-start needs \"rate\" (a sample rate in Hz), a whole number "
           + "from 8000 to 48000"
       ),
       (
         .formatOutOfRange(
-          event: "audio-start", field: "width", value: 5, what: "a sample width in bytes",
-          range: 1...4),
+          event: "audio-start", field: .width, value: 5, range: 1...4),
         "unsupported audio: audio-start \"width\" 5 is not a sample width in bytes this server "
           + "reads (1 to 4); send 16-bit (width 2) PCM, e.g. 16000 Hz mono"
       ),
@@ -216,6 +215,17 @@ import Testing
           + "a new audio-start to change the rate"
       ),
     ]
+    #expect(
+      ProtocolProblem.Wyoming.unexpectedEvent(event: "transcribe", expected: .streaming).text
+        == "transcribe cannot come now; expected audio-chunk or audio-stop")
+    #expect(
+      ProtocolProblem.Vosk.invalidConfigurationValue(
+        field: "phrase_list", reason: .phrases(.tooMany(3, limit: 2))
+      ).text == "invalid configuration value for 'phrase_list': holds 3 phrases; at most 2 are "
+        + "allowed")
+    #expect(
+      WebSocketViolation.controlFrameTooLong.text
+        == "a ping, pong or close frame carried more than 125 bytes")
     for (mistake, sentence) in wyoming {
       #expect(mistake.text == sentence)
     }

@@ -14,7 +14,7 @@ public enum VoskMessage: Equatable, Sendable {
 
   /// Parses a text message.
   ///
-  /// - Throws: ``WebSocketSessionError/malformedJSON(_:)`` for text that is not a JSON object,
+  /// - Throws: ``WebSocketSessionError/invalidJSON`` or ``WebSocketSessionError/notAnObject`` for text that is not a JSON object,
   ///   ``WebSocketSessionError/unsupportedMessage(_:)`` for an object that is neither message,
   ///   and the configuration's errors (see ``VoskStreamConfiguration/init(json:limits:)``).
   init(
@@ -24,13 +24,13 @@ public enum VoskMessage: Equatable, Sendable {
     do {
       let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
       guard case .object(let dictionary) = value else {
-        throw WebSocketSessionError.malformedJSON("not an object")
+        throw WebSocketSessionError.notAnObject
       }
       object = dictionary
     } catch let error as WebSocketSessionError {
       throw error
     } catch {
-      throw .malformedJSON("not valid JSON")
+      throw .invalidJSON
     }
     if let config = object["config"] {
       if let other = object.keys.first(where: { $0 != "config" }) {

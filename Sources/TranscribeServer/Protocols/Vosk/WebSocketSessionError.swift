@@ -25,8 +25,10 @@ enum WebSocketSessionError: Error, Equatable, Sendable {
     .session(.badInput(.vosk(problem)))
   }
 
-  /// A text message is not JSON (or not an object).
-  static func malformedJSON(_ reason: String) -> Self { .input(.malformedJSON(reason)) }
+  /// A text message that is not JSON.
+  static var invalidJSON: Self { .input(.invalidJSON) }
+  /// A text message that is JSON but not an object.
+  static var notAnObject: Self { .input(.notAnObject) }
   /// A configuration field the server does not know.
   static func unknownConfigurationField(_ field: String) -> Self {
     .input(.unknownConfigurationField(field))

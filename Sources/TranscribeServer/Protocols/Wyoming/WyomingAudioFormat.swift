@@ -14,22 +14,19 @@ struct WyomingAudioFormat: Equatable, Sendable {
     rates: ClosedRange<Int> = ServerConfiguration().sampleRates
   ) throws(WyomingProblem) {
     func field(
-      _ name: String, in range: ClosedRange<Int>, _ what: String
-    ) throws(WyomingProblem)
-      -> Int
-    {
-      guard let value = data[name]?.integerValue else {
-        throw .input(.missingFormatField(event: event, field: name, what: what, range: range))
+      _ field: ProtocolProblem.Wyoming.FormatField, in range: ClosedRange<Int>
+    ) throws(WyomingProblem) -> Int {
+      guard let value = data[field.rawValue]?.integerValue else {
+        throw .input(.missingFormatField(event: event, field: field, range: range))
       }
       guard range.contains(value) else {
-        throw .input(
-          .formatOutOfRange(event: event, field: name, value: value, what: what, range: range))
+        throw .input(.formatOutOfRange(event: event, field: field, value: value, range: range))
       }
       return value
     }
-    rate = try field("rate", in: rates, "a sample rate in Hz")
-    width = try field("width", in: WyomingSettings.sampleWidths, "a sample width in bytes")
-    channels = try field("channels", in: WyomingSettings.channelCounts, "a channel count")
+    rate = try field(.rate, in: rates)
+    width = try field(.width, in: WyomingSettings.sampleWidths)
+    channels = try field(.channels, in: WyomingSettings.channelCounts)
   }
 
   init(rate: Int, width: Int, channels: Int) {

@@ -52,7 +52,7 @@ enum WyomingProblem: Error, Equatable, Sendable {
   /// `audio-chunk` or `audio-stop` without `audio-start` first.
   static func audioBeforeStart(event: String) -> Self { .input(.audioBeforeStart(event: event)) }
   /// An event that cannot come now (e.g. `transcribe` while audio streams).
-  static func unexpectedEvent(event: String, expected: String) -> Self {
+  static func unexpectedEvent(event: String, expected: ProtocolProblem.Wyoming.Phase) -> Self {
     .input(.unexpectedEvent(event: event, expected: expected))
   }
 

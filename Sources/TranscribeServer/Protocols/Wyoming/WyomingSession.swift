@@ -269,11 +269,11 @@ struct WyomingSession: StreamingSession, Sendable {
   }
 
   private func unexpected(_ event: String, _ state: inout State) -> Effect<Action> {
-    let expected =
+    let expected: ProtocolProblem.Wyoming.Phase =
       switch state.phase {
-      case .streaming: "audio-chunk or audio-stop"
-      case .finishing: "nothing until the transcript"
-      default: "transcribe or audio-start"
+      case .streaming: .streaming
+      case .finishing: .finishing
+      default: .idle
       }
     return closeWithError(&state, .unexpectedEvent(event: event, expected: expected))
   }

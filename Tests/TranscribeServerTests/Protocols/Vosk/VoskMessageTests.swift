@@ -22,7 +22,7 @@ import Testing
   }
 
   @Test func rejectsWhatItCannotUse() {
-    #expect(throws: WebSocketSessionError.malformedJSON("not valid JSON")) {
+    #expect(throws: WebSocketSessionError.invalidJSON) {
       try VoskMessage(text: "config please")
     }
     #expect(throws: WebSocketSessionError.unknownConfigurationField("model")) {

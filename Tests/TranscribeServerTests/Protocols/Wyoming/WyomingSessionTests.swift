@@ -468,11 +468,11 @@ struct WyomingSessionTests {
     ([WyomingEvent("transcribe", data: ["language": .string("de")])], .unsupportedLanguage("de")),
     (
       [audioStart, WyomingEvent("transcribe")],
-      .unexpectedEvent(event: "transcribe", expected: "audio-chunk or audio-stop")
+      .unexpectedEvent(event: "transcribe", expected: .streaming)
     ),
     (
       [audioStart, audioStart],
-      .unexpectedEvent(event: "audio-start", expected: "audio-chunk or audio-stop")
+      .unexpectedEvent(event: "audio-start", expected: .streaming)
     ),
     (
       [
@@ -482,8 +482,7 @@ struct WyomingSessionTests {
       ],
       .input(
         .formatOutOfRange(
-          event: "audio-start", field: "width", value: 5, what: "a sample width in bytes",
-          range: 1...4))
+          event: "audio-start", field: .width, value: 5, range: 1...4))
     ),
     (
       [audioStart, WyomingEvent("audio-chunk", payload: ByteBuffer(bytes: [1, 2, 3]))],
