@@ -131,8 +131,9 @@ struct OpenAITranscriptionEndpoint: Sendable {
         at: directory, withIntermediateDirectories: false,
         attributes: [.posixPermissions: 0o700])
     } catch {
-      outcome = .failed("cannot create a directory for the upload")
-      throw .recognitionFailed(ProtocolProblem.Upload.Reason.noTemporaryDirectory.text)
+      let reason = ProtocolProblem.Upload.Reason.noTemporaryDirectory.text
+      outcome = .failed(reason)
+      throw .recognitionFailed(reason)
     }
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("upload")
