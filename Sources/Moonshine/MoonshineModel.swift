@@ -273,10 +273,9 @@ public final class MoonshineModel: Sendable {
       // speech, as a synthesizer writes it) gets a moment of silence first: without it the
       // model may end the text at once ("Lock the Nuki lock on the front door." as espeak-ng
       // writes it decodes to nothing; with 20 ms of silence before it, to its words).
-      let padded = [Float](repeating: 0, count: Self.leadInSamples) + Array(samples)
-      return try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
-        try transcribe(padded, prefix: prefix, hotwords: hotwords, listensAgain: listensAgain)
-      }
+      return try transcribe(
+        samples, after: Self.leadInSamples, prefix: prefix, hotwords: hotwords,
+        listensAgain: listensAgain)
     }
     let clock = ContinuousClock()
     let start = clock.now
@@ -311,16 +310,26 @@ public final class MoonshineModel: Sendable {
       // espeak-ng says it decodes to nothing after 0.05 s of lead-in and to its words after
       // 0.15 s. (Ending the text later instead, at the first step, made tones and hums into
       // "Hmm." and "You"; with the longer lead-in they still decode to nothing.)
-      let padded = [Float](repeating: 0, count: Self.secondLookLeadInSamples) + Array(samples)
-      var again = try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
-        try transcribe(padded, prefix: prefix, hotwords: hotwords, listensAgain: false)
-      }
+      var again = try transcribe(
+        samples, after: Self.secondLookLeadInSamples, prefix: prefix, hotwords: hotwords,
+        listensAgain: false)
       again.encoderSeconds += transcript.encoderSeconds
       again.decoderSeconds += transcript.decoderSeconds
       again.decoderSteps += transcript.decoderSteps
       return again
     }
     return transcript
+  }
+
+  /// Transcribes `samples` with `silence` samples of silence before them.
+  private func transcribe(
+    _ samples: UnsafeBufferPointer<Float>, after silence: Int, prefix: [Int32],
+    hotwords: MoonshineHotwords?, listensAgain: Bool
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
+    let padded = [Float](repeating: 0, count: silence) + Array(samples)
+    return try padded.withUnsafeBufferPointer { padded throws(RecognitionFailure) in
+      try transcribe(padded, prefix: prefix, hotwords: hotwords, listensAgain: listensAgain)
+    }
   }
 
   /// The silence put before the audio for the second look (see
