@@ -148,6 +148,8 @@ public struct ServerConfiguration: Sendable, Equatable {
   public static let quotedJSONValue = 60
   public static let quotedMessage = 80
   public static let quotedIntent = 40
+  /// The most characters a log line keeps of one metadata value (``OneLineLogHandler``).
+  public static let loggedValueCharacters = 256
   /// How long a connection refused mid-stream stays open after its answer, so the client reads
   /// it before the close (in seconds).
   public static let refusalLingerSeconds: Int64 = 2

@@ -147,7 +147,7 @@ enum ProtocolProblem: Equatable, Sendable {
           + "Supported values are: " + supported.map { "'\($0)'" }.joined(separator: ", ") + "."
       case .invalidBase64:
         "Invalid 'audio': the audio must be base64-encoded bytes in the session's format "
-          + "(16-bit PCM at 24 kHz by default)."
+          + "(16-bit PCM at \(RealtimeAudioFormat.pcmRate / 1000) kHz by default)."
       case .binaryMessage:
         "Binary messages are not part of the Realtime API: send audio as "
           + "input_audio_buffer.append events with base64 'audio'."
@@ -327,7 +327,8 @@ enum ProtocolProblem: Equatable, Sendable {
       case .transcriptionSession: "'transcription' (this server only runs transcription sessions)"
       case .quoted(let value): "'\(value)'"
       case .realtimeFormat:
-        "{\"type\": \"audio/pcm\", \"rate\": 24000}, {\"type\": \"audio/pcmu\"} or "
+        "{\"type\": \"audio/pcm\", \"rate\": \(RealtimeAudioFormat.pcmRate)}, "
+          + "{\"type\": \"audio/pcmu\"} or "
           + "{\"type\": \"audio/pcma\"}"
       case .onlyRate(let rate, let type): "\(rate) (the only rate of \(type))"
       case .eagerness: "'low', 'medium', 'high' or 'auto'"

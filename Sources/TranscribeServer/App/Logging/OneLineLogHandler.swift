@@ -18,7 +18,7 @@ public struct OneLineLogHandler<Base: LogHandler>: LogHandler {
   public var base: Base
 
   /// The most characters a metadata value keeps.
-  public static var valueLimit: Int { 256 }
+  public static var valueLimit: Int { ServerConfiguration.loggedValueCharacters }
 
   /// Wraps `base`.
   public init(_ base: Base) {
