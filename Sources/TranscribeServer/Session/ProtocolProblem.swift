@@ -2,9 +2,10 @@ import Foundation
 import SpeechClient
 
 /// A problem in one protocol's own terms: the client's mistakes in that protocol's messages, and
-/// an upload's own ends. The catalogue's third part, beside ``SessionProblem`` (what every
-/// protocol shares) and ``RequestRefusal`` (refusals before any session): every sentence the
-/// server says to a client about a problem is written in these three types.
+/// what a field takes (``Expected``). The catalogue's third part, beside ``SessionProblem`` (what
+/// every protocol shares) and ``RequestRefusal`` (refusals before any session): every sentence
+/// the server says to a client about a problem is written in these three types and in this
+/// file's extension of ``OpenAIError``.
 ///
 /// A protocol only renders a problem: vosk's close code (``WebSocketSessionError``), a Realtime
 /// `error` event's code and param (``RealtimeError``), a Wyoming `error` event's code
