@@ -17,16 +17,18 @@ import SpeechClient
 /// // "audio frames must hold whole 16-bit samples; got 3 bytes"
 /// ```
 enum ProtocolProblem: Equatable, Sendable {
+  /// A vosk stream's mistake, which ends the stream.
   case vosk(Vosk)
-  case realtime(Realtime)
+  /// A Wyoming client's mistake, which ends the connection.
   case wyoming(Wyoming)
+  // A Realtime client's mistakes (``Realtime``) end nothing: each is an `error` event
+  // (``RealtimeError``) and the session goes on.
 
   /// What the client is told, in the protocol's own style: vosk's and Wyoming's phrases, the
   /// sentences of OpenAI's APIs.
   var text: String {
     switch self {
     case .vosk(let problem): problem.text
-    case .realtime(let problem): problem.text
     case .wyoming(let problem): problem.text
     }
   }
