@@ -24,8 +24,8 @@ enum ProtocolProblem: Equatable, Sendable {
   // A Realtime client's mistakes (``Realtime``) end nothing: each is an `error` event
   // (``RealtimeError``) and the session goes on.
 
-  /// What the client is told, in the protocol's own style: vosk's and Wyoming's phrases, the
-  /// sentences of OpenAI's APIs.
+  /// What the client is told, in the protocol's own style (vosk's and Wyoming's are phrases
+  /// without a capital or a full stop).
   var text: String {
     switch self {
     case .vosk(let problem): problem.text
