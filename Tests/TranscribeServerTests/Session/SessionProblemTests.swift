@@ -239,4 +239,18 @@ import Testing
         + "malformed")
     #expect(ProtocolProblem.Upload.Reason.emptyFile.text == "the file is empty")
   }
+
+  /// A close frame's reason keeps as many whole characters of the text as fit in its bytes,
+  /// for vosk's errors and for the transport's refusals alike.
+  @Test func aCloseReasonIsTheTextCutAtAWholeCharacterWithinTheFrame() {
+    let text = String(repeating: "é", count: 100)  // 200 bytes, 2 a character
+    #expect(text.closeReason == String(repeating: "é", count: 61))
+    #expect(text.closeReason.utf8.count <= ServerConfiguration.closeReasonBytes)
+    #expect("short".closeReason == "short")
+    let vosk = WebSocketSessionError.input(.unsupportedMessage(String(repeating: "x", count: 200)))
+    #expect(vosk.closeReason.utf8.count == ServerConfiguration.closeReasonBytes)
+    #expect(vosk.message.hasPrefix(vosk.closeReason))
+    let frames = FrameRefusal.tooLargeToRead(limit: 1 << 20, readLimit: 2 << 20)
+    #expect(frames.closeReason == frames.description.closeReason)
+  }
 }
