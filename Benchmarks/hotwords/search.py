@@ -312,6 +312,25 @@ def try_detour(decoder, cursor, tree, boost, row, past, position, alternatives, 
 # ------------------------------------------------------------------------------------------
 
 
+
+def step_live(decoder, done, live):
+    """Drops the live hypotheses that score no better than the best finished one and runs the
+    decoder one step for each of the others; returns them."""
+    if done:
+        best_done = max(candidate["score"] for candidate in done)
+        live = [candidate for candidate in live if candidate["score"] > best_done]
+    for candidate in live:
+        candidate["row"], candidate["past"] = decoder.step(
+            candidate["tokens"][-1], candidate.pop("parent")["past"])
+    return live
+
+
+def best_text(decoder, done, live):
+    """The best hypothesis's text (finished ones first), and the decoder steps taken."""
+    best = max(done or live, key=lambda candidate: candidate["score"])
+    return MODEL.tokenizer.decode([token for token in best["tokens"] if token != END]), \
+        decoder.steps
+
 def beam(samples, tree, boost=5.0, width=3, bonused=2):
     """Each hypothesis scores its log-probability plus the boost for every token of a phrase
     in progress or whole; a phrase left before its end loses its tokens' bonus. Candidates: each
@@ -369,17 +388,10 @@ def beam(samples, tree, boost=5.0, width=3, bonused=2):
                 live.append(candidate)
             if len(live) >= width:
                 break
-        if done:
-            best_done = max(candidate["score"] for candidate in done)
-            live = [candidate for candidate in live if candidate["score"] > best_done]
+        live = step_live(decoder, done, live)
         if not live:
             break
-        for candidate in live:
-            candidate["row"], candidate["past"] = decoder.step(
-                candidate["tokens"][-1], candidate.pop("parent")["past"])
-    best = max(done or live, key=lambda candidate: candidate["score"])
-    return MODEL.tokenizer.decode([token for token in best["tokens"] if token != END]), \
-        decoder.steps
+    return best_text(decoder, done, live)
 
 
 def gated(samples, tree, boost=5.0, width=4, delta=3.0, detour=2, bonused=2, prune=10.0,
@@ -462,17 +474,10 @@ def gated(samples, tree, boost=5.0, width=4, delta=3.0, detour=2, bonused=2, pru
             (done if candidate["tokens"][-1] == END else live).append(candidate)
             if len(live) >= width:
                 break
-        if done:
-            best_done = max(candidate["score"] for candidate in done)
-            live = [candidate for candidate in live if candidate["score"] > best_done]
+        live = step_live(decoder, done, live)
         if not live:
             break
-        for candidate in live:
-            candidate["row"], candidate["past"] = decoder.step(
-                candidate["tokens"][-1], candidate.pop("parent")["past"])
-    best = max(done or live, key=lambda candidate: candidate["score"])
-    return MODEL.tokenizer.decode([token for token in best["tokens"] if token != END]), \
-        decoder.steps
+    return best_text(decoder, done, live)
 
 
 # ------------------------------------------------------------------------------------------
