@@ -385,6 +385,7 @@ let package = Package(
         "TranscribeServer",
         // Imported directly: declared, so the tests rebuild when their layouts change.
         "Architecture",
+        "Dependencies",
         "SpeechClient",
         "SpeechRecognitionFeature",
         .product(name: "Clocks", package: "swift-clocks"),

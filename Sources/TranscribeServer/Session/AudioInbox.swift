@@ -106,8 +106,9 @@ extension AudioInbox {
     var endWaiters: [(ended: Latch, done: Latch)] = []
     /// The seconds the decoder took from the audios let go.
     var consumedBefore = 0.0
-    /// The number the latest audio let go started under.
-    var startOfLastLetGo: Int?
+    /// The number the first audio let go started under: every audio from there up to the
+    /// first of ``parts`` has ended and was let go.
+    var startOfFirstLetGo: Int?
 
     /// The seconds the decoder has taken from all the audios.
     var consumedSeconds: Double {
@@ -161,7 +162,7 @@ extension AudioInbox {
       while parts.count > 1, parts[0].ended.isRaised {
         let part = parts.removeFirst()
         consumedBefore += part.audio.consumedDuration
-        startOfLastLetGo = part.start
+        if startOfFirstLetGo == nil { startOfFirstLetGo = part.start }
       }
     }
 
@@ -175,8 +176,9 @@ extension AudioInbox {
           continue
         }
         guard let index = parts.lastIndex(where: { $0.start <= finish.afterMessage }) else {
-          if let letGo = startOfLastLetGo, letGo <= finish.afterMessage {
-            // Its audio ended and was let go.
+          if let letGo = startOfFirstLetGo, letGo <= finish.afterMessage {
+            // Its audio ended and was let go (audios are let go in order, so one asked for
+            // late, after later audios were let go too, is among them).
             finish.done.raise()
           } else {
             // Its audio has not started yet: an audio started under 0 does not hold back the

@@ -1,5 +1,7 @@
+import Dependencies
 import NIOCore
 import SpeechClient
+import Synchronization
 import Testing
 
 @testable import TranscribeServer
@@ -120,5 +122,72 @@ import Testing
     await finishing.value
     #expect(started() === audio)
     #expect(audio.read(timeout: .zero) == .finished)
+  }
+
+  /// Sessions of one to four audios, their starts, messages and ends called in a seeded random
+  /// order, each end from a task of its own (as effects run): every audio gets exactly its own
+  /// messages, in order, and ends. The seed is in the failure's message.
+  @Test(arguments: 1...200)
+  func everyOrderOfTheEffectsGivesEachAudioItsOwnSamplesInOrder(seed: UInt64) async throws {
+    var random = SeededRandomNumberGenerator(seed: seed)
+    enum Call {
+      case start(PushedAudio, Int)
+      case push(Int, [Int16])
+      case finish(Int)
+    }
+    var calls: [Call] = []
+    var expected: [(audio: PushedAudio, samples: [Int16])] = []
+    var number = 1
+    var sample: Int16 = 1
+    for index in 0..<Int.random(in: 1...4, using: &random) {
+      let audio = PushedAudio(sampleRate: 16_000, identifier: "audio \(index)")
+      calls.append(.start(audio, number))
+      var samples: [Int16] = []
+      for _ in 0..<Int.random(in: 0...8, using: &random) {
+        number += 1
+        let message = (0..<Int.random(in: 1...5, using: &random)).map { offset in
+          sample + Int16(offset)
+        }
+        sample += Int16(message.count)
+        samples += message
+        calls.append(.push(number, message))
+      }
+      calls.append(.finish(number))
+      expected.append((audio, samples))
+      number += 1
+    }
+    calls.shuffle(using: &random)
+
+    let (inbox, _, _) = AudioInbox.live()
+    var finishing: [Task<Void, Never>] = []
+    for call in calls {
+      switch call {
+      case .start(let audio, let number): inbox.start(audio, number)
+      case .push(let number, let samples):
+        inbox.push(
+          number, ByteBuffer(bytes: samples.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+      case .finish(let number): finishing.append(Task.immediate { await inbox.finish(number) })
+      }
+      if Bool.random(using: &random) { await Task.yield() }
+    }
+    // Every end asked for returns (a waiter left hanging fails the test instead of hanging it).
+    let returned = Mutex(0)
+    Task { [finishing] in
+      for task in finishing {
+        await task.value
+        returned.withLock { $0 += 1 }
+      }
+    }
+    let deadline = ContinuousClock.now + .seconds(10)
+    while returned.withLock({ $0 }) < finishing.count, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(returned.withLock { $0 } == finishing.count, "seed \(seed): an end never returned")
+    for (audio, samples) in expected {
+      var read: [Int16] = []
+      while case .samples(let more) = audio.read(timeout: .zero) { read += more }
+      #expect(read == samples, "seed \(seed): \(audio)")
+      #expect(audio.isFinished, "seed \(seed): \(audio)")
+    }
   }
 }
