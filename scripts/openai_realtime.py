@@ -48,7 +48,9 @@ def load_audio(path, audio_format):
                 "pcma": ["-e", "a-law", "-b", "8"]}[audio_format]
     source = (["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", path]
               if path.endswith(".raw") else [path])
-    command = ["sox"] + source + ["-t", "raw", "-r", str(rate), "-c", "1"] + encoding + ["-"]
+    # -D: no dither, which sox would otherwise seed afresh each run; the same file is sent as the
+    # same bytes every time, so a session's words can be compared from run to run.
+    command = ["sox", "-D"] + source + ["-t", "raw", "-r", str(rate), "-c", "1"] + encoding + ["-"]
     data = subprocess.run(command, check=True, capture_output=True).stdout
     bytes_per_second = rate * (2 if audio_format == "pcm" else 1)
     return data, bytes_per_second

@@ -27,8 +27,7 @@ func goForwardSamples() throws -> [Int16] {
 func soxConvertGoForward(
   to url: URL, format: [String] = [], effects: [String] = []
 ) throws {
-  try runCommand(
-    "/usr/bin/sox",
+  try runSox(
     [
       "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
       SpeechTestData.goForward.path,

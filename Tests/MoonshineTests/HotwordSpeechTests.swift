@@ -66,8 +66,7 @@ struct HotwordSpeechTests {
     let voice = directory.url.appendingPathComponent("voice.wav")
     let file = directory.url.appendingPathComponent("speech.wav")
     try runCommand("/usr/bin/espeak-ng", ["-v", "en-us", "-s", "150", "-w", voice.path, text])
-    try runCommand(
-      "/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", "-D", file.path])
+    try runSox([voice.path, "-r", "16000", "-c", "1", "-b", "16", file.path])
     return floats(try samples(ofWAV: file))
   }
 

@@ -43,7 +43,7 @@ extension LiveTests {
       let directory = try TemporaryDirectory()
       let long = directory.file("librivox.wav")
       // All five clips back to back: 24.7 s, several utterances and pauses.
-      try runCommand("/usr/bin/sox", LibriVox.clips.map(\.path) + [long.path])
+      try runSox(LibriVox.clips.map(\.path) + [long.path])
       let request = SpeechRecognitionRequest(source: .file(long))
       let one = await transcribeBatch([request], jobs: 1)[0]
       let two = await transcribeBatch([request], jobs: 2)[0]
@@ -97,7 +97,7 @@ extension LiveTests {
     @Test func finishingAFileTaskEndsItWithTheWordsSoFar() async throws {
       let directory = try TemporaryDirectory()
       let long = directory.file("long.wav")
-      try runCommand("/usr/bin/sox", LibriVox.clips.map(\.path) + [long.path])
+      try runSox(LibriVox.clips.map(\.path) + [long.path])
       let client = SpeechClient.live()
       let stream = await client.startTask(SpeechRecognitionRequest(source: .file(long)))
       await client.finishTask()
@@ -125,10 +125,8 @@ extension LiveTests {
       // The clips with a second's pause after each: a file is cut only at pauses the
       // voice-activity detector hears, so each sentence is a piece of its own.
       let pause = directory.file("pause.wav")
-      try runCommand(
-        "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", pause.path, "trim", "0", "1"])
-      try runCommand(
-        "/usr/bin/sox", LibriVox.clips.flatMap { [$0.path, pause.path] } + [long.path])
+      try runSox(["-n", "-r", "16000", "-c", "1", "-b", "16", pause.path, "trim", "0", "1"])
+      try runSox(LibriVox.clips.flatMap { [$0.path, pause.path] } + [long.path])
       var configuration = LiveSpeechConfiguration()
       configuration.jobs = 2
       let client = SpeechClient.live(configuration)

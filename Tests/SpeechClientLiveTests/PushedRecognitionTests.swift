@@ -69,12 +69,10 @@ extension LiveTests {
     @Test func pushedAudioAt44kHzIsResampledTo16kHz() async throws {
       let directory = try TemporaryDirectory()
       let wide = directory.file("goforward-44k.raw")
-      try runCommand(
-        "/usr/bin/sox",
-        [
-          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
-          TestData.goForward.path, "-t", "raw", "-r", "44100", wide.path,
-        ])
+      try runSox([
+        "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+        TestData.goForward.path, "-t", "raw", "-r", "44100", wide.path,
+      ])
       let data = try Data(contentsOf: wide)
       let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
       let outcome = await Self.recognize(samples, rate: 44_100)

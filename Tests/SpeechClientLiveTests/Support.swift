@@ -99,8 +99,7 @@ extension TemporaryDirectory {
 func soxConvertGoForward(
   to url: URL, format: [String] = [], effects: [String] = []
 ) throws {
-  try runCommand(
-    "/usr/bin/sox",
+  try runSox(
     ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", TestData.goForward.path]
       + format + [url.path] + effects)
 }

@@ -168,8 +168,7 @@ extension CommandTests {
     func standardInputIsReadFromAPipe(arguments: [String], format: String) async throws {
       let directory = try TemporaryDirectory()
       let file = directory.url.appendingPathComponent("goforward.\(format)")
-      try runCommand(
-        "/usr/bin/sox",
+      try runSox(
         ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward]
           + (format == "raw" ? ["-t", "raw"] : []) + [file.path])
       let input = Pipe()
@@ -188,8 +187,7 @@ extension CommandTests {
       let fifo = directory.url.appendingPathComponent("stalled")
       try #require(mkfifo(fifo.path, 0o600) == 0)
       let wav = directory.url.appendingPathComponent("goforward.wav")
-      try runCommand(
-        "/usr/bin/sox",
+      try runSox(
         ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward, wav.path]
           + ["pad", "0", "1"])
       let process = TranscribeProcess(["--input", fifo.path])
@@ -252,8 +250,7 @@ extension CommandTests {
     {
       let directory = try TemporaryDirectory()
       let low = directory.url.appendingPathComponent("goforward-8k.wav")
-      try runCommand(
-        "/usr/bin/sox",
+      try runSox(
         ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward]
           + ["-r", "8000", low.path])
       let process = TranscribeProcess(["--input", fromStandardInput ? "-" : low.path])

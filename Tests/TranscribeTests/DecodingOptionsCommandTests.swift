@@ -31,10 +31,8 @@ extension CommandTests {
       // A second's pause after each clip: the file is cut into pieces only at pauses the
       // voice-activity detector hears (read sentences run on without one).
       let pause = directory.url.appendingPathComponent("pause.wav")
-      try runCommand(
-        "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", pause.path, "trim", "0", "1"])
-      try runCommand(
-        "/usr/bin/sox", Self.clips.flatMap { [$0.path, pause.path] } + [long.path])
+      try runSox(["-n", "-r", "16000", "-c", "1", "-b", "16", pause.path, "trim", "0", "1"])
+      try runSox(Self.clips.flatMap { [$0.path, pause.path] } + [long.path])
       let one = try await TranscribeProcess.run(
         ["--jobs", "1", "--input", long.path, "--format", "json"], timeout: 180)
       let two = try await TranscribeProcess.run(
@@ -49,12 +47,10 @@ extension CommandTests {
       let directory = try TemporaryDirectory()
       let twice = directory.url.appendingPathComponent("twice.wav")
       // goforward, 1 s of silence, goforward: two utterances, or one with a 3 s --silence.
-      try runCommand(
-        "/usr/bin/sox",
-        [
-          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
-          SpeechTestData.goForward.path, twice.path, "pad", "0", "1", "repeat", "1",
-        ])
+      try runSox([
+        "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+        SpeechTestData.goForward.path, twice.path, "pad", "0", "1", "repeat", "1",
+      ])
       let split = try await TranscribeProcess.run(["--input", twice.path])
       let joined = try await TranscribeProcess.run(["--silence", "3", "--input", twice.path])
       #expect(split.stdout == "go forward ten meters\ngo forward ten meters\n")

@@ -72,12 +72,10 @@ extension CommandTests {
       let runtime = try TemporaryDirectory()
       let directory = try TemporaryDirectory()
       let command = directory.url.appendingPathComponent("goforward.wav")
-      _ = try runCommand(
-        "/usr/bin/sox",
-        [
-          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
-          "/usr/share/pocketsphinx/test/data/goforward.raw", command.path, "pad", "0", "1",
-        ])
+      _ = try runSox([
+        "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+        "/usr/share/pocketsphinx/test/data/goforward.raw", command.path, "pad", "0", "1",
+      ])
       let process = try Self.dictate(
         ["--start-paused"], target: target, microphone: microphone, runtime: runtime)
       defer { if process.process.isRunning { process.process.terminate() } }

@@ -20,13 +20,13 @@ extension CommandTests {
         let clips = ["0870", "0880", "0890", "0920", "0930"].map {
           librivox.appendingPathComponent("sense_and_sensibility_01_austen_64kb-\($0).wav").path
         }
-        try runCommand("/usr/bin/sox", clips + [all.path])
+        try runSox(clips + [all.path])
       }
 
       /// The first `seconds` of the clips, as a file of its own.
       func cut(to seconds: Double) throws -> URL {
         let url = directory.url.appendingPathComponent("cut-\(seconds).wav")
-        try runCommand("/usr/bin/sox", [all.path, url.path, "trim", "0", String(seconds)])
+        try runSox([all.path, url.path, "trim", "0", String(seconds)])
         return url
       }
     }

@@ -18,11 +18,9 @@ extension CommandTests {
     ) throws -> (url: URL, references: [String]) {
       let files = try ThinkingPauses.files(pause: pause, in: directory)
       let gap = directory.appendingPathComponent("gap.wav")
-      _ = try runCommand(
-        "/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "trim", "0", "2"])
+      _ = try runSox(["-n", "-r", "16000", "-c", "1", "-b", "16", gap.path, "trim", "0", "2"])
       let url = directory.appendingPathComponent("thinking-pauses.wav")
-      _ = try runCommand(
-        "/usr/bin/sox", [gap.path] + files.flatMap { [$0.url.path, gap.path] } + [url.path])
+      _ = try runSox([gap.path] + files.flatMap { [$0.url.path, gap.path] } + [url.path])
       return (url, files.map(\.reference))
     }
 

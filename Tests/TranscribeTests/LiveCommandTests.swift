@@ -18,7 +18,7 @@ extension CommandTests {
       let directory = try TemporaryDirectory()
       let source = try SpeechTestData.goForwardWAV(in: directory.url)
       let stereo = directory.url.appendingPathComponent("stereo44k.flac")
-      try runCommand("/usr/bin/sox", [source.path, "-r", "44100", "-c", "2", stereo.path])
+      try runSox([source.path, "-r", "44100", "-c", "2", stereo.path])
       let output = try await TranscribeProcess.run(["--input", stereo.path])
       #expect(output.status == 0, "stderr: \(output.stderr)")
       #expect(output.stdout == "go forward ten meters\n")

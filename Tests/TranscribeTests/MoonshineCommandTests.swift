@@ -246,12 +246,10 @@ extension CommandTests {
 
       let directory = try TemporaryDirectory()
       let wav = directory.url.appendingPathComponent("goforward.wav")
-      try runCommand(
-        "/usr/bin/sox",
-        [
-          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", Self.goForward,
-          wav.path,
-        ])
+      try runSox([
+        "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", Self.goForward,
+        wav.path,
+      ])
       for (model, text) in [
         ("moonshine", "Go forward ten metres."), ("pocketsphinx", "go forward ten meters"),
         ("whisper-1", "Go forward ten metres."),

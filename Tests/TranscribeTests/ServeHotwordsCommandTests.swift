@@ -22,7 +22,7 @@ extension CommandTests {
       let voice = directory.url.appendingPathComponent("voice.wav")
       let file = directory.url.appendingPathComponent("command.wav")
       try runCommand("/usr/bin/espeak-ng", ["-v", "en-us", "-s", "150", "-w", voice.path, command])
-      try runCommand("/usr/bin/sox", [voice.path, "-r", "16000", "-c", "1", "-b", "16", file.path])
+      try runSox([voice.path, "-r", "16000", "-c", "1", "-b", "16", file.path])
       return file
     }
 

@@ -144,7 +144,7 @@ extension CommandTests {
       ).filter { $0.hasSuffix(".wav") }.sorted().map {
         SpeechTestData.directory.appendingPathComponent("librivox/\($0)").path
       }
-      try runCommand("/usr/bin/sox", clips + [long.path])
+      try runSox(clips + [long.path])
       // The server writes uploads to TMPDIR (checked empty at the end).
       let uploads = directory.url.appendingPathComponent("uploads")
       try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
@@ -276,15 +276,13 @@ extension CommandTests {
       var padded: [String] = []
       for clip in clips {
         let path = directory.url.appendingPathComponent("padded-\(clip)").path
-        try runCommand(
-          "/usr/bin/sox",
-          [
-            SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
-            "pad", "0", "1",
-          ])
+        try runSox([
+          SpeechTestData.directory.appendingPathComponent("librivox/\(clip)").path, path,
+          "pad", "0", "1",
+        ])
         padded.append(path)
       }
-      try runCommand("/usr/bin/sox", padded + [long.path])
+      try runSox(padded + [long.path])
       return long
     }
 

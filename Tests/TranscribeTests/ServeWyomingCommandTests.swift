@@ -183,12 +183,10 @@ extension CommandTests {
     func audioAt44kHzStereoIsHeardLikeTheSameAudioAt16kHzMono() async throws {
       let directory = try TemporaryDirectory()
       let stereo = directory.url.appendingPathComponent("goforward-44k-stereo.wav")
-      try runCommand(
-        "/usr/bin/sox",
-        [
-          "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
-          SpeechTestData.goForward.path, "-r", "44100", "-c", "2", stereo.path,
-        ])
+      try runSox([
+        "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1",
+        SpeechTestData.goForward.path, "-r", "44100", "-c", "2", stereo.path,
+      ])
       let server = try await WyomingServer(["--engine", "moonshine"])
       let mono = try await PythonClient.run(
         "wyoming_client.py", [server.uri, "transcribe", SpeechTestData.goForward.path])

@@ -112,7 +112,7 @@ public enum NoisySpeech {
   }
 
   private static func sox(_ arguments: [String]) throws {
-    try runCommand("/usr/bin/sox", arguments)
+    try runSox(arguments)
   }
 }
 

@@ -22,8 +22,7 @@ public enum ThinkingPauses {
         )
       else { throw CocoaError(.fileNoSuchFile) }
       let url = directory.appendingPathComponent("\(boundary.clip)-pause\(pause).wav")
-      _ = try runCommand(
-        "/usr/bin/sox", [clip.url.path, url.path, "pad", "\(pause)@\(boundary.seconds)"])
+      _ = try runSox([clip.url.path, url.path, "pad", "\(pause)@\(boundary.seconds)"])
       return (url, clip.reference)
     }
   }

@@ -113,8 +113,7 @@ public enum SpeechTestData {
   /// goforward.raw as a 16 kHz WAV (with `effects`, e.g. `pad 0 3`), made with sox.
   public static func goForwardWAV(in directory: URL, effects: [String] = []) throws -> URL {
     let url = directory.appendingPathComponent("goforward-\(effects.joined(separator: "_")).wav")
-    try runCommand(
-      "/usr/bin/sox",
+    try runSox(
       ["-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", goForward.path, url.path]
         + effects)
     return url
