@@ -35,7 +35,7 @@ Usage:
     convert-whisper.py --source DIR --header FILE [--type f16|q8_0] [--library LIB] OUTPUT_DIR
         convert (replacing OUTPUT_DIR atomically). DIR holds model.bin or model.bin.part1,
         model.bin.part2, ..., and config.json, vocabulary.txt (LICENSE optional); FILE is
-        for-tests-ggml-base.bin; LIB (libwhisper.so.1) is used to check that whisper.cpp loads
+        for-tests-ggml-base.bin (or an earlier conversion); LIB (libwhisper.so.1) is used to check that whisper.cpp loads
         the result.
     convert-whisper.py --check [--type f16|q8_0] [--model-sha256 HEX] [--library LIB] OUTPUT_DIR
         exit 0 when OUTPUT_DIR holds a valid, current conversion of that type (and, with
@@ -262,7 +262,6 @@ class GgmlHeader:
             raise Failure(f"{path} is truncated") from error
         if offset > len(data):
             raise Failure(f"{path} is truncated")
-        self.has_tensors = offset < len(data)
 
     def encode(self, ftype: int, tokens: list[bytes]) -> bytes:
         """This header with another ftype and vocabulary."""
@@ -334,8 +333,6 @@ def check_header(header: GgmlHeader, model: Ct2Model, vocabulary: list[str]) -> 
             raise Failure(f"the header's {key} is {h[key]}, the weights' {value}")
     if header.mel_shape[0] != h["n_mels"]:
         raise Failure(f"the header has {header.mel_shape[0]} mel filters, not {h['n_mels']}")
-    if header.has_tensors:
-        raise Failure("the header file holds tensors; expected whisper.cpp's for-tests file")
     if len(vocabulary) != h["n_vocab"]:
         raise Failure(f"vocabulary.txt has {len(vocabulary)} tokens, the weights {h['n_vocab']}")
     tokens = text_tokens(vocabulary, len(header.tokens))
@@ -720,7 +717,8 @@ def main(argv: list[str]) -> int:
                              "vocabulary.txt, config.json and optionally LICENSE")
     parser.add_argument("--header", type=Path,
                         help="whisper.cpp's models/for-tests-ggml-base.bin (hyper-parameters, "
-                             "mel filters, vocabulary)")
+                             "mel filters, vocabulary), or any ggml Whisper base file such as "
+                             "an earlier conversion (its tensors are ignored)")
     parser.add_argument("--type", choices=sorted(TYPES), default="f16",
                         help="weight type of the big matrices (default f16: unchanged)")
     parser.add_argument("--library", type=Path,
