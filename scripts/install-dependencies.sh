@@ -274,13 +274,12 @@ whisper_pip_download() {
   rm -f "$dest/requirements.txt"
 }
 
-# True when the runtime (library, headers, pkg-config file) is installed from the pinned wheel
+# True when the runtime (library, headers) is installed from the pinned wheel
 # and every file still matches the checksum recorded when it was installed.
 whisper_runtime_present() {
   [ -f "$whisper_runtime_stamp" ] \
     && [ "$(head -n 1 "$whisper_runtime_stamp")" \
       = "# $whisper_runtime wheel $whisper_runtime_wheel_sha256 sdist $whisper_runtime_sdist_sha256" ] \
-    && [ -f "$whisper_pkgconfig_dir/transcribe-whisper.pc" ] \
     && sha256sum --check --quiet --strict "$whisper_runtime_stamp" >/dev/null 2>&1
 }
 
@@ -291,7 +290,7 @@ install_whisper_runtime() {
   # The libraries: libwhisper.so.1 and pywhispercpp.libs/ exactly as the wheel ships them, so
   # their rpaths ($ORIGIN/pywhispercpp.libs, $ORIGIN) still find each other. The wheel's other
   # copies (libggml*.so* beside libwhisper) are links for Python's module and not needed.
-  mkdir -p "$(dirname "$whisper_library_dir")" "$whisper_include_dir" "$whisper_pkgconfig_dir"
+  mkdir -p "$(dirname "$whisper_library_dir")" "$whisper_include_dir"
   staging="$(mktemp -d "$(dirname "$whisper_library_dir")/.whisper.tmp-XXXXXX")"
   mkdir "$staging/pywhispercpp.libs"
   install -m 0644 "$wheel_dir/libwhisper.so.1" "$staging/libwhisper.so.1"
@@ -316,9 +315,24 @@ install_whisper_runtime() {
   for header in "${whisper_headers[@]}"; do
     install -m 0644 "$sdist_dir/$header" "$whisper_include_dir/"
   done
-  # pkg-config: SwiftPM's systemLibrary(pkgConfig: "transcribe-whisper") takes the include path
-  # (and -L/-l) from here.
-  cat >"$whisper_pkgconfig_dir/transcribe-whisper.pc.tmp" <<PC
+
+  {
+    echo "# $whisper_runtime wheel $whisper_runtime_wheel_sha256 sdist $whisper_runtime_sdist_sha256"
+    sha256sum "$whisper_library_dir/libwhisper.so.1" \
+      "$whisper_library_dir"/pywhispercpp.libs/* "$whisper_library_dir/LICENSE" \
+      "${whisper_headers[@]/#*\//$whisper_include_dir/}"
+  } >"$whisper_runtime_stamp.tmp"
+  mv "$whisper_runtime_stamp.tmp" "$whisper_runtime_stamp"
+  echo "install-dependencies: whisper.cpp installed in $whisper_library_dir and $whisper_include_dir" >&2
+}
+
+# pkg-config: SwiftPM's systemLibrary(pkgConfig: "transcribe-whisper") takes the include path
+# from here. No libraries in Libs: transcribe opens libwhisper.so.1 at run time (dlopen, from
+# libdir), so that it builds and runs (English) without it; SwiftPM would link anything listed
+# there, and drops -Wl,-rpath anyway ("prohibited flag"). To link instead: -L$libdir -lwhisper
+# and an rpath to libdir. Rewritten whenever its text differs.
+whisper_pkgconfig_text() {
+  cat <<PC
 # whisper.cpp 1.8.5 from PyPI's $whisper_runtime, installed for transcribe by
 # scripts/install-dependencies.sh (private copy: not on the system's library path).
 libdir=$whisper_library_dir
@@ -328,19 +342,19 @@ Name: transcribe-whisper
 Description: whisper.cpp speech recognition library (private to transcribe)
 Version: 1.8.5
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lwhisper
+Libs:
 PC
-  mv "$whisper_pkgconfig_dir/transcribe-whisper.pc.tmp" "$whisper_pkgconfig_dir/transcribe-whisper.pc"
+}
 
-  {
-    echo "# $whisper_runtime wheel $whisper_runtime_wheel_sha256 sdist $whisper_runtime_sdist_sha256"
-    sha256sum "$whisper_library_dir/libwhisper.so.1" \
-      "$whisper_library_dir"/pywhispercpp.libs/* "$whisper_library_dir/LICENSE" \
-      "${whisper_headers[@]/#*\//$whisper_include_dir/}" \
-      "$whisper_pkgconfig_dir/transcribe-whisper.pc"
-  } >"$whisper_runtime_stamp.tmp"
-  mv "$whisper_runtime_stamp.tmp" "$whisper_runtime_stamp"
-  echo "install-dependencies: whisper.cpp installed in $whisper_library_dir and $whisper_include_dir" >&2
+install_whisper_pkgconfig() {
+  local file="$whisper_pkgconfig_dir/transcribe-whisper.pc"
+  if [ -f "$file" ] && [ "$(cat "$file")" = "$(whisper_pkgconfig_text)" ]; then
+    return 0
+  fi
+  mkdir -p "$whisper_pkgconfig_dir"
+  whisper_pkgconfig_text >"$file.tmp"
+  mv "$file.tmp" "$file"
+  echo "install-dependencies: wrote $file" >&2
 }
 
 whisper_model_present() {
@@ -382,6 +396,7 @@ PYTHON
 
 install_whisper() {
   local need_runtime=1 need_model=0 download
+  install_whisper_pkgconfig
   if whisper_runtime_present; then
     need_runtime=0
     echo "install-dependencies: whisper.cpp present in $whisper_library_dir" >&2
