@@ -34,7 +34,7 @@ fi
 
 # The tool, the set, the models.
 cc -O2 -Wall -o "$out/whisper_decode" "$here/whisper_decode.c" \
-  $(pkg-config --cflags --libs transcribe-whisper) -lm
+  $(pkg-config --cflags transcribe-whisper) -L"$library_dir" -Wl,-rpath,"$library_dir" -lwhisper -lm
 [ -f "$out/set.tsv" ] || "$here/make_set.sh" "$out/set"
 cp "$out/set/set.tsv" "$out/set.tsv"
 cut -f1 "$out/set.tsv" >"$out/files.list"

@@ -6,7 +6,9 @@
 // the shape an engine with several decoders over one model takes (whisper_init_state per
 // decoder, whisper_full_with_state).
 //
-//   cc -O2 -o whisper_decode whisper_decode.c $(pkg-config --cflags --libs transcribe-whisper)
+//   lib=/usr/local/lib/transcribe/whisper   (~/.local/lib/transcribe/whisper if not root)
+//   cc -O2 -o whisper_decode whisper_decode.c $(pkg-config --cflags transcribe-whisper)
+//      -L$lib -Wl,-rpath,$lib -lwhisper -lm       (one line)
 //   ./whisper_decode [options] MODEL FILE...
 //
 // FILE: 16 kHz mono 16-bit PCM, as WAV or headerless (.raw).
