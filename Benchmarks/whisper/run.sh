@@ -87,6 +87,7 @@ for round in $(seq 1 "$rounds"); do
   for name in $order; do
     result="$out/runs/$name.$round.jsonl"
     : >"$result"
+    : >"$out/runs/$name.$round.log"
     echo "round $round: $name (load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$out/notes.txt" >&2
     for language in de fr es it nl en; do
       group=()

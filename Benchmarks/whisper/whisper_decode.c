@@ -132,11 +132,15 @@ int main(int argc, char **argv) {
   int threads = 2, beam = 0, audio_ctx = 0, fit_margin = -1;
   const char *language = "en", *prompt = NULL;
   bool translate = false, token_times = false, quiet = false;
-  int index = 1;
-  for (; index < argc && strncmp(argv[index], "--", 2) == 0; index++) {
+  // Options may come before or after MODEL and the files; everything else is positional.
+  const char **positional = malloc(sizeof(char *) * argc);
+  int positional_count = 0;
+  for (int index = 1; index < argc; index++) {
     const char *option = argv[index];
     bool has_value = index + 1 < argc;
-    if (strcmp(option, "--threads") == 0 && has_value) {
+    if (strncmp(option, "--", 2) != 0) {
+      positional[positional_count++] = option;
+    } else if (strcmp(option, "--threads") == 0 && has_value) {
       threads = atoi(argv[++index]);
     } else if (strcmp(option, "--beam") == 0 && has_value) {
       beam = atoi(argv[++index]);
@@ -158,7 +162,7 @@ int main(int argc, char **argv) {
       return usage();
     }
   }
-  if (argc - index < 2) return usage();
+  if (positional_count < 2) return usage();
   if (quiet) whisper_log_set(quiet_log, NULL);
 
   // One model (context without state), one decoding state: an engine would create a state per
@@ -166,9 +170,9 @@ int main(int argc, char **argv) {
   struct whisper_context_params context_params = whisper_context_default_params();
   context_params.use_gpu = false;
   struct whisper_context *context =
-      whisper_init_from_file_with_params_no_state(argv[index], context_params);
+      whisper_init_from_file_with_params_no_state(positional[0], context_params);
   if (!context) {
-    fprintf(stderr, "whisper_decode: cannot load %s\n", argv[index]);
+    fprintf(stderr, "whisper_decode: cannot load %s\n", positional[0]);
     return 1;
   }
   struct whisper_state *state = whisper_init_state(context);
@@ -196,9 +200,9 @@ int main(int argc, char **argv) {
 
   double total = 0;
   int failures = 0;
-  for (int file = index + 1; file < argc; file++) {
+  for (int file = 1; file < positional_count; file++) {
     int count = 0;
-    float *samples = read_audio(argv[file], &count);
+    float *samples = read_audio(positional[file], &count);
     if (!samples) {
       failures++;
       continue;
@@ -214,7 +218,7 @@ int main(int argc, char **argv) {
     double seconds = now_seconds() - started;
     free(samples);
     if (status != 0) {
-      fprintf(stderr, "whisper_decode: %s: whisper_full_with_state failed (%d)\n", argv[file],
+      fprintf(stderr, "whisper_decode: %s: whisper_full_with_state failed (%d)\n", positional[file],
               status);
       failures++;
       continue;
@@ -233,7 +237,7 @@ int main(int argc, char **argv) {
       length += piece_length;
     }
     printf("{\"file\": ");
-    print_json_string(argv[file]);
+    print_json_string(positional[file]);
     printf(", \"language\": \"%s\", \"seconds\": %.4f, \"audio_seconds\": %.3f, \"audio_ctx\": %d",
            whisper_lang_str(whisper_full_lang_id_from_state(state)), seconds, count / 16000.0,
            params.audio_ctx);
@@ -261,8 +265,9 @@ int main(int argc, char **argv) {
     fflush(stdout);
     free(text);
   }
-  fprintf(stderr, "whisper_decode: %d files, decode %.3f s\n", argc - index - 1 - failures, total);
+  fprintf(stderr, "whisper_decode: %d files, decode %.3f s\n", positional_count - 1 - failures, total);
   whisper_free_state(state);
   whisper_free(context);
+  free(positional);
   return failures ? 1 : 0;
 }
