@@ -105,7 +105,10 @@ def main(argv: list[str]) -> int:
           + " | WER all | language right |")
     print("|---" * (len(languages) + 4) + "|")
     for path in argv[1:]:
-        s = score(entries, read_run(path, entries))
+        results = read_run(path, entries)
+        if not results:
+            continue  # a run of other files (or one still empty)
+        s = score(entries, results)
         cells = [f"{s['wer'][g]:.3f}" if g in s["wer"] else "" for g in languages]
         print(f"| {path} | {s['seconds']:.2f} | " + " | ".join(cells)
               + f" | {s['wer']['all']:.3f} | {s['language_right']['all']}/{s['files']['all']} |")
