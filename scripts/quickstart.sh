@@ -7,9 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:${PATH:-/usr/bin:/bin}:/usr/local/sbin:/usr/sbin:/sbin"
 
-# English only: the Whisper model (other languages) is a 139 MB download and a conversion;
-# `./scripts/install-dependencies.sh` without the option adds it later.
-./scripts/install-dependencies.sh --english-only
+./scripts/install-dependencies.sh
 
 echo "quickstart: building transcribe (the first build takes a few minutes)" >&2
 swift build --product transcribe >&2
