@@ -15,6 +15,9 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
     var isSkipped = false
   }
 
+  /// When each throttle id last let an action through, and the action it holds back.
+  let throttles = ThrottleMemory()
+
   private let lock = NSLock()
   private var nextID = 0
   private var entries: [Int: Entry] = [:]
