@@ -4,6 +4,10 @@
 @_exported import ConcurrencyExtras
 @_exported import CustomDump
 @_exported import Dependencies
+// `DispatchQueue`, for code on `@Dependency(\.mainQueue)`: TCA features name it
+// (`AnySchedulerOf<DispatchQueue>`, `DispatchQueue.test`) and get it from the SwiftUI or XCTest
+// import they had, which a port to Linux drops.
+@_exported import Dispatch
 @_exported import IdentifiedCollections
 @_exported import Observation
 

@@ -104,6 +104,17 @@ public final class Store<State, Action> {
     StoreTask(group: core.send(action))
   }
 
+  /// Sends an action, as ``send(_:)-(Action)`` does, and returns the task behind the effects it
+  /// started (with their descendants), or `nil` when it started none: `await
+  /// store.send(.tap)?.value` waits for them. TCA's tests reach for this through
+  /// `@_spi(Internals)`; outside them, use the ``StoreTask`` that ``send(_:)-(Action)`` returns.
+  @_spi(Internals)
+  @_disfavoredOverload
+  @discardableResult
+  public func send(_ action: Action) -> Task<Void, Never>? {
+    core.send(action)?.task
+  }
+
   /// A store that sees only part of this store's state and sends actions embedded into this
   /// store's actions, for handing a child feature its own store.
   ///

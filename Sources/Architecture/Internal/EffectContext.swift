@@ -1,6 +1,8 @@
 /// Cancels a store's effects by id; the store's effect registry.
 protocol EffectCanceller: Sendable {
   func cancel(id: _CancelID)
+  /// What `throttle(id:for:scheduler:latest:)` remembers for the store's ids.
+  var throttles: ThrottleMemory { get }
 }
 
 /// What an effect's task knows about where it runs, for `Task.cancel(id:)`.

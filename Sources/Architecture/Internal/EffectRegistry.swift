@@ -17,10 +17,22 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
 
   private let lock = NSLock()
   private var nextID = 0
+  /// Made on first use, so a store that never throttles pays nothing for it.
+  private var _throttles: ThrottleMemory?
   private var entries: [Int: Entry] = [:]
   private var idsByCancelID: [_CancelID: Set<Int>] = [:]
   /// The registered ids by their value alone (path left out), to find a child's uses of an id.
   private var scopedIDs: [_CancelID: Set<_CancelID>] = [:]
+
+  /// When each throttle id last let an action through, and the action it holds back.
+  var throttles: ThrottleMemory {
+    lock.withLock {
+      if let throttles = _throttles { return throttles }
+      let throttles = ThrottleMemory()
+      _throttles = throttles
+      return throttles
+    }
+  }
 
   /// Registers an effect that is about to start and returns its key.
   func register(cancelIDs: [_CancelID], origin: Origin) -> Int {
