@@ -57,18 +57,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import shutil
 import signal
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+from model_directory import Failure, file_entry, install_atomically
 
 PROG = "convert-moonshine"
 
@@ -96,10 +95,6 @@ ORT_NO_MODEL_VERSION = 2**63 - 1
 BOS_TOKEN_ID = 1
 EOS_TOKEN_ID = 2
 SAMPLE_RATE = 16000
-
-
-class Failure(Exception):
-    """An error reported to the user as one line, without a traceback."""
 
 
 def log(message: str) -> None:
@@ -799,18 +794,6 @@ def find_license(source: Path) -> Path | None:
     return None
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def file_entry(path: Path) -> dict:
-    return {"bytes": path.stat().st_size, "sha256": sha256(path)}
-
-
 def source_files() -> list[str]:
     return [f"{stem}.ort" for stem in MODEL_STEMS] + [TOKENIZER]
 
@@ -1145,63 +1128,6 @@ def convert_into(directory: Path, source: Path, modules, weights: str) -> dict:
     manifest["files"] = {name: file_entry(directory / name) for name in names}
     (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
-
-
-def fsync_path(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-STALE_SECONDS = 3600
-
-
-def remove_stale(parent: Path, name: str) -> None:
-    """Removes staging and retired directories that a killed run left behind (only old ones, so
-    a conversion running concurrently keeps its own)."""
-    for pattern in (f".{name}.tmp-*", f".{name}.old-*"):
-        for path in parent.glob(pattern):
-            try:
-                if path.is_dir() and time.time() - path.stat().st_mtime > STALE_SECONDS:
-                    shutil.rmtree(path, ignore_errors=True)
-            except OSError:
-                pass
-
-
-def install_atomically(output: Path, build) -> None:
-    """Builds into a temporary directory beside `output` and renames it into place. An existing
-    `output` is moved aside first and removed after; on failure it is put back."""
-    if output.exists() and not output.is_dir():
-        raise Failure(f"{output} exists and is not a directory")
-    parent = output.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(parent, output.name)
-    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-", dir=parent))
-    try:
-        build(staging)
-        # mkdtemp makes the directory private; the model is meant to be readable by every user.
-        os.chmod(staging, 0o755)
-        for path in staging.iterdir():
-            os.chmod(path, 0o644)
-            fsync_path(path)
-        fsync_path(staging)
-        if output.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{output.name}.old-", dir=parent))
-            os.rename(output, retired / output.name)
-            try:
-                os.rename(staging, output)
-            except OSError:
-                os.rename(retired / output.name, output)
-                raise
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, output)
-        fsync_path(parent)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
 
 
 def check_installed(output: Path, source: Path | None, modules, weights: str) -> str | None:

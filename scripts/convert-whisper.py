@@ -56,14 +56,14 @@ import ctypes
 import datetime
 import hashlib
 import json
-import os
 import shutil
 import signal
 import struct
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from model_directory import Failure, file_entry, install_atomically
 
 PROG = "convert-whisper"
 
@@ -104,10 +104,6 @@ CT2_EXPECTED_SCALARS = {
 }
 
 
-class Failure(Exception):
-    """An error reported to the user as one line, without a traceback."""
-
-
 def log(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
@@ -118,18 +114,6 @@ def import_numpy():
     except ImportError as error:
         raise Failure("Python module 'numpy' is missing (pip install numpy)") from error
     return numpy
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def file_entry(path: Path) -> dict:
-    return {"bytes": path.stat().st_size, "sha256": sha256(path)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -626,54 +610,6 @@ def convert_into(directory: Path, source: Path, header_path: Path, type_name: st
     manifest["files"] = {name: file_entry(directory / name) for name in names}
     (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
-
-
-def fsync_path(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def install_atomically(output: Path, build) -> None:
-    """Builds into a temporary directory beside `output`, then swaps it into place; a failed
-    build leaves `output` as it was."""
-    if output.exists() and not output.is_dir():
-        raise Failure(f"{output} exists and is not a directory")
-    parent = output.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    # Leftovers of a run that was killed (older than an hour, so a concurrent run keeps its own).
-    for pattern in (f".{output.name}.tmp-*", f".{output.name}.old-*"):
-        for path in parent.glob(pattern):
-            try:
-                if path.is_dir() and time.time() - path.stat().st_mtime > 3600:
-                    shutil.rmtree(path, ignore_errors=True)
-            except OSError:
-                pass
-    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-", dir=parent))
-    try:
-        build(staging)
-        os.chmod(staging, 0o755)  # mkdtemp's directory is private; the model is for every user
-        for path in staging.iterdir():
-            os.chmod(path, 0o644)
-            fsync_path(path)
-        fsync_path(staging)
-        if output.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{output.name}.old-", dir=parent))
-            os.rename(output, retired / output.name)
-            try:
-                os.rename(staging, output)
-            except OSError:
-                os.rename(retired / output.name, output)
-                raise
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, output)
-        fsync_path(parent)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
 
 
 def check_installed(output: Path, type_name: str, model_sha256: str | None,
