@@ -110,6 +110,12 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private var heardSpeechInChunk = false
   /// The clock that spaces looks in wall-clock time (a test's own, to feed audio "as spoken").
   var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+  /// What a transcription of so many samples counts as having cost, in seconds, given what it
+  /// took on the wall clock: what it took, unless a test models the cost (so that the pace of
+  /// looks it checks does not depend on how fast the machine running it is).
+  var decodeCost: @Sendable (_ samples: Int, _ measured: TimeInterval) -> TimeInterval = {
+    _, measured in measured
+  }
   /// The streams with speech in progress that share the machine's cores with this one, and how
   /// many cores there are: they set the pace of partial results.
   let speakingStreams: SpeakingStreams
@@ -550,7 +556,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try model.transcribe(
         UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
     }
-    lastDecodeSeconds = (ContinuousClock.now - started).seconds
+    lastDecodeSeconds = decodeCost(count, (ContinuousClock.now - started).seconds)
     lastDecodeSamples = count
     utterance.transcript = transcript
     utterance.transcribedSamples = count

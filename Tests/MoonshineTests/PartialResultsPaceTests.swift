@@ -48,12 +48,15 @@ struct PartialResultsPaceTests {
 
   @Test func audioSentFasterThanSpokenGetsNoMoreLooksThanTheWallClockAllows() throws {
     let audio = try longSentence()
-    let spoken = try feed(
-      audio, to: recognizer(.balanced), clock: StoppedClock(), asSpoken: true)
+    func modelled() throws -> MoonshineRecognizer {
+      let made = try self.recognizer(.balanced)
+      made.decodeCost = modelledDecodeCost
+      return made
+    }
+    let spoken = try feed(audio, to: modelled(), clock: StoppedClock(), asSpoken: true)
     // All of it arrives at one instant: after the first look, no wall-clock time passes for the
     // next one; the final words are the same.
-    let atOnce = try feed(
-      audio, to: recognizer(.balanced), clock: StoppedClock(), asSpoken: false)
+    let atOnce = try feed(audio, to: modelled(), clock: StoppedClock(), asSpoken: false)
     // Each utterance's first look, and the transcriptions early in its pauses (which the final
     // words reuse), but no more looks while it is spoken.
     let utterances = atOnce.count - partialCount(atOnce)

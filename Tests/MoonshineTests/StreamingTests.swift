@@ -44,7 +44,10 @@ struct StreamingTests {
     // The pace of partial results follows how long a transcription takes, in proportion to the
     // audio: the long clip's final transcription must not make the short command that follows
     // (and a recognizer reused for the next stream) wait for it.
-    let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
+    // Its own count of streams speaking: others of the process's must not set its pace.
+    let recognizer = try MoonshineRecognizer(
+      configuration: installedConfiguration, speakingStreams: SpeakingStreams(), cores: 2)
+    recognizer.decodeCost = modelledDecodeCost
     let long = try #require(libriVoxClips().max { $0.samples.count < $1.samples.count })
     _ = try stream(long.samples + [Int16](repeating: 0, count: 16_000), to: recognizer, chunk: 800)
     try recognizer.reset()
@@ -112,6 +115,7 @@ struct StreamingTests {
       defer { withExtendedLifetime(others) {} }
       let recognizer = try MoonshineRecognizer(
         configuration: installedConfiguration, speakingStreams: speaking, cores: 2)
+      recognizer.decodeCost = modelledDecodeCost
       // Audio arrives as it is spoken, on the wall clock the recognizer paces looks by.
       let clock = StoppedClock()
       recognizer.now = clock.now

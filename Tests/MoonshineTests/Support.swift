@@ -120,6 +120,14 @@ func modelCopy() throws -> URL {
 
 /// A wall clock that shows what the test says, so audio can arrive "as spoken" or all at once
 /// (the time transcriptions take is still the machine's own).
+/// A transcription's cost as the release build has it on two cores (real-time factor 0.1), for
+/// tests of the pace of looks: with the measured cost, a debug build on a slow machine (0.25 or
+/// more) never looks during speech at all with `.balanced`, and such a test would check the
+/// machine instead of the rule.
+let modelledDecodeCost: @Sendable (Int, TimeInterval) -> TimeInterval = { samples, _ in
+  0.1 * Double(samples) / 16_000
+}
+
 final class StoppedClock: Sendable {
   private let start = ContinuousClock.now
   private let elapsed = Mutex(Duration.zero)
