@@ -63,7 +63,7 @@ import sys
 import time
 from pathlib import Path
 
-from model_directory import Failure, file_entry, install_atomically
+from model_directory import Failure, failure_line, file_entry, install_atomically
 
 PROG = "convert-whisper"
 
@@ -692,16 +692,10 @@ def main(argv: list[str]) -> int:
         log(f"wrote {output / MODEL_FILE} ({arguments.type}, {size / 1e6:.1f} MB) in "
             f"{time.monotonic() - started:.1f} s")
         return 0
-    except Failure as error:
+    except Exception as error:  # noqa: BLE001 - every failure is reported in one line
         if arguments.traceback:
             raise
-        log(f"error: {error}")
-        return 1
-    except Exception as error:  # noqa: BLE001 - report anything else in one line too
-        if arguments.traceback:
-            raise
-        detail = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        log(f"error: {error.__class__.__name__}: {detail}")
+        log(failure_line(error))
         return 1
 
 

@@ -18,6 +18,15 @@ class Failure(Exception):
     """An error reported to the user as one line, without a traceback."""
 
 
+def failure_line(error: Exception) -> str:
+    """What a converter says of an error that ended it, in one line: a `Failure` as it is worded,
+    anything else as its type and the first line of its message."""
+    if isinstance(error, Failure):
+        return f"error: {error}"
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"error: {error.__class__.__name__}: {detail}"
+
+
 def sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
