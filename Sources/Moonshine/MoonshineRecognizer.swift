@@ -50,8 +50,12 @@ import Synchronization
 public final class MoonshineRecognizer: SpeechRecognizer {
   /// The configuration the recognizer was made with.
   public let configuration: MoonshineConfiguration
-  /// The shared model it transcribes with.
-  public let model: MoonshineModel
+  /// The shared model it transcribes with; `nil` when another engine's ``transcriber`` writes
+  /// the utterances down.
+  public let model: MoonshineModel?
+  /// Another engine's decoder that writes the utterances down (Whisper), in place of
+  /// Moonshine's model: the recognizer cuts the stream and judges sentences for it.
+  public let transcriber: (any UtteranceTranscriber)?
 
   /// Audio kept from before an utterance's first speech window: 0.3 s.
   ///
@@ -125,6 +129,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   var hotwords: MoonshineHotwords?
   /// The configuration's phrases, compiled once.
   let configuredHotwords: MoonshineHotwords?
+  /// The phrases another engine's ``transcriber`` is asked to favour: the configuration's, or a
+  /// stream's own until the reset.
+  var transcriberPhrases: [String] = []
 
   /// An utterance in progress.
   private struct Utterance {
@@ -181,7 +188,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     self.speakingStreams = speakingStreams
     self.cores = cores
     self.configuration = configuration
-    self.model = try MoonshineModel.shared(configuration)
+    let model = try MoonshineModel.shared(configuration)
+    self.model = model
+    self.transcriber = nil
     self.detector = try configuration.voiceActivity.makeStream()
     self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
     self.endpointing = configuration.endpointing
@@ -191,6 +200,30 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       configuration.hotwords.isEmpty
       ? nil : model.hotwords(configuration.hotwords, boost: configuration.hotwordBoost)
     self.hotwords = configuredHotwords
+  }
+
+  /// Creates a recognizer whose utterances `transcriber` writes down (another engine's decoder,
+  /// such as Whisper's): `configuration` says how the stream is cut into utterances and how they
+  /// are reported (its model fields are not used); its ``MoonshineConfiguration/hotwords`` are
+  /// passed to the transcriber.
+  ///
+  /// - Throws: what making the voice-activity detector throws.
+  public init(
+    configuration: MoonshineConfiguration, transcriber: any UtteranceTranscriber
+  ) throws(RecognitionFailure) {
+    self.speakingStreams = .process
+    self.cores = ProcessInfo.processInfo.activeProcessorCount
+    self.configuration = configuration
+    self.model = nil
+    self.transcriber = transcriber
+    self.detector = try configuration.voiceActivity.makeStream()
+    self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
+    self.endpointing = configuration.endpointing
+    self.maximumSilence = configuration.maximumEndOfUtteranceSilence
+    self.frameLength = detector.windowLength
+    self.configuredHotwords = nil
+    self.hotwords = nil
+    self.transcriberPhrases = configuration.hotwords
   }
 
   // MARK: SpeechRecognizer
@@ -280,6 +313,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     utterance = nil
     isCatchingUp = false
     hotwords = configuredHotwords
+    transcriberPhrases = configuration.hotwords
+    transcriber?.reset()
   }
 
   /// Transcribes a piece of a longer input (a file cut at pauses) on its own, in one
@@ -295,10 +330,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     // The pauses tuned for this input and the phrases favoured stay (a request's own);
     // everything else starts afresh.
     let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
-    let favoured = hotwords
+    let favoured = (hotwords, transcriberPhrases)
     try reset()
     (endOfUtteranceSilence, endpointing, maximumSilence) = tuned
-    hotwords = favoured
+    (hotwords, transcriberPhrases) = favoured
     // Sentence endpointing decides where utterances end inside the piece, as on a stream.
     if endpointing == .sentence { return try streamSegment(samples, startingAt: offset) }
     var firstSpeech: Int?
@@ -321,7 +356,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
     let audio = samples[start..<end].map { Float($0) / 32768 }
     let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
-      try model.transcribe(audio, hotwords: hotwords)
+      try transcribe(audio, prefix: [])
     }
     let words = transcript.recognizedWords(
       from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate)
@@ -434,6 +469,12 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// Judges the sentence at a pause (``SentenceEnd``) from its early look (made now if it was
   /// not) and the transcription its final words hear.
   private func judge(_ utterance: inout Utterance) throws(RecognitionFailure) {
+    guard readsPauseSignals else {
+      // Another engine's transcriber gives no pause signals to judge by: the sentence is held
+      // open as an undecided one, without transcribing it for a judgement it cannot make.
+      utterance.verdict = .undecided
+      return
+    }
     if utterance.early?.speechEnd != utterance.speechEnd {
       try lookEarly(&utterance)
     }
@@ -479,7 +520,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard var current = utterance, current.isConfirmed else { return }
     let rate = Double(RecognitionAudio.sampleRate)
     let quiet = Double(current.quietSamples) / rate
-    if endpointing == .sentence, current.quietSamples >= Self.earlySamples,
+    if endpointing == .sentence, readsPauseSignals, current.quietSamples >= Self.earlySamples,
       current.early?.speechEnd != current.speechEnd, current.verdict == nil
     {
       // A pause begins: the early look sentence endpointing needs, made while the pause grows
@@ -553,13 +594,28 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let started = ContinuousClock.now
     let transcript = try utterance.samples.withUnsafeBufferPointer {
       samples throws(RecognitionFailure) in
-      try model.transcribe(
-        UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
+      try transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix)
     }
     lastDecodeSeconds = decodeCost(count, (ContinuousClock.now - started).seconds)
     lastDecodeSamples = count
     utterance.transcript = transcript
     utterance.transcribedSamples = count
+  }
+
+  /// Whether transcriptions carry what the model expects after the last word
+  /// (``MoonshineTranscript/afterLastWord``), which sentence endpointing judges by: Moonshine's
+  /// do; another engine's transcriber's do not, and its sentences are held open up to the
+  /// longest pause.
+  private var readsPauseSignals: Bool { model != nil }
+
+  /// Transcribes audio with Moonshine's model and the phrases favoured, or with the
+  /// ``transcriber``.
+  private func transcribe(
+    _ audio: UnsafeBufferPointer<Float>, prefix: [Int32]
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
+    if let model { return try model.transcribe(audio, prefix: prefix, hotwords: hotwords) }
+    return try transcriber?.transcribe(audio, prefix: prefix, favouring: transcriberPhrases)
+      ?? MoonshineTranscript()
   }
 
   /// A partial result for the utterance's last transcription, when its words changed and partial

@@ -31,6 +31,9 @@ extension SpeechClient {
     /// The engine asked for is not installed: its runtime library or its model is missing or
     /// too old. `engine` names it (`Moonshine`), `reason` says what was looked for.
     case engineUnavailable(engine: String, reason: String)
+    /// The language asked for cannot be decoded as asked: a code no engine knows, or an engine
+    /// (or translation) that cannot decode it; `reason` says which.
+    case languageUnsupported(language: String, reason: String)
 
     /// The files a model is made of, as a request names them.
     public enum ModelFile: String, Equatable, Sendable {
@@ -94,6 +97,8 @@ extension SpeechClient.Failure {
       "the speech model could not be loaded (\(Self.trimmed(detail)))"
     case .engineUnavailable(let engine, let reason):
       "\(engine) is not installed: \(Self.trimmed(reason))"
+    case .languageUnsupported(let language, let reason):
+      "language '\(language)': \(Self.trimmed(reason))"
     case .fileUnreadable(let path, let reason):
       "cannot read '\(path)': \(Self.trimmed(reason))"
     case .modelFileNotFound(let kind, let path):
@@ -119,6 +124,7 @@ extension SpeechClient.Failure {
     case .modelMissing, .modelFileNotFound: "the speech model is not installed"
     case .modelCorrupt, .grammarInvalid, .dictionaryInvalid: "the speech model cannot be loaded"
     case .engineUnavailable(let engine, _): "\(engine) is not installed on this server"
+    case .languageUnsupported: problem
     case .fileUnreadable(_, let reason): "the audio cannot be read: \(Self.trimmed(reason))"
     case .wordNotInDictionary(let word, _): "the word '\(word)' is not in the dictionary"
     case .decoderFailure(let detail): "the speech decoder failed (\(Self.trimmed(detail)))"

@@ -24,8 +24,19 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// differ from the client's settings; `nil` for the client's.
   public var voiceActivity: VoiceActivityTuning?
   /// Phrases to favour, such as names of lamps, rooms and people: Moonshine biases its decoder
-  /// towards them (pocketsphinx does not use them). Empty by default.
+  /// towards them, Whisper reads them as its prompt (pocketsphinx does not use them). Empty by
+  /// default.
   public var hotwords = Hotwords()
+  /// The language spoken: English by default. With the ``Engine/automatic`` engine, English
+  /// goes to the client's default engine and any other language (or ``Language/automatic``) to
+  /// Whisper.
+  public var language: Language = .english
+  /// Whether to write the speech as English whatever language is spoken (Whisper's translate
+  /// task; other engines refuse it).
+  public var translates = false
+  /// Text the decoder continues from (Whisper's initial prompt: names, spelling, style), or
+  /// `nil`; other engines do not use it.
+  public var prompt: String?
 
   /// Creates a request; by default the default microphone, the client's default engine, partial
   /// results.
@@ -73,6 +84,9 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     /// Moonshine (a neural model run by ONNX Runtime); `nil` for the installed model, or a
     /// directory holding the converted model's files.
     case moonshine(modelDirectory: URL? = nil)
+    /// Whisper base, multilingual (run by whisper.cpp); `nil` for the installed model, or a
+    /// whisper.cpp model file.
+    case whisper(modelFile: URL? = nil)
 
     /// The engine's name, `nil` for ``automatic``.
     public var name: EngineName? {
@@ -80,6 +94,29 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
       case .automatic: nil
       case .pocketsphinx: .pocketsphinx
       case .moonshine: .moonshine
+      case .whisper: .whisper
+      }
+    }
+  }
+
+  /// The language spoken.
+  public enum Language: Equatable, Hashable, Sendable {
+    /// A language by its code (`en`, `de`), as Whisper names them.
+    case code(String)
+    /// Detected from the audio (by Whisper).
+    case automatic
+
+    /// English.
+    public static let english = Language.code("en")
+
+    /// Whether the language is English (which every engine hears).
+    public var isEnglish: Bool { self == .english }
+
+    /// The code, or `auto`.
+    public var code: String {
+      switch self {
+      case let .code(code): code
+      case .automatic: "auto"
       }
     }
   }
@@ -90,12 +127,15 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
     case pocketsphinx
     /// Moonshine base: far more accurate on open speech, punctuated text.
     case moonshine
+    /// Whisper base: about ninety-nine languages, and translation into English.
+    case whisper
 
     /// The name as people write it: `Moonshine`, `pocketsphinx`.
     public var displayName: String {
       switch self {
       case .pocketsphinx: "pocketsphinx"
       case .moonshine: "Moonshine"
+      case .whisper: "Whisper"
       }
     }
   }
@@ -152,6 +192,7 @@ extension SpeechRecognitionRequest.EngineName {
     switch self {
     case .pocketsphinx: .pocketsphinx()
     case .moonshine: .moonshine()
+    case .whisper: .whisper()
     }
   }
 }

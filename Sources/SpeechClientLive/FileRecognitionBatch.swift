@@ -108,11 +108,33 @@ public final class FileRecognitionBatch: Sendable {
     // Pieces read but not decoded yet: enough to keep every worker busy, and no more.
     let ahead = DispatchSemaphore(value: 2 * jobs + 2)
     for recognition in recognitions {
+      // With `--language auto`, the file's first 30 s say which language (and so which engine)
+      // decodes all of it: read them first, and decode them with the rest.
+      var request = recognition.request
+      var detectionInput: (input: any SampleSource, samples: [[Int16]])?
+      if request.language == .automatic {
+        do {
+          let input = try request.source.open(
+            configuration: configuration, stopSignal: StopSignal())
+          var samples: [[Int16]] = []
+          var count = 0
+          let wanted = LiveSpeechConfiguration.languageDetectionSamples
+          while count < wanted, let chunk = try input.read() {
+            samples.append(chunk)
+            count += chunk.count
+          }
+          request = try configuration.resolvingLanguage(of: request, from: samples.flatMap { $0 })
+          detectionInput = (input, samples)
+        } catch {
+          recognition.readingEnded(at: 0, failure: SpeechClient.Failure(live: error))
+          continue
+        }
+      }
       let engine: LiveEngine
       let pooled: LiveEngine
       do {
-        engine = try configuration.engine(for: recognition.request)
-        pooled = try configuration.pooledEngine(for: recognition.request)
+        engine = try configuration.engine(for: request)
+        pooled = try configuration.pooledEngine(for: request)
       } catch {
         recognition.readingEnded(at: 0, failure: error)
         continue
@@ -133,12 +155,8 @@ public final class FileRecognitionBatch: Sendable {
             return
           }
           let result = recognizer.flatMap { recognizer in
-            if case let .moonshine(configuration) = engine,
-              let moonshine = recognizer as? MoonshineRecognizer
-            {
-              // The request's phrases, which the pool's recognizers do not know.
-              moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
-            }
+            // The request's phrases, which the pool's recognizers do not know.
+            engine.favourPhrases(on: recognizer)
             return Result { () throws(RecognitionFailure) in
               // The request's own pauses (nil: the configuration's), for this piece.
               let tuning = recognition.request.voiceActivity
@@ -173,13 +191,21 @@ public final class FileRecognitionBatch: Sendable {
                 configuredFor: engine.endpointing, configuredSilence: pauses.shortest),
           maximumDuration: configuration.maximumUtteranceDuration,
           voiceActivity: try detection.makeStream())
-        let input = try recognition.request.source.open(
-          configuration: configuration, stopSignal: StopSignal())
+        let input =
+          try detectionInput?.input
+          ?? recognition.request.source.open(configuration: configuration, stopSignal: StopSignal())
         recognition.opened(
           totalDuration: AudioBudget.length(of: input.totalDuration, for: recognition.request),
           recordedSampleRate: input.recordedSampleRate)
         var budget = AudioBudget(recognition.request)
-        while !recognition.isStopped, !budget.isSpent, var samples = try input.read() {
+        // The samples read to detect the language come first.
+        var early = detectionInput?.samples ?? []
+        detectionInput = nil
+        func next() throws -> [Int16]? {
+          if !early.isEmpty { return early.removeFirst() }
+          return try input.read()
+        }
+        while !recognition.isStopped, !budget.isSpent, var samples = try next() {
           budget.take(&samples)
           read += samples.count
           for segment in try segmenter?.append(samples) ?? [] {

@@ -141,12 +141,8 @@ final class RecognitionTask: Sendable {
           let stopSignal = self.stopSignal
           try pocketsphinx.restrict(toPhrases: phrases) { stopSignal.discardsPendingAudio }
         }
-        if case let .moonshine(configuration) = engine,
-          let moonshine = loaded as? MoonshineRecognizer
-        {
-          // The stream's phrases, until the recognizer goes back to the pool (its reset).
-          moonshine.favour(configuration.hotwords, boost: configuration.hotwordBoost)
-        }
+        // The stream's phrases, until the recognizer goes back to the pool (its reset).
+        engine.favourPhrases(on: loaded)
       } else {
         loaded = try engine.makeRecognizer()
       }

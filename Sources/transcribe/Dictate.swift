@@ -58,6 +58,8 @@ struct Dictate: AsyncParsableCommand {
   @OptionGroup var listeningOptions: ListeningOptions
   /// `--engine`, shared with the parent command.
   @OptionGroup var engineOption: EngineOption
+  /// `--language`, `--translate`, `--list-languages` (see ``LanguageOption``).
+  @OptionGroup var languageOption: LanguageOption
   /// `--vad`, `--vad-threshold`, `--vad-model`, shared with the parent command.
   @OptionGroup var voiceActivityOption: VoiceActivityOption
   /// `--endpointing`, `--max-silence`, shared with the parent command.
@@ -110,7 +112,8 @@ struct Dictate: AsyncParsableCommand {
     if let control {
       let others =
         listeningOptions.given + decodingOptions.given + hotwordsOption.given
-        + (typer != nil ? ["--typer"] : []) + (typeText != nil ? ["--type-text"] : [])
+        + languageOption.given + (typer != nil ? ["--typer"] : [])
+        + (typeText != nil ? ["--type-text"] : [])
         + (startPaused ? ["--start-paused"] : []) + (noCommands ? ["--no-commands"] : [])
         + (previewOption.preview ? ["--preview"] : [])
       if let other = others.first {
@@ -134,6 +137,7 @@ struct Dictate: AsyncParsableCommand {
     command.previewOption = previewOption
     command.listeningOptions = listeningOptions
     command.engineOption = engineOption
+    command.languageOption = languageOption
     command.voiceActivityOption = voiceActivityOption
     command.partialsOption = partialsOption
     var endpointing = endpointingOption
@@ -168,6 +172,10 @@ struct Dictate: AsyncParsableCommand {
     try command.checkOptions()
     if listeningOptions.listDevices {
       try await command.printDevices()
+      return
+    }
+    if languageOption.listLanguages {
+      try command.printLanguages()
       return
     }
     let path = try Self.controlSocketPath()

@@ -36,6 +36,8 @@ enum ExitStatus: Int32, CaseIterable {
   case dictationRunning = 14
   /// `transcribe dictate --toggle` (or --pause, --resume, --stop): no dictation is running.
   case noDictationRunning = 15
+  /// The language cannot be decoded as asked: unknown, or not by the engine asked for.
+  case languageUnsupported = 16
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -60,6 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
       13   transcribe dictate cannot type here (no display server; typer missing or refused)
       14   transcribe dictate: a dictation is already running
       15   transcribe dictate --toggle/--pause/--resume/--stop: no dictation is running
+      16   the language cannot be decoded as asked (unknown, or not by that engine)
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """
@@ -76,6 +79,7 @@ extension SpeechClient.Failure {
     case .grammarInvalid, .wordNotInDictionary, .dictionaryInvalid: .modelInvalid
     case .fileUnreadable: .fileUnreadable
     case .decoderFailure: .decoderFailure
+    case .languageUnsupported: .languageUnsupported
     }
   }
 
@@ -115,9 +119,16 @@ extension SpeechClient.Failure {
     case .modelCorrupt:
       ". Reinstall it (pocketsphinx-en-us, or ./scripts/install-dependencies.sh for Moonshine), "
         + "or check the files given with --model/--hmm/--lm/--dict/--grammar."
+    case .engineUnavailable(let engine, _) where engine == "Whisper":
+      // Only Whisper hears other languages than English.
+      ". Install it with ./scripts/install-dependencies.sh --whisper (and build transcribe "
+        + "again), or transcribe English (--language en)."
     case .engineUnavailable:
       // The engine's reason names what was looked for and how to install it.
       "; or use --engine pocketsphinx."
+    case .languageUnsupported:
+      ". See `transcribe --list-languages`; other languages than English need Whisper (leave "
+        + "out --engine, or pass --engine whisper)."
     case .fileUnreadable:
       ". Pass an audio file libsndfile reads (WAV, FLAC, OGG, ...), or headerless 16 kHz mono "
         + "16-bit audio with --raw."

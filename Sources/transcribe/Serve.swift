@@ -489,6 +489,9 @@ struct Serve: AsyncParsableCommand {
     switch engine {
     case .moonshine: 8
     case .pocketsphinx: 1
+    // A Whisper decode is a full encoder and beam search per utterance (about 1-2 s of a core
+    // for a short sentence): its streams are not yet measured beyond one per core.
+    case .whisper: 1
     }
   }
 

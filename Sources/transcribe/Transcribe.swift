@@ -109,6 +109,10 @@ struct Transcribe: AsyncParsableCommand {
 
   var engine: SpeechRecognitionRequest.EngineName? { engineOption.engine }
 
+  /// `--language`, `--translate`, `--list-languages`, shared with `transcribe dictate` and
+  /// `transcribe serve`.
+  @OptionGroup var languageOption: LanguageOption
+
   /// The model and decoding (a group `transcribe serve` refuses).
   @OptionGroup var decodingOptions: DecodingOptions
 
@@ -213,6 +217,14 @@ struct Transcribe: AsyncParsableCommand {
     if engine == nil, pocketsphinxOption == nil, model == nil {
       _ = try EngineOption.engine(fromEnvironment: ProcessInfo.processInfo.environment)
     }
+    if languageOption.needsWhisper,
+      let option = pocketsphinxOption ?? (model != nil ? "--model" : nil)
+    {
+      throw ValidationError(
+        "\(option) is for an English engine; other languages and --translate are decoded by "
+          + "Whisper. Leave out \(option), or --language/--translate.")
+    }
+    try languageOption.check(engine: engine)
     if !input.isEmpty, device != nil {
       throw ValidationError("--device chooses a microphone; it cannot be used with --input.")
     }
@@ -252,6 +264,7 @@ struct Transcribe: AsyncParsableCommand {
     if let engine { return engine }
     if pocketsphinxOption != nil { return .pocketsphinx }
     if model != nil { return .moonshine }
+    if languageOption.needsWhisper { return .whisper }
     return engineOption.engineOrDefault
   }
 
@@ -282,12 +295,18 @@ struct Transcribe: AsyncParsableCommand {
       switch selectedEngine {
       case .pocketsphinx: .pocketsphinx(model)
       case .moonshine: .moonshine(modelDirectory: self.model.map { URL(fileURLWithPath: $0) })
+      // Without --engine, the client routes by language: with auto, a file's detected
+      // English goes to the default engine.
+      case .whisper: engine == nil ? .automatic : .whisper()
       }
     // A file's --duration is audio time: the client reads no further (a batch decodes ahead,
     // so its requests carry the limit from the start; the feature would add it to a stream's).
-    return SpeechRecognitionRequest(
+    var request = SpeechRecognitionRequest(
       source: source, engine: engine, shouldReportPartialResults: reportsPartialResults,
       maximumAudioDuration: source.isLive ? nil : duration.map { .seconds($0) })
+    request.language = languageOption.requested
+    request.translates = languageOption.translate
+    return request
   }
 
   /// The live client's settings, from the options: a value every session's client is made
@@ -295,6 +314,8 @@ struct Transcribe: AsyncParsableCommand {
   func liveConfiguration(voiceActivity: VoiceActivityOptions) -> LiveSpeechConfiguration {
     var configuration = LiveSpeechConfiguration(isVerbose: verbose)
     configuration.voiceActivity = voiceActivity
+    // English when the language was detected (`--language auto`): the engine English gets.
+    configuration.defaultEngine = engineOption.engineOrDefault
     // Only JSON output shows each word's alternatives; the n-best search is skipped otherwise.
     if format != .json { configuration.alternativeCount = 0 }
     // Only a terminal's live row shows a file's partial words; their searches are skipped
@@ -330,6 +351,10 @@ struct Transcribe: AsyncParsableCommand {
 
     if listDevices {
       try await printDevices()
+      return
+    }
+    if languageOption.listLanguages {
+      try printLanguages()
       return
     }
 
@@ -425,6 +450,23 @@ struct Transcribe: AsyncParsableCommand {
 
   /// Prints the capture sources for `--list-devices`, from the speech client: name, then
   /// description; `*` marks the default. Monitors of outputs are listed last, marked as such.
+  /// `--list-languages`: Whisper's languages, code and name, one per line.
+  func printLanguages() throws {
+    let list: String
+    do {
+      list = try LanguageOption.languageList()
+    } catch {
+      Terminal.writeError("transcribe: error: \(error.message)\n")
+      throw error.exitStatus.exitCode
+    }
+    do {
+      try Terminal.write(list + "\n")
+    } catch {
+      Terminal.writeError("transcribe: error: \(Self.outputFailure(error.reason))\n")
+      throw ExitStatus.outputFailed.exitCode
+    }
+  }
+
   func printDevices() async throws {
     let devices: [CaptureDevice]
     do {

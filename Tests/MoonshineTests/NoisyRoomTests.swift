@@ -90,7 +90,7 @@ struct NoisyRoomTests {
       let samples = try NoisySpeech.samples(of: noisy)
       let events = try recognizer.decodeSegment(samples, startingAt: 0)
       let model = try floats(samples).withUnsafeBufferPointer {
-        try recognizer.model.transcribe($0)
+        try #require(recognizer.model).transcribe($0)
       }
       let reference = normalizedWords(clip.reference)
       ours += editDistance(normalizedWords(finalText(events)), reference)

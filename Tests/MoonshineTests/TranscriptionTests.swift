@@ -146,7 +146,7 @@ struct TranscriptionTests {
     DispatchQueue.concurrentPerform(iterations: 2) { index in
       do {
         let recognizer = try MoonshineRecognizer(configuration: installedConfiguration)
-        results.add(index, model: ObjectIdentifier(recognizer.model))
+        results.add(index, model: ObjectIdentifier(try #require(recognizer.model)))
         for _ in 0..<2 {
           results.add(index, Result { try recognizer.decodeSegment(inputs[index], startingAt: 0) })
         }

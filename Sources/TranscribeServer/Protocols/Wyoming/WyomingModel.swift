@@ -10,6 +10,7 @@ struct WyomingModel: Equatable, Sendable {
     switch engine {
     case .moonshine: "moonshine-base-en"
     case .pocketsphinx: "pocketsphinx-en-us"
+    case .whisper: "whisper-base"
     }
   }
 
@@ -18,6 +19,7 @@ struct WyomingModel: Equatable, Sendable {
     switch engine {
     case .moonshine: "Moonshine base, English: accurate, punctuated, offline"
     case .pocketsphinx: "pocketsphinx with CMU's US English model: light, offline"
+    case .whisper: "Whisper base, multilingual: about ninety-nine languages, offline"
     }
   }
 
@@ -26,6 +28,7 @@ struct WyomingModel: Equatable, Sendable {
     switch engine {
     case .moonshine: ("Useful Sensors", "https://github.com/usefulsensors/moonshine")
     case .pocketsphinx: ("CMU Sphinx", "https://cmusphinx.github.io")
+    case .whisper: ("OpenAI", "https://github.com/openai/whisper")
     }
   }
 

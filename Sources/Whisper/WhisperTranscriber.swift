@@ -1,0 +1,182 @@
+import CWhisper
+import Foundation
+import Moonshine
+import Recognition
+
+/// One decoder of Whisper: its own whisper.cpp state over the process's shared
+/// ``WhisperModel``, writing down the utterances a ``MoonshineRecognizer`` cuts (see
+/// ``WhisperRecognizer``).
+///
+/// Each utterance is decoded on its own (no text carried over from the last one), with the
+/// encoder's window fitted to its length (`audio_ctx`: 50 frames per second of audio and 64 more,
+/// rather than a full 30 s window, which costs several times more on short utterances; measured
+/// in `Benchmarks/whisper/README.md`), beam search, and the configuration's prompt followed by
+/// the phrases favoured as Whisper's initial prompt. With ``WhisperConfiguration/Language/automatic``
+/// the language is detected once per stream, on its first utterance and over Whisper's full
+/// 30 s window (a fitted window detects worse), and kept until ``reset()``.
+///
+/// Used by one thread at a time.
+public final class WhisperTranscriber: UtteranceTranscriber {
+  /// The model it decodes with.
+  public let model: WhisperModel
+  /// The configuration it was made with.
+  public let configuration: WhisperConfiguration
+  /// The language of the last utterance decoded (detected, or the configuration's).
+  public private(set) var language: WhisperLanguage?
+  /// The language detected for this stream, until ``reset()``.
+  private var detected: WhisperLanguage?
+  private let decoder: OpaquePointer
+  /// The configuration's language, looked up once.
+  private let configuredLanguage: WhisperLanguage?
+
+  /// Audio shorter than this (in samples) is not decoded: 0.1 s.
+  static let minimumSamples = RecognitionAudio.sampleRate / 10
+  /// Encoder frames per second of audio, and the frames added to an utterance's own.
+  static let framesPerSecond = 50.0
+  static let extraFrames = 64
+  /// The full window, in frames: 30 s.
+  static let fullWindow = 1500
+
+  /// Creates a decoder over the shared model for `configuration` (loading it the first time).
+  ///
+  /// - Throws: what ``WhisperModel/shared(_:)`` throws; `.decoderFailure` when whisper.cpp cannot
+  ///   make a state.
+  public init(configuration: WhisperConfiguration) throws(RecognitionFailure) {
+    let model = try WhisperModel.shared(configuration)
+    guard let decoder = transcribe_whisper_decoder_make(model.handle.pointer) else {
+      throw .decoderFailure("whisper.cpp cannot make a decoding state")
+    }
+    self.model = model
+    self.configuration = configuration
+    self.decoder = decoder
+    if case let .code(code) = configuration.language {
+      configuredLanguage = WhisperRuntime.language(code)
+    } else {
+      configuredLanguage = nil
+    }
+    if !model.isMultilingual, configuration.language != .code("en") || configuration.translates {
+      transcribe_whisper_decoder_free(decoder)
+      throw .decoderFailure("the Whisper model \(model.file.path) knows English only")
+    }
+  }
+
+  deinit { transcribe_whisper_decoder_free(decoder) }
+
+  /// The encoder frames for `count` samples: fitted, or 0 for the full window.
+  static func audioContext(samples count: Int) -> Int32 {
+    let frames =
+      Int((Double(count) / Double(RecognitionAudio.sampleRate) * framesPerSecond).rounded(.up))
+      + extraFrames
+    return frames < fullWindow ? Int32(frames) : 0
+  }
+
+  /// The initial prompt: the configuration's, then the phrases favoured, separated by commas.
+  static func prompt(_ prompt: String?, phrases: [String]) -> String? {
+    let parts = ([prompt ?? ""] + phrases).map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
+  }
+
+  public func transcribe(
+    _ audio: UnsafeBufferPointer<Float>, prefix: [Int32], favouring phrases: [String]
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
+    guard audio.count >= Self.minimumSamples, let base = audio.baseAddress else {
+      return MoonshineTranscript()
+    }
+    let language = try language(of: audio)
+    self.language = language
+    let started = ContinuousClock.now
+    let prompt = Self.prompt(configuration.prompt, phrases: phrases)
+    let status = (prompt ?? "").withCString { promptText in
+      var settings = transcribe_whisper_settings(
+        threads: Int32(max(1, configuration.threadsPerRun)),
+        beam_size: Int32(max(1, configuration.beamSize)),
+        language: language.id, translate: configuration.translates,
+        audio_context: Self.audioContext(samples: audio.count),
+        prompt: prompt == nil ? nil : promptText)
+      return transcribe_whisper_decode(decoder, base, Int32(audio.count), &settings)
+    }
+    guard status == 0 else {
+      throw .decoderFailure("whisper.cpp could not decode (status \(status))")
+    }
+    var transcript = Self.transcript(of: decoder)
+    transcript.decoderSeconds = (ContinuousClock.now - started).seconds
+    return transcript
+  }
+
+  public func reset() {
+    detected = nil
+  }
+
+  /// The language to decode `audio` in: the configuration's, or the stream's as detected on its
+  /// first utterance.
+  private func language(
+    of audio: UnsafeBufferPointer<Float>
+  ) throws(RecognitionFailure) -> WhisperLanguage {
+    if let configuredLanguage { return configuredLanguage }
+    if let detected { return detected }
+    let language = try WhisperModel.detectLanguage(
+      audio, decoder: decoder, threads: configuration.threadsPerRun)
+    detected = language
+    return language
+  }
+
+  /// The last decode's text tokens as a transcript: words start at tokens that begin with a
+  /// space (punctuation stays with its word), and a word is as sure as the product of its
+  /// tokens' probabilities.
+  static func transcript(of decoder: OpaquePointer) -> MoonshineTranscript {
+    var transcript = MoonshineTranscript()
+    var wordBytes: [UInt8] = []
+    var wordTokens: [Int] = []
+    var wordConfidence: Float = 1
+    func endWord() {
+      let text = String(decoding: wordBytes, as: UTF8.self)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      if !text.isEmpty {
+        transcript.words.append(
+          MoonshineTranscript.Word(text: text, confidence: wordConfidence, tokens: wordTokens))
+      }
+      wordBytes = []
+      wordTokens = []
+      wordConfidence = 1
+    }
+    for segment in 0..<transcribe_whisper_segment_count(decoder) {
+      for index in 0..<transcribe_whisper_token_count(decoder, segment) {
+        let token = transcribe_whisper_token_at(decoder, segment, index)
+        guard !token.special, let text = token.text else { continue }
+        let bytes = Array(UnsafeBufferPointer(start: text, count: strlen(text)))
+          .map { UInt8(bitPattern: $0) }
+        if bytes.first == UInt8(ascii: " "), !wordBytes.isEmpty { endWord() }
+        transcript.tokens.append(token.id)
+        transcript.probabilities.append(token.probability)
+        transcript.tokenBytes.append(bytes)
+        wordBytes += bytes
+        wordTokens.append(transcript.tokens.count - 1)
+        wordConfidence *= token.probability
+      }
+    }
+    endWord()
+    transcript.text = transcript.words.map(\.text).joined(separator: " ")
+    return transcript
+  }
+}
+
+/// Makes recognizers that decode with Whisper.
+public enum WhisperRecognizer {
+  /// A recognizer that cuts the stream as `configuration.segmentation` says and writes each
+  /// utterance down with a ``WhisperTranscriber`` of its own.
+  public static func make(
+    _ configuration: WhisperConfiguration
+  ) throws(RecognitionFailure) -> MoonshineRecognizer {
+    try MoonshineRecognizer(
+      configuration: configuration.segmentation,
+      transcriber: WhisperTranscriber(configuration: configuration))
+  }
+}
+
+extension Duration {
+  fileprivate var seconds: TimeInterval {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}
