@@ -13,8 +13,9 @@ struct EngineOption: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       """
-      The recognition engine: moonshine (accurate, punctuated) or pocketsphinx (light; grammars \
-      and key phrases). Default: $TRANSCRIBE_ENGINE, else Moonshine when it is installed.
+      The recognition engine: moonshine (accurate, punctuated, English), pocketsphinx (light; \
+      grammars and key phrases) or whisper (other languages; see --language). Default: \
+      $TRANSCRIBE_ENGINE, else Moonshine when it is installed (Whisper for other languages).
       """,
       valueName: "engine"))
   var engine: SpeechRecognitionRequest.EngineName?
@@ -28,7 +29,7 @@ extension EngineOption {
     guard let value = environment["TRANSCRIBE_ENGINE"], !value.isEmpty else { return nil }
     guard let engine = SpeechRecognitionRequest.EngineName(rawValue: value.lowercased()) else {
       throw ValidationError(
-        "TRANSCRIBE_ENGINE must be moonshine or pocketsphinx, not '\(value)'.")
+        "TRANSCRIBE_ENGINE must be moonshine, pocketsphinx or whisper, not '\(value)'.")
     }
     return engine
   }

@@ -521,6 +521,12 @@ struct Serve: AsyncParsableCommand {
     configuration.allowedOrigins = allowOrigin
     if let maxConnections { configuration.maxConnections = maxConnections }
     configuration.engines = engines
+    // With Whisper, every language it knows; without it, English only.
+    if engines.contains(.whisper),
+      let languages = try? LiveSpeechConfiguration.whisperLanguages()
+    {
+      configuration.languages = languages.map { ServedLanguage(code: $0.code, name: $0.name) }
+    }
     configuration.wyoming.listeners = (try? wyomingAddresses()) ?? []
     configuration.servesHTTP = !noHTTP
     return configuration

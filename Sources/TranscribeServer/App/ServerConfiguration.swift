@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// The engines this server runs, its default first: `GET /v1/models` lists them, and an
   /// upload's `model` field picks one of them by name (other names mean the default).
   public var engines: [SpeechRecognitionRequest.EngineName] = [.pocketsphinx]
+  /// The languages Whisper decodes here, English first, when the server runs Whisper (empty
+  /// otherwise, and the server hears English only): a request's `language` may name any of
+  /// them by code (`de`) or English name (`german`), and `auto` has it detected.
+  public var languages: [ServedLanguage] = []
   /// Web origins besides the server's own whose pages may use it (`--allow-origin`), such as
   /// `https://captions.example`; `*` allows every origin. Requests without an `Origin` header
   /// (anything but a browser) are never refused for it.
@@ -196,5 +200,39 @@ public struct ServerConfiguration: Sendable, Equatable {
     self.idleTimeout = idleTimeout
     self.maxSessionDuration = maxSessionDuration
     self.shutdownGracePeriod = shutdownGracePeriod
+  }
+}
+
+/// A language the server decodes: its code and English name, as Whisper writes them.
+public struct ServedLanguage: Equatable, Sendable {
+  /// The code (`de`).
+  public var code: String
+  /// The English name in lower case (`german`).
+  public var name: String
+
+  /// Creates a language.
+  public init(code: String, name: String) {
+    self.code = code
+    self.name = name
+  }
+}
+
+extension ServerConfiguration {
+  /// The language a request's `language` names (`en`, `en-US`, `english`, `de`, `de_DE`,
+  /// `German`, `auto`), or `nil` when this server does not decode it. English is always
+  /// decoded; other languages and `auto` when the server runs Whisper.
+  public func servedLanguage(_ text: String) -> SpeechRecognitionRequest.Language? {
+    let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let primary = String(
+      lowered.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? Substring(lowered))
+    if primary == "en" || lowered == "english" { return .english }
+    guard !languages.isEmpty else { return nil }
+    if lowered == "auto" { return .automatic }
+    return languages.first { $0.code == primary || $0.name == lowered }.map { .code($0.code) }
+  }
+
+  /// The English name of a language code, as OpenAI's `verbose_json` writes it: `english`.
+  public func languageName(_ code: String) -> String {
+    code == "en" ? "english" : languages.first { $0.code == code }?.name ?? code
   }
 }

@@ -287,6 +287,9 @@ enum ProtocolProblem: Equatable, Sendable {
     // Both: a prompt's names become hotwords; the model.
     case hotwordPrompt(Hotwords.Problem)
     case english
+    case servedLanguage
+    case noStreamedTranslation
+    case whisperForLanguage
     case installedEngine
     // Realtime's session parameters.
     case object
@@ -322,6 +325,11 @@ enum ProtocolProblem: Equatable, Sendable {
         "a prompt naming at most \(Hotwords.maximumCount) names of at most "
           + "\(Hotwords.maximumLength) characters (its names \(problem))"
       case .english: "en (this server's model is English)"
+      case .servedLanguage: "a language code Whisper knows (e.g. de, fr, es), or auto"
+      case .noStreamedTranslation: "false (translations are not streamed)"
+      case .whisperForLanguage:
+        "whisper, or a model this server maps to its default (other languages than English and "
+          + "translation are Whisper's)"
       case .installedEngine: "an engine installed on this server (GET /v1/models lists them)"
       case .object: "an object"
       case .array: "an array"

@@ -43,11 +43,13 @@ public enum WhisperTestData {
 
   /// `sentence` spoken by espeak-ng at 130 words a minute, as a 16 kHz mono 16-bit WAV file in
   /// `directory`, with `silence` seconds of silence before and after it.
+  /// The file is named `name`, or after the language.
   public static func spoken(
-    _ sentence: Sentence, in directory: URL, silence: Double = 0.5
+    _ sentence: Sentence, in directory: URL, silence: Double = 0.5, name: String? = nil
   ) throws -> URL {
-    let voice = directory.appendingPathComponent("\(sentence.language)-voice.wav")
-    let file = directory.appendingPathComponent("\(sentence.language).wav")
+    let name = name ?? sentence.language
+    let voice = directory.appendingPathComponent("\(name)-voice.wav")
+    let file = directory.appendingPathComponent("\(name).wav")
     try runCommand(
       "/usr/bin/espeak-ng", ["-v", sentence.language, "-s", "130", "-w", voice.path, sentence.text])
     try runSox([

@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 
-/// OpenAI's REST API: `POST /v1/audio/transcriptions`, so OpenAI's SDKs work with `base_url`
-/// pointed at this server, and `GET /v1/models`.
+/// OpenAI's REST API: `POST /v1/audio/transcriptions` and (with Whisper) `POST
+/// /v1/audio/translations`, so OpenAI's SDKs work with `base_url` pointed at this server, and
+/// `GET /v1/models`.
 ///
 /// Each upload is streamed to a temporary file (mode 0600, in a directory of its own with mode
 /// 0700 under ``temporaryDirectory``, both removed afterwards whatever happens) and recognized
@@ -24,6 +25,11 @@ struct OpenAIController: Sendable {
     let endpoint = OpenAITranscriptionEndpoint(core: core, temporaryDirectory: temporaryDirectory)
     router.post("v1/audio/transcriptions") { request, context in
       await endpoint.respond(to: request, from: RequestClient(context))
+    }
+    var translation = endpoint
+    translation.task = .translate
+    router.post("v1/audio/translations") { [translation] request, context in
+      await translation.respond(to: request, from: RequestClient(context))
     }
     let models = OpenAIModelList(engines: core.configuration.engines)
     router.get("v1/models") { _, _ in

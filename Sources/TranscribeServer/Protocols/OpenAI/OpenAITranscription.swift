@@ -19,6 +19,10 @@ public struct OpenAITranscription: Equatable, Sendable {
   public var utterances: [[TranscriptionSegment]]
   /// The audio's length in seconds.
   public var duration: TimeInterval
+  /// What was done, as `verbose_json` says: `transcribe`, or `translate` (written as English).
+  public var task = "transcribe"
+  /// The language spoken, by its English name as `verbose_json` says it (`english`, `german`).
+  public var language = "english"
 
   /// The transcript of a final result: its finished utterances, then its trailing words (the
   /// last utterance when the input ended mid-utterance).
@@ -65,7 +69,7 @@ public struct OpenAITranscription: Equatable, Sendable {
   /// The `verbose_json` object.
   func verbose(granularities: Set<OpenAITimestampGranularity>) -> Verbose {
     Verbose(
-      task: "transcribe", language: "english", duration: Self.rounded(duration), text: text,
+      task: task, language: language, duration: Self.rounded(duration), text: text,
       segments: granularities.contains(.segment)
         ? utterances.enumerated().map { Segment(id: $0.offset, words: $0.element) } : nil,
       words: granularities.contains(.word)

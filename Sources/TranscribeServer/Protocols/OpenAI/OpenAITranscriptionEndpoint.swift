@@ -10,8 +10,26 @@ struct OpenAITranscriptionEndpoint: Sendable {
   let core: SessionCore
   /// Where uploads are written while they are decoded.
   let temporaryDirectory: URL
-  /// The endpoint's path, as logs name it.
+  /// What the endpoint does: transcribe, or translate into English.
+  var task = Purpose.transcribe
+  /// The transcriptions endpoint's path, as logs name it.
   static let path = "/v1/audio/transcriptions"
+
+  /// What an upload asks for.
+  enum Purpose: Equatable, Sendable {
+    /// `POST /v1/audio/transcriptions`: the words in the language spoken.
+    case transcribe
+    /// `POST /v1/audio/translations`: the speech written as English (Whisper).
+    case translate
+
+    /// The endpoint's path.
+    var path: String {
+      switch self {
+      case .transcribe: OpenAITranscriptionEndpoint.path
+      case .translate: "/v1/audio/translations"
+      }
+    }
+  }
 
   /// The transcript, or the error in OpenAI's shape.
   func respond(to request: Request, from client: RequestClient) async -> Response {
@@ -44,7 +62,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
     let shutdownNotice = ClientConnection()
     let session: AdmittedSession
     do throws(AdmissionRefusal) {
-      session = try core.admit(.upload, endpoint: Self.path, remoteAddress: client.address) {
+      session = try core.admit(.upload, endpoint: task.path, remoteAddress: client.address) {
         shutdownNotice.markGone()
       }
     } catch {
@@ -177,12 +195,24 @@ struct OpenAITranscriptionEndpoint: Sendable {
         shouldReportPartialResults: false, maximumAudioDuration: audioLimit)
       recognition.voiceActivity = options.chunkingStrategy?.voiceActivity
       recognition.hotwords = options.hotwords
+      recognition.prompt = options.prompt
+      // A translation's language, when not named, is Whisper's to detect.
+      recognition.language =
+        task == .translate && options.language == nil
+        ? .automatic : try options.requestedLanguage(on: configuration)
+      recognition.translates = task == .translate
       return (recognition, Received(options: options, decodingStarted: .now))
     }
     do throws(OpenAIError) {
-      let transcription = try Self.transcription(
+      var transcription = try Self.transcription(
         of: final, configuration: configuration, pace: pace)
       guard let received else { throw .clientGone }
+      transcription.task = task == .translate ? "translate" : "transcribe"
+      if let language = try? received.options.requestedLanguage(on: configuration),
+        case .code(let code) = language
+      {
+        transcription.language = configuration.languageName(code)
+      }
       core.metrics.decoded(
         audioSeconds: transcription.duration,
         processingSeconds: (ContinuousClock.now - received.decodingStarted).timeInterval,
@@ -322,6 +352,22 @@ struct OpenAITranscriptionEndpoint: Sendable {
     }
     if let engine = options.engine, !core.configuration.engines.contains(engine) {
       throw .engineNotInstalled(engine.rawValue)
+    }
+    let language = try options.requestedLanguage(on: core.configuration)
+    if task == .translate {
+      // Only Whisper translates, and OpenAI streams no translation.
+      guard core.configuration.engines.contains(.whisper) else {
+        throw .engineNotInstalled(SpeechRecognitionRequest.EngineName.whisper.rawValue)
+      }
+      if options.stream {
+        throw .invalid("stream", value: "true", expected: .noStreamedTranslation)
+      }
+    }
+    // Another language than English, or a translation, is Whisper's: a model that names
+    // another engine cannot decode it.
+    if let engine = options.engine, engine != .whisper, !language.isEnglish || task == .translate {
+      throw .invalid(
+        "model", value: options.model ?? engine.rawValue, expected: .whisperForLanguage)
     }
     return options
   }

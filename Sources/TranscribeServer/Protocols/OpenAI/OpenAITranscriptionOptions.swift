@@ -8,8 +8,11 @@ import SpeechClient
 /// - `response_format`: `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
 /// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
 ///   requires); by default `segment`.
-/// - `language`: the model is English, so only `en` (or `english`, `en-…`) is accepted.
-/// - `prompt`: its names become hotwords Moonshine favours (pocketsphinx takes none): each run
+/// - `language`: `en` (or `english`, `en-…`); on a server that runs Whisper, any language it
+///   knows (`de`, `german`, `de-DE`) or `auto`, and another language than English is decoded
+///   by Whisper. The server checks it (``ServerConfiguration/servedLanguage(_:)``).
+/// - `prompt`: Whisper's initial prompt; its names become hotwords Moonshine favours
+///   (pocketsphinx takes none): each run
 ///   of capitalised words (`Aoife Ni Bhriain`), each word with inner capitals or digits
 ///   (`iPhone`), and each sentence's first word unless it is a common one (`The`, `Please`);
 ///   see `Hotwords.phrases(inPrompt:)`. Ordinary lower-case words are left out.
@@ -54,6 +57,22 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   /// The defaults: JSON, segment timestamps.
   public init() {}
 
+  /// The language `language` names on a server with `configuration`: English when none is
+  /// named.
+  ///
+  /// - Throws: ``OpenAIError`` for a language the server does not decode.
+  public func requestedLanguage(
+    on configuration: ServerConfiguration
+  ) throws(OpenAIError) -> SpeechRecognitionRequest.Language {
+    guard let language else { return .english }
+    guard let served = configuration.servedLanguage(language) else {
+      throw .invalid(
+        "language", value: language,
+        expected: configuration.languages.isEmpty ? .english : .servedLanguage)
+    }
+    return served
+  }
+
   /// Reads the fields of an upload (each name with its values in order).
   public init(fields: [String: [String]]) throws(OpenAIError) {
     func value(_ name: String) -> String? {
@@ -88,10 +107,6 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       timestampGranularities = set
     }
     if let language = value("language"), !language.isEmpty {
-      let lowered = language.lowercased()
-      guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
-        throw .invalid("language", value: language, expected: .english)
-      }
       self.language = language
     }
     if let text = value("temperature"), !text.isEmpty {

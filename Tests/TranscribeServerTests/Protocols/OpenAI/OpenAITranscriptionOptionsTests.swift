@@ -22,9 +22,10 @@ import Testing
     #expect(options.timestampGranularities == [.word])
   }
 
-  @Test(arguments: ["en", "EN", "english", "en-GB", ""])
-  func englishIsTheOnlyLanguage(language: String) throws {
-    _ = try OpenAITranscriptionOptions(fields: ["language": [language]])
+  @Test(arguments: ["en", "EN", "english", "en-GB", "en_US", ""])
+  func englishIsEveryServersLanguage(language: String) throws {
+    let options = try OpenAITranscriptionOptions(fields: ["language": [language]])
+    #expect(try options.requestedLanguage(on: ServerConfiguration()) == .english)
   }
 
   @Test func anotherLanguageNamesWhatTheServerSpeaks() {
@@ -33,7 +34,32 @@ import Testing
         "language", value: "fr", expected: "en (this server's model is English)")
     ) {
       try OpenAITranscriptionOptions(fields: ["language": ["fr"]])
+        .requestedLanguage(on: ServerConfiguration())
     }
+  }
+
+  @Test func aServerWithWhisperTakesItsLanguagesByCodeOrNameAndAuto() throws {
+    var configuration = ServerConfiguration()
+    configuration.languages = [
+      ServedLanguage(code: "en", name: "english"), ServedLanguage(code: "de", name: "german"),
+    ]
+    for (given, expected) in [
+      ("de", SpeechRecognitionRequest.Language.code("de")), ("German", .code("de")),
+      ("de-AT", .code("de")), ("de_DE", .code("de")), ("auto", .automatic), ("en", .english),
+    ] {
+      let options = try OpenAITranscriptionOptions(fields: ["language": [given]])
+      #expect(try options.requestedLanguage(on: configuration) == expected, "\(given)")
+    }
+    #expect(
+      throws: OpenAIError.invalidField(
+        "language", value: "xx",
+        expected: "a language code Whisper knows (e.g. de, fr, es), or auto")
+    ) {
+      try OpenAITranscriptionOptions(fields: ["language": ["xx"]])
+        .requestedLanguage(on: configuration)
+    }
+    #expect(configuration.languageName("de") == "german")
+    #expect(configuration.languageName("en") == "english")
   }
 
   @Test func streamTrueStreamsJSONOrTextAndFalseOrNothingDoesNot() throws {

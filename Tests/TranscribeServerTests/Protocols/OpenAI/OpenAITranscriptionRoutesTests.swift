@@ -426,3 +426,95 @@ import Testing
     #expect(metrics.contains("transcribe_active_sessions 0"))
   }
 }
+
+/// Other languages than English and translation, on a server that runs Whisper: what reaches
+/// the client, what `verbose_json` says, and what is refused.
+@Suite struct OpenAILanguageRoutesTests {
+  let multipart: HTTPFields = [.contentType: MultipartBody.contentType]
+
+  func server(
+    whisper: Bool, _ client: @escaping @Sendable () -> SpeechClient
+  ) -> TranscriptionServer {
+    var configuration = ServerConfiguration(port: 0, maxSessions: 2)
+    if whisper {
+      configuration.engines = [.moonshine, .whisper]
+      configuration.languages = [
+        ServedLanguage(code: "en", name: "english"), ServedLanguage(code: "de", name: "german"),
+      ]
+    } else {
+      configuration.engines = [.moonshine]
+    }
+    return TranscriptionServer(configuration: configuration, makeSpeechClient: client)
+  }
+
+  @Test func aLanguageAndAPromptReachTheClientAndVerboseJSONNamesTheLanguage() async throws {
+    let scripted = ScriptedSpeechClient()
+    try await server(whisper: true) { scripted.client }.makeApplication().test(.router) { client in
+      let response = try await client.execute(
+        uri: "/v1/audio/transcriptions", method: .post, headers: multipart,
+        body: MultipartBody.upload(
+          "AUDIO guten morgen",
+          [
+            ("language", "de"), ("prompt", "Kaffee und Kuchen."),
+            ("response_format", "verbose_json"),
+          ]
+        ))
+      #expect(response.status == .ok)
+      let verbose =
+        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+        as? [String: Any]
+      #expect(verbose?["language"] as? String == "german")
+      #expect(verbose?["task"] as? String == "transcribe")
+    }
+    let request = try #require(scripted.requests.all.first)
+    #expect(request.language == .code("de"))
+    #expect(request.prompt == "Kaffee und Kuchen.")
+    #expect(!request.translates)
+  }
+
+  @Test func aTranslationIsWrittenAsEnglishByWhisper() async throws {
+    let scripted = ScriptedSpeechClient()
+    try await server(whisper: true) { scripted.client }.makeApplication().test(.router) { client in
+      let response = try await client.execute(
+        uri: "/v1/audio/translations", method: .post, headers: multipart,
+        body: MultipartBody.upload(
+          "AUDIO good morning", [("model", "whisper-1"), ("response_format", "verbose_json")]))
+      #expect(response.status == .ok)
+      let verbose =
+        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+        as? [String: Any]
+      #expect(verbose?["task"] as? String == "translate")
+      #expect(verbose?["text"] as? String == "good morning")
+    }
+    let request = try #require(scripted.requests.all.first)
+    #expect(request.translates)
+    #expect(request.language == .automatic)
+  }
+
+  @Test(arguments: [
+    (true, "/v1/audio/translations", [("stream", "true")], "stream", "not streamed"),
+    (false, "/v1/audio/translations", [], "model", "an engine installed on this server"),
+    (true, "/v1/audio/transcriptions", [("language", "xx")], "language", "Whisper knows"),
+    (false, "/v1/audio/transcriptions", [("language", "de")], "language", "English"),
+    (
+      true, "/v1/audio/transcriptions", [("language", "de"), ("model", "moonshine")], "model",
+      "translation are Whisper's"
+    ),
+  ])
+  func whatCannotBeDecodedIsAnswered400NamingTheField(
+    whisper: Bool, path: String, fields: [(String, String)], param: String, message: String
+  ) async throws {
+    let scripted = ScriptedSpeechClient()
+    try await server(whisper: whisper) { scripted.client }.makeApplication().test(.router) {
+      client in
+      let response = try await client.execute(
+        uri: path, method: .post, headers: multipart,
+        body: MultipartBody.upload("AUDIO go", fields))
+      #expect(response.status == .badRequest)
+      let error = try openAIError(response.body)
+      #expect(error.param == param)
+      #expect(error.message.contains(message), "\(error.message)")
+    }
+    #expect(scripted.requests.all.isEmpty)
+  }
+}

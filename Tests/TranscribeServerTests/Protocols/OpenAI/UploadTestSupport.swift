@@ -52,15 +52,19 @@ struct MultipartBody {
 /// text. It records every file it was asked for, and what it held at the time.
 struct ScriptedSpeechClient: Sendable {
   let requested = Requests()
+  /// Every request the client was given, in order.
+  let requests = ReceivedRequests()
   /// Words' confidence.
   var confidence: Float = 0.5
 
   var client: SpeechClient {
     let requested = requested
+    let requests = requests
     let confidence = confidence
     return SpeechClient(
       requestAuthorization: { .authorized },
       startTask: { request in
+        requests.append(request)
         guard case .file(let url) = request.source else {
           return AsyncThrowingStream {
             $0.finish(throwing: SpeechClient.Failure.decoderFailure("not a file"))
@@ -184,4 +188,15 @@ extension TranscriptionServer {
 /// The decoded OpenAI error of a response.
 func openAIError(_ body: ByteBuffer) throws -> OpenAIErrorBody.Detail {
   try JSONDecoder().decode(OpenAIErrorBody.self, from: Data(body.readableBytesView)).error
+}
+
+/// The requests a ``ScriptedSpeechClient`` was given, in order.
+final class ReceivedRequests: Sendable {
+  private let values = Mutex<[SpeechRecognitionRequest]>([])
+
+  func append(_ request: SpeechRecognitionRequest) {
+    values.withLock { $0.append(request) }
+  }
+
+  var all: [SpeechRecognitionRequest] { values.withLock { $0 } }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import LiveTestSupport
+import Testing
+
+/// `transcribe serve` with Whisper installed, driven by the official `openai` Python package:
+/// a German upload in German, its translation into English, and `/v1/models` listing Whisper.
+extension CommandTests {
+  @Suite(
+    .enabled(if: WhisperTestData.testsRun, "needs Whisper (install-dependencies.sh --whisper)"),
+    .enabled(
+      if: PythonClient.canImport("openai"),
+      "needs python3 with openai (scripts/install-dependencies.sh)"))
+  struct ServeWhisperCommandTests {
+    static let clientScript = """
+      import json, sys, time, urllib.request
+      from openai import OpenAI, BadRequestError
+
+      base, german, good_morning = sys.argv[1], sys.argv[2], sys.argv[3]
+      deadline = time.time() + 60
+      while True:
+          try:
+              urllib.request.urlopen(base + "/healthz", timeout=2).read()
+              break
+          except Exception:
+              if time.time() > deadline:
+                  raise
+              time.sleep(0.2)
+      client = OpenAI(base_url=base + "/v1", api_key="unused", timeout=300)
+      answers = {"models": [model.id for model in client.models.list()]}
+      with open(german, "rb") as audio:
+          verbose = client.audio.transcriptions.create(
+              model="whisper-1", file=audio, language="de", response_format="verbose_json")
+      answers["german"] = {"text": verbose.text, "language": verbose.language}
+      with open(good_morning, "rb") as audio:
+          translation = client.audio.translations.create(
+              model="whisper-1", file=audio, response_format="verbose_json")
+      answers["translation"] = {"text": translation.text, "task": translation.task}
+      try:
+          with open(german, "rb") as audio:
+              client.audio.transcriptions.create(model="whisper-1", file=audio, language="xx")
+          answers["unknown"] = None
+      except BadRequestError as error:
+          answers["unknown"] = error.status_code
+      print(json.dumps(answers))
+      """
+
+    @Test func theOpenAISDKTranscribesGermanAndTranslatesIt() async throws {
+      let directory = try TemporaryDirectory()
+      let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url)
+      let goodMorning = try WhisperTestData.spoken(
+        WhisperTestData.Sentence(
+          language: "de", text: "Guten Morgen, ich trinke gerne Kaffee.", words: []),
+        in: directory.url, name: "good-morning")
+      let server = try await ServeProcess([], environment: ["TRANSCRIBE_ENGINE": ""])
+      defer { server.kill() }
+      let script = directory.url.appendingPathComponent("openai_whisper.py")
+      try Self.clientScript.write(to: script, atomically: true, encoding: .utf8)
+      let output = try runCommand(
+        "/usr/bin/env", ["python3", script.path, server.baseURL, german.path, goodMorning.path])
+      let answers = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+      let models = try #require(answers["models"] as? [String])
+      #expect(models.contains("whisper"), "\(models)")
+      let transcript = try #require(answers["german"] as? [String: Any])
+      #expect(transcript["language"] as? String == "german")
+      let words = WhisperTestData.words(transcript["text"] as? String ?? "")
+      for word in WhisperTestData.german.words {
+        #expect(words.contains(word), "\(word) in \(words)")
+      }
+      let translation = try #require(answers["translation"] as? [String: Any])
+      #expect(translation["task"] as? String == "translate")
+      let english = WhisperTestData.words(translation["text"] as? String ?? "")
+      #expect(english.contains("good") && english.contains("morning"), "\(english)")
+      #expect(answers["unknown"] as? Int == 400)
+      _ = await server.stop()
+    }
+  }
+}
