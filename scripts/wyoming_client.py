@@ -126,7 +126,7 @@ ABUSE = {
                                                            "channels": 1}, payload_length=2)
     + b"\0\0",
     "unknown-model": header(type="transcribe", data={"name": "whisper-large"}),
-    "unsupported-language": header(type="transcribe", data={"language": "de"}),
+    "unsupported-language": header(type="transcribe", data={"language": "tlh"}),
     "unsupported-audio": header(type="audio-start", data={"rate": 16000, "width": 5,
                                                           "channels": 1}),
     "unexpected-event": header(type="audio-start", data={"rate": 16000, "width": 2,

@@ -76,3 +76,40 @@ extension CommandTests {
     }
   }
 }
+
+extension CommandTests.ServeWyomingCommandTests {
+  /// Home Assistant's sequence with a German pipeline (`transcribe` with `language: de`), by
+  /// the `wyoming` package: Whisper hears it, and `describe` lists Whisper with its languages.
+  @Test(.enabled(if: WhisperTestData.testsRun, "needs Whisper (install-dependencies.sh --whisper)"))
+  func aGermanPipelineIsHeardByWhisper() async throws {
+    let directory = try TemporaryDirectory()
+    let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url, silence: 1)
+    let server = try await WyomingServer(environment: ["TRANSCRIBE_ENGINE": ""])
+    let describe = try await PythonClient.run("wyoming_client.py", [server.uri, "describe"])
+    let client = try await PythonClient.run(
+      "wyoming_client.py", [server.uri, "transcribe", german.path, "--language", "de"])
+    let klingon = try await PythonClient.run(
+      "wyoming_client.py", [server.uri, "transcribe", german.path, "--language", "tlh"])
+    let output = await server.terminate()
+    #expect(client.status == 0, "\(client.stderr)")
+    let words = WhisperTestData.words(Self.transcript(Self.events(client.stdout)) ?? "")
+    for word in WhisperTestData.german.words {
+      #expect(words.contains(word), "\(word) in \(client.stdout)")
+    }
+    // The transcript says the language it was asked for.
+    let transcript = Self.events(client.stdout).last { $0["type"] as? String == "transcript" }
+    #expect((transcript?["data"] as? [String: Any])?["language"] as? String == "de")
+    // A language no model speaks is refused with Wyoming's error.
+    #expect(klingon.stdout.contains("unsupported-language"), "\(klingon.stdout)")
+
+    let info = try #require(Self.events(describe.stdout).first)
+    let programs = (info["data"] as? [String: Any])?["asr"] as? [[String: Any]]
+    let models = try #require(programs?.first?["models"] as? [[String: Any]])
+    let whisper = try #require(models.first { $0["name"] as? String == "whisper-base" })
+    let languages = whisper["languages"] as? [String] ?? []
+    #expect(languages.contains("de") && languages.contains("fr") && languages.count >= 99)
+    let moonshine = models.first { $0["name"] as? String == "moonshine-base-en" }
+    #expect(moonshine == nil || moonshine?["languages"] as? [String] == ["en"])
+    #expect(output.status == 0, "\(output.stderr)")
+  }
+}

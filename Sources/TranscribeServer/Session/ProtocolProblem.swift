@@ -64,6 +64,7 @@ enum ProtocolProblem: Equatable, Sendable {
       case boolean
       case alternatives(maximum: Int)
       case listOfStrings
+      case language(servesOthers: Bool)
       /// A phrase list over its limits (a grammar's, or Moonshine's tighter ones for hotwords),
       /// worded as the CLI words them.
       case phrases(Hotwords.Problem)
@@ -77,6 +78,10 @@ enum ProtocolProblem: Equatable, Sendable {
         case .boolean: "must be true or false"
         case .alternatives(let maximum): "must be a whole number from 0 to \(maximum)"
         case .listOfStrings: "must be a list of strings"
+        case .language(let servesOthers):
+          servesOthers
+            ? "must be a language code Whisper knows (e.g. de, fr, es), or auto"
+            : "must be en (this server's models are English)"
         case .phrases(let problem): "\(problem)"
         }
       }
@@ -255,7 +260,8 @@ enum ProtocolProblem: Equatable, Sendable {
         "there is no model '\(name)' here; use one of \(available.joined(separator: ", ")) "
           + "(describe lists them), or leave out name"
       case .unsupportedLanguage(let language):
-        "language '\(language)' is not served: the models here speak English (en)"
+        "language '\(language)' is not served: describe lists each model's languages (English "
+          + "everywhere; others with Whisper)"
       case .badHotwords(let problem):
         "transcribe's names and terms (hotwords) \(problem); send fewer or shorter ones"
       case .audioBeforeStart(let event):

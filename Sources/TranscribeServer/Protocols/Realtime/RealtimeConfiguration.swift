@@ -119,7 +119,8 @@ struct RealtimeConfiguration: Equatable, Sendable {
   /// This configuration with `session` (a `session.update`'s) applied; fields it leaves out
   /// keep their values.
   func updated(
-    with session: RealtimeJSON, engines: [SpeechRecognitionRequest.EngineName]
+    with session: RealtimeJSON, engines: [SpeechRecognitionRequest.EngineName],
+    languages: [ServedLanguage] = []
   ) throws(RealtimeError) -> RealtimeConfiguration {
     guard session.isObject else {
       throw .invalidValue(param: "session", value: session, expected: .object)
@@ -175,11 +176,13 @@ struct RealtimeConfiguration: Equatable, Sendable {
       }
       if let language = transcription["language"] {
         if let text = language.stringValue, !text.isEmpty {
-          let lowered = text.lowercased()
-          guard lowered == "en" || lowered == "english" || lowered.hasPrefix("en-") else {
+          // English everywhere; with Whisper, every language it knows.
+          var served = ServerConfiguration()
+          served.languages = languages
+          guard served.servedLanguage(text) != nil else {
             throw .invalidValue(
               param: "session.audio.input.transcription.language", value: language,
-              expected: .english)
+              expected: languages.isEmpty ? .english : .servedLanguage)
           }
           next.language = text
         } else {

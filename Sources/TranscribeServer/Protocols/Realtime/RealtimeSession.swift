@@ -209,7 +209,8 @@ struct RealtimeSession: StreamingSession, Sendable {
     case .sessionUpdate(let session):
       let next: RealtimeConfiguration
       do throws(RealtimeError) {
-        next = try state.configuration.updated(with: session, engines: limits.engines)
+        next = try state.configuration.updated(
+          with: session, engines: limits.engines, languages: limits.languages)
       } catch {
         return reject(&state, error, eventID: eventID)
       }
@@ -317,6 +318,13 @@ struct RealtimeSession: StreamingSession, Sendable {
     }
     request.voiceActivity = state.configuration.voiceActivity
     request.hotwords = state.configuration.hotwords
+    // Another language than English is Whisper's (the client's default engine for it), and
+    // the prompt is its initial prompt.
+    request.language = state.configuration.language.flatMap(limits.servedLanguage) ?? .english
+    request.prompt = state.configuration.prompt
+    if !request.language.isEnglish, request.engine.name != .whisper {
+      request.engine = .automatic
+    }
     state.recognition = SpeechRecognition.State(request: request)
     return .merge(
       .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },

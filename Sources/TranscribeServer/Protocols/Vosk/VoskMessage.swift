@@ -1,4 +1,5 @@
 import Foundation
+import SpeechClient
 
 /// A text message of vosk-server's WebSocket protocol: the configuration or the end of the stream.
 ///
@@ -82,6 +83,9 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
   public var maxAlternatives = 0
   /// The phrases recognition is restricted to, or `nil` for free speech.
   public var phraseList: [String]?
+  /// The language spoken (ours, not vosk-server's: a vosk server has one model per language):
+  /// `en` by default; on a server that runs Whisper, any language it knows, or `auto`.
+  public var language: SpeechRecognitionRequest.Language = .english
 
   // The limits on these values are the server's (``ServerConfiguration/sampleRates``,
   // ``ServerConfiguration/maxAlternatives``, ``ServerConfiguration/maxPhrases``,
@@ -149,6 +153,12 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
           phrases.append(phrase)
         }
         phraseList = phrases
+      case "language":
+        guard case .string(let text) = value, let served = limits.servedLanguage(text) else {
+          throw .invalidConfigurationValue(
+            field: field, reason: .language(servesOthers: !limits.languages.isEmpty))
+        }
+        language = served
       default:
         throw .unknownConfigurationField(field)
       }

@@ -32,8 +32,14 @@ struct WyomingModel: Equatable, Sendable {
     }
   }
 
-  /// The languages it speaks, as Wyoming names them.
+  /// The languages the English engines speak, as Wyoming names them.
   static let languages = ["en"]
+
+  /// The languages this model speaks on a server that serves `languages` (Whisper's, when it
+  /// runs Whisper): English for Moonshine and pocketsphinx, every one of them for Whisper.
+  func languages(served languages: [ServedLanguage]) -> [String] {
+    engine == .whisper && !languages.isEmpty ? languages.map(\.code) : Self.languages
+  }
 
   /// The model `name` picks among `models`: its model name or its engine's name
   /// (`moonshine`, `pocketsphinx`), ignoring case.
@@ -42,34 +48,29 @@ struct WyomingModel: Equatable, Sendable {
     return models.first { $0.name == wanted || $0.engine.rawValue == wanted }
   }
 
-  /// Whether `language` (`en`, `en-US`, `en_GB`, …) is one the models speak.
-  static func speaks(_ language: String) -> Bool {
-    let primary = language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first
-    return primary.map { languages.contains(String($0)) } ?? false
-  }
-
   /// The `info` event answering `describe`: one `asr` program with a model per installed
   /// engine, the default first.
   static func info(
-    models: [WyomingModel], endpointing: Bool, version: String
+    models: [WyomingModel], endpointing: Bool, version: String, languages: [ServedLanguage] = []
   ) -> WyomingEvent {
     func attribution(_ name: String, _ url: String) -> JSONValue {
       .object(["name": .string(name), "url": .string(url)])
     }
-    let languages = JSONValue.array(Self.languages.map(JSONValue.string))
     let modelList = models.map { model -> JSONValue in
       .object([
         "name": .string(model.name),
         "description": .string(model.description),
         "attribution": attribution(model.attribution.name, model.attribution.url),
         "installed": .bool(true),
-        "languages": languages,
+        "languages": .array(model.languages(served: languages).map(JSONValue.string)),
         "version": .string(version),
       ])
     }
     let program = JSONValue.object([
       "name": .string("transcribe"),
-      "description": .string("transcribe: offline speech to text (Moonshine, pocketsphinx)"),
+      "description": .string(
+        "transcribe: offline speech to text (\(models.map(\.engine.displayName).joined(separator: ", ")))"
+      ),
       "attribution": attribution("transcribe", ""),
       "installed": .bool(true),
       "version": .string(version),

@@ -63,8 +63,10 @@ struct WyomingSession: StreamingSession, Sendable {
     var phase = Phase.ready
     /// The model the next utterance uses (`transcribe`'s `name`), `nil` for the default.
     var model: WyomingModel?
-    /// The language `transcribe` asked for.
+    /// The language `transcribe` asked for, as it named it.
     var language: String?
+    /// That language as the server decodes it.
+    var requestedLanguage: SpeechRecognitionRequest.Language?
     /// The phrases the last `transcribe` asked to favour (``WyomingHotwords``).
     var hotwords = Hotwords()
     /// The format of the audio streaming now.
@@ -190,7 +192,8 @@ struct WyomingSession: StreamingSession, Sendable {
       state.stream.outbox.append(
         .event(
           WyomingModel.info(
-            models: models, endpointing: limits.wyoming.endpointing, version: version)
+            models: models, endpointing: limits.wyoming.endpointing, version: version,
+            languages: limits.languages)
         ))
       return .none
 
@@ -213,9 +216,17 @@ struct WyomingSession: StreamingSession, Sendable {
       } else {
         state.model = nil
       }
+      // Home Assistant sends the pipeline's language: it picks the engine (English the
+      // server's default, any other Whisper) unless `name` picked a model.
       let language = event.data["language"]?.stringValue
-      if let language, !language.isEmpty, !WyomingModel.speaks(language) {
-        return closeWithError(&state, .unsupportedLanguage(language))
+      state.requestedLanguage = nil
+      if let language, !language.isEmpty {
+        guard let served = limits.servedLanguage(language),
+          served.isEnglish || state.model == nil || state.model?.engine == .whisper
+        else {
+          return closeWithError(&state, .unsupportedLanguage(language))
+        }
+        state.requestedLanguage = served
       }
       state.language = language
       state.hotwords = WyomingHotwords.hotwords(in: event.data)
@@ -291,6 +302,7 @@ struct WyomingSession: StreamingSession, Sendable {
     let engine = state.model?.engine.defaultEngine ?? .automatic
     var request = SpeechRecognitionRequest(source: .pushed(audio), engine: engine)
     request.hotwords = state.hotwords
+    request.language = state.requestedLanguage ?? .english
     state.recognition = SpeechRecognition.State(request: request)
     state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .merge(
@@ -440,6 +452,7 @@ struct WyomingSession: StreamingSession, Sendable {
     state.heardWords.reset()
     state.model = nil
     state.language = nil
+    state.requestedLanguage = nil
     return endAudio
   }
 

@@ -53,8 +53,15 @@ import Testing
 
   @Test func anUnknownConfigurationFieldIsClosedWith1007() async throws {
     try await Self.expectRejected(
-      [VoskTestClient.config(#"{"sample_rate": 16000, "language": "en"}"#)], code: 1007,
-      containing: "language")
+      [VoskTestClient.config(#"{"sample_rate": 16000, "grammar": "cards"}"#)], code: 1007,
+      containing: "grammar")
+  }
+
+  @Test func aLanguageTheServerDoesNotDecodeIsClosedWith1007() async throws {
+    // This server runs no Whisper: English only.
+    try await Self.expectRejected(
+      [VoskTestClient.config(#"{"sample_rate": 16000, "language": "de"}"#)], code: 1007,
+      containing: "must be en")
   }
 
   @Test func anInvalidSampleRateIsClosedWith1007() async throws {

@@ -161,6 +161,7 @@ struct WyomingSessionTests {
       $0.stream.receivedMessages = 1
       $0.stream.allowedMessages = 2
       $0.language = "en"
+      $0.requestedLanguage = .english
     }
     await startAudio(store, number: 2)
     await store.send(.received(Self.chunk(seconds: 0.4))) {
@@ -208,6 +209,7 @@ struct WyomingSessionTests {
       $0.streamedWords = []
       $0.heardWords = SettledWords()
       $0.language = nil
+      $0.requestedLanguage = nil
     }
     // The audio went to the inbox and ended before the stop.
     #expect(starts.log == [.init(number: 1, rate: 16_000)])
