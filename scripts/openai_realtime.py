@@ -67,7 +67,7 @@ def session_update(arguments):
     audio_input = {
         "format": ({"type": "audio/pcm", "rate": 24000} if arguments.format == "pcm"
                    else {"type": "audio/" + arguments.format}),
-        "transcription": {"model": arguments.model, "language": "en"},
+        "transcription": {"model": arguments.model, "language": arguments.language},
         "turn_detection": (
             None if arguments.turn_detection == "none"
             else {"type": "semantic_vad", "eagerness": arguments.eagerness}
@@ -276,6 +276,7 @@ def main():
     parser.add_argument("--commit", action="store_true")
     parser.add_argument("--logprobs", action="store_true")
     parser.add_argument("--model", default="gpt-4o-transcribe")
+    parser.add_argument("--language", default="en")
     parser.add_argument("--wait-completed", type=int)
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--errors", action="store_true")

@@ -113,3 +113,40 @@ extension CommandTests.ServeWyomingCommandTests {
     #expect(output.status == 0, "\(output.stderr)")
   }
 }
+
+extension CommandTests.ServeRealtimeCommandTests {
+  /// A Realtime transcription session whose `input_audio_transcription.language` is German,
+  /// by the `openai` SDK's realtime client: Whisper hears it.
+  @Test(
+    .enabled(if: WhisperTestData.testsRun, "needs Whisper (install-dependencies.sh --whisper)"),
+    .enabled(
+      if: PythonClient.canImport("openai") && PythonClient.canImport("websockets"),
+      "needs python3 with openai and websockets (scripts/install-dependencies.sh)"))
+  func aGermanSessionIsHeardByWhisper() async throws {
+    let directory = try TemporaryDirectory()
+    let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url)
+    let server = try await ServeProcess([], environment: ["TRANSCRIBE_ENGINE": ""])
+    defer { server.kill() }
+    let answer = try await Self.client([
+      server.baseURL, german.path, "--client", "sdk", "--language", "de",
+    ])
+    #expect(answer["exception"] == nil, "\(answer)")
+    let completed = Self.events(
+      answer, "conversation.item.input_audio_transcription.completed")
+    let text = completed.compactMap { $0["transcript"] as? String }.joined(separator: " ")
+    let words = WhisperTestData.words(text)
+    for word in WhisperTestData.german.words {
+      #expect(words.contains(word), "\(word) in \(answer)")
+    }
+    // A language Whisper does not know is refused in session.update.
+    let refused = try await Self.client([
+      server.baseURL, german.path, "--client", "raw", "--language", "tlh",
+    ])
+    let errors = Self.events(refused, "error")
+    #expect(
+      errors.contains {
+        ($0["error"] as? [String: Any])?["param"] as? String
+          == "session.audio.input.transcription.language"
+      }, "\(refused)")
+  }
+}
