@@ -209,6 +209,9 @@ struct Serve: AsyncParsableCommand {
   /// `--preview`, shared with the parent command (see ``PreviewOption``).
   @OptionGroup var previewOption: PreviewOption
 
+  /// `--language`, shared with the parent command: the language of requests that name none.
+  @OptionGroup var languageOption: LanguageOption
+
   @Option(
     help: ArgumentHelp(
       "The largest upload POST /v1/audio/transcriptions accepts, in MiB.", valueName: "mib"))
@@ -241,6 +244,20 @@ struct Serve: AsyncParsableCommand {
       })
     {
       throw ValidationError(Self.notServing(option))
+    }
+    if languageOption.translate {
+      throw ValidationError(
+        "--translate is per request on a server: POST /v1/audio/translations writes speech as "
+          + "English.")
+    }
+    try languageOption.check(engine: engine)
+    if languageOption.needsWhisper, !languageOption.listLanguages,
+      !LiveSpeechConfiguration.isInstalled(.whisper)
+    {
+      throw ValidationError(
+        "--language \(languageOption.requested.code) needs Whisper: install it with "
+          + "./scripts/install-dependencies.sh --whisper (and build again), or leave out --language."
+      )
     }
     if let silence = decodingOptions.silence,
       let problem = Transcribe.secondsProblem(silence, limit: 3600)
@@ -527,12 +544,19 @@ struct Serve: AsyncParsableCommand {
     {
       configuration.languages = languages.map { ServedLanguage(code: $0.code, name: $0.name) }
     }
+    configuration.defaultLanguage = languageOption.requested
     configuration.wyoming.listeners = (try? wyomingAddresses()) ?? []
     configuration.servesHTTP = !noHTTP
     return configuration
   }
 
   func run() async throws {
+    if languageOption.listLanguages {
+      var command = try Transcribe.parse([])
+      command.languageOption = languageOption
+      try command.printLanguages()
+      return
+    }
     bootstrapServeLogging(level: logLevel)
     let token = try resolvedToken()?.value
     var live = LiveSpeechConfiguration()

@@ -44,6 +44,28 @@ extension CommandTests {
       print(json.dumps(answers))
       """
 
+    @Test func serveLanguageIsTheLanguageOfUploadsThatNameNone() async throws {
+      let directory = try TemporaryDirectory()
+      let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url)
+      let server = try await ServeProcess(
+        ["--language", "de"], environment: ["TRANSCRIBE_ENGINE": ""])
+      defer { server.kill() }
+      let output = try runCommand(
+        "/usr/bin/curl",
+        [
+          "-sS", "-F", "file=@\(german.path)", "-F", "response_format=verbose_json",
+          server.baseURL + "/v1/audio/transcriptions",
+        ])
+      let verbose = try #require(
+        try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+      #expect(verbose["language"] as? String == "german")
+      let words = WhisperTestData.words(verbose["text"] as? String ?? "")
+      for word in WhisperTestData.german.words {
+        #expect(words.contains(word), "\(word) in \(words)")
+      }
+      _ = await server.stop()
+    }
+
     @Test func theOpenAISDKTranscribesGermanAndTranslatesIt() async throws {
       let directory = try TemporaryDirectory()
       let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url)

@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable, Equatable {
   /// otherwise, and the server hears English only): a request's `language` may name any of
   /// them by code (`de`) or English name (`german`), and `auto` has it detected.
   public var languages: [ServedLanguage] = []
+  /// The language of a request that names none (`serve --language`): English unless the
+  /// operator chose another (or `auto`), which Whisper decodes.
+  public var defaultLanguage: SpeechRecognitionRequest.Language = .english
   /// Web origins besides the server's own whose pages may use it (`--allow-origin`), such as
   /// `https://captions.example`; `*` allows every origin. Requests without an `Origin` header
   /// (anything but a browser) are never refused for it.

@@ -57,14 +57,14 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   /// The defaults: JSON, segment timestamps.
   public init() {}
 
-  /// The language `language` names on a server with `configuration`: English when none is
-  /// named.
+  /// The language `language` names on a server with `configuration`: the server's default
+  /// language when none is named.
   ///
   /// - Throws: ``OpenAIError`` for a language the server does not decode.
   public func requestedLanguage(
     on configuration: ServerConfiguration
   ) throws(OpenAIError) -> SpeechRecognitionRequest.Language {
-    guard let language else { return .english }
+    guard let language else { return configuration.defaultLanguage }
     guard let served = configuration.servedLanguage(language) else {
       throw .invalid(
         "language", value: language,

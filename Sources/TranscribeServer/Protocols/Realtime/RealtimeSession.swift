@@ -320,7 +320,8 @@ struct RealtimeSession: StreamingSession, Sendable {
     request.hotwords = state.configuration.hotwords
     // Another language than English is Whisper's (the client's default engine for it), and
     // the prompt is its initial prompt.
-    request.language = state.configuration.language.flatMap(limits.servedLanguage) ?? .english
+    request.language =
+      state.configuration.language.flatMap(limits.servedLanguage) ?? limits.defaultLanguage
     request.prompt = state.configuration.prompt
     if !request.language.isEnglish, request.engine.name != .whisper {
       request.engine = .automatic

@@ -84,8 +84,9 @@ public struct VoskStreamConfiguration: Equatable, Sendable {
   /// The phrases recognition is restricted to, or `nil` for free speech.
   public var phraseList: [String]?
   /// The language spoken (ours, not vosk-server's: a vosk server has one model per language):
-  /// `en` by default; on a server that runs Whisper, any language it knows, or `auto`.
-  public var language: SpeechRecognitionRequest.Language = .english
+  /// `en`, or on a server that runs Whisper any language it knows, or `auto`; `nil` for the
+  /// server's default language.
+  public var language: SpeechRecognitionRequest.Language?
 
   // The limits on these values are the server's (``ServerConfiguration/sampleRates``,
   // ``ServerConfiguration/maxAlternatives``, ``ServerConfiguration/maxPhrases``,

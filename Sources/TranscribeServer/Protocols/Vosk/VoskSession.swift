@@ -217,7 +217,7 @@ struct VoskSession: StreamingSession, Sendable {
     // The stream's one audio, started before its first message (numbered 1).
     let audio = PushedAudio(sampleRate: state.configuration.sampleRate, identifier: "audio 0")
     var request = SpeechRecognitionRequest(source: .pushed(audio))
-    request.language = state.configuration.language
+    request.language = state.configuration.language ?? limits.defaultLanguage
     if let phrases = state.configuration.phraseList, !phrases.isEmpty {
       // Another language than English is Whisper's: the phrases are its prompt.
       if biasesPhraseList || !request.language.isEnglish {

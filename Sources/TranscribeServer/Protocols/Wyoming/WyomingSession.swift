@@ -302,7 +302,7 @@ struct WyomingSession: StreamingSession, Sendable {
     let engine = state.model?.engine.defaultEngine ?? .automatic
     var request = SpeechRecognitionRequest(source: .pushed(audio), engine: engine)
     request.hotwords = state.hotwords
-    request.language = state.requestedLanguage ?? .english
+    request.language = state.requestedLanguage ?? limits.defaultLanguage
     state.recognition = SpeechRecognition.State(request: request)
     state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .merge(
