@@ -2,9 +2,10 @@
 // one JSON line per file: the text, the language, and the decode time (whisper_full_with_state
 // alone: no model load, no file reading).
 //
-// It loads the model once as a context without state and decodes through one state of its own,
-// the shape an engine with several decoders over one model takes (whisper_init_state per
-// decoder, whisper_full_with_state).
+// It loads the model once as a context without state and decodes each file in a fresh state
+// (whisper_init_state, whisper_full_with_state), as transcribe's Whisper engine does: a state
+// that decoded before decodes the same audio differently (`--reuse-state` keeps one state for
+// every file, as this tool did before 2026-11-29).
 //
 //   lib=/usr/local/lib/transcribe/whisper   (~/.local/lib/transcribe/whisper if not root)
 //   cc -O2 -o whisper_decode whisper_decode.c $(pkg-config --cflags transcribe-whisper)
@@ -23,6 +24,7 @@
 //   --prompt TEXT      initial prompt
 //   --token-times      ask for token timestamps and print each token with its start and end
 //   --quiet            silence whisper.cpp's log
+//   --reuse-state      decode every file in the same state
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -124,14 +126,14 @@ static int usage(void) {
   fprintf(stderr,
           "usage: whisper_decode [--threads N] [--beam N] [--language CODE|auto] [--translate]\n"
           "       [--audio-ctx N | --fit-audio-ctx MARGIN] [--prompt TEXT] [--token-times]\n"
-          "       [--quiet] MODEL FILE...\n");
+          "       [--quiet] [--reuse-state] MODEL FILE...\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   int threads = 2, beam = 0, audio_ctx = 0, fit_margin = -1;
   const char *language = "en", *prompt = NULL;
-  bool translate = false, token_times = false, quiet = false;
+  bool translate = false, token_times = false, quiet = false, reuse_state = false;
   // Options may come before or after MODEL and the files; everything else is positional.
   const char **positional = malloc(sizeof(char *) * argc);
   int positional_count = 0;
@@ -158,6 +160,8 @@ int main(int argc, char **argv) {
       token_times = true;
     } else if (strcmp(option, "--quiet") == 0) {
       quiet = true;
+    } else if (strcmp(option, "--reuse-state") == 0) {
+      reuse_state = true;
     } else {
       return usage();
     }
@@ -212,6 +216,14 @@ int main(int argc, char **argv) {
     if (fit_margin >= 0) {
       int frames = (int)ceil(count / 16000.0 * 50.0) + fit_margin;
       params.audio_ctx = frames < 1500 ? frames : 0;
+    }
+    if (!reuse_state && file > 1) {
+      whisper_free_state(state);
+      state = whisper_init_state(context);
+      if (!state) {
+        fprintf(stderr, "whisper_decode: cannot create a state\n");
+        return 1;
+      }
     }
     double started = now_seconds();
     int status = whisper_full_with_state(context, state, params, samples, count);

@@ -79,6 +79,8 @@ import Testing
       Set(samples("transcribe_audio_seconds_decoded_total", in: exposition)) == [
         #"transcribe_audio_seconds_decoded_total{engine="pocketsphinx"} 6.5"#,
         #"transcribe_audio_seconds_decoded_total{engine="moonshine"} 10.0"#,
+        // Every engine's series exists from the start, at 0 until it decodes.
+        #"transcribe_audio_seconds_decoded_total{engine="whisper"} 0"#,
       ])
     let pocketsphinx = samples("transcribe_real_time_factor", in: exposition).filter {
       $0.contains(#"engine="pocketsphinx""#)
