@@ -42,6 +42,9 @@ public struct RecognitionProgress: Equatable, Sendable, Codable {
   /// input). Below ``recommendedSampleRate`` the audio lacks frequencies the model uses, so a
   /// host should say that accuracy suffers.
   public var recordedSampleRate: Int?
+  /// The language the input was decoded in (`de`), when the recognizer detected it (a request
+  /// with the `automatic` language); `nil` otherwise.
+  public var detectedLanguage: String?
 
   /// The lowest recording rate the model is made for: 16 kHz.
   public static let recommendedSampleRate = 16_000
@@ -49,11 +52,12 @@ public struct RecognitionProgress: Equatable, Sendable, Codable {
   /// Creates a progress report.
   public init(
     audioDuration: TimeInterval, totalAudioDuration: TimeInterval? = nil,
-    recordedSampleRate: Int? = nil
+    recordedSampleRate: Int? = nil, detectedLanguage: String? = nil
   ) {
     self.audioDuration = audioDuration
     self.totalAudioDuration = totalAudioDuration
     self.recordedSampleRate = recordedSampleRate
+    self.detectedLanguage = detectedLanguage
   }
 
   /// Whether the input was recorded below ``recommendedSampleRate``.

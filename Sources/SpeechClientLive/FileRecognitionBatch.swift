@@ -194,9 +194,14 @@ public final class FileRecognitionBatch: Sendable {
         let input =
           try detectionInput?.input
           ?? recognition.request.source.open(configuration: configuration, stopSignal: StopSignal())
+        // The language detected for `--language auto`, which the results carry.
+        var detectedLanguage: String?
+        if recognition.request.language == .automatic, case .code(let code) = request.language {
+          detectedLanguage = code
+        }
         recognition.opened(
           totalDuration: AudioBudget.length(of: input.totalDuration, for: recognition.request),
-          recordedSampleRate: input.recordedSampleRate)
+          recordedSampleRate: input.recordedSampleRate, detectedLanguage: detectedLanguage)
         var budget = AudioBudget(recognition.request)
         // The samples read to detect the language come first.
         var early = detectionInput?.samples ?? []

@@ -31,6 +31,10 @@ extension CommandTests {
           verbose = client.audio.transcriptions.create(
               model="whisper-1", file=audio, language="de", response_format="verbose_json")
       answers["german"] = {"text": verbose.text, "language": verbose.language}
+      with open(german, "rb") as audio:
+          detected = client.audio.transcriptions.create(
+              model="whisper-1", file=audio, language="auto", response_format="verbose_json")
+      answers["auto"] = {"text": detected.text, "language": detected.language}
       with open(good_morning, "rb") as audio:
           translation = client.audio.translations.create(
               model="whisper-1", file=audio, response_format="verbose_json")
@@ -89,6 +93,10 @@ extension CommandTests {
       for word in WhisperTestData.german.words {
         #expect(words.contains(word), "\(word) in \(words)")
       }
+      // With `auto`, verbose_json names the language detected.
+      let detected = try #require(answers["auto"] as? [String: Any])
+      #expect(detected["language"] as? String == "german")
+      #expect(WhisperTestData.words(detected["text"] as? String ?? "").contains("tisch"))
       let translation = try #require(answers["translation"] as? [String: Any])
       #expect(translation["task"] as? String == "translate")
       let english = WhisperTestData.words(translation["text"] as? String ?? "")

@@ -36,6 +36,7 @@ final class FileRecognition: Sendable {
     var readFailure: SpeechClient.Failure?
     var totalDuration: TimeInterval?
     var recordedSampleRate: Int?
+    var detectedLanguage: String?
     var isStopped = false
     var isFinished = false
     var transcript = Transcript()
@@ -86,11 +87,14 @@ final class FileRecognition: Sendable {
 
   /// Notes the length and recording rate of the opened file; a rate below the recommended one
   /// is reported at once, before any words.
-  func opened(totalDuration: TimeInterval?, recordedSampleRate: Int?) {
+  func opened(
+    totalDuration: TimeInterval?, recordedSampleRate: Int?, detectedLanguage: String? = nil
+  ) {
     state.withValue { state in
       state.isDecoding = true
       state.totalDuration = totalDuration
       state.recordedSampleRate = recordedSampleRate
+      state.detectedLanguage = detectedLanguage
       if let recordedSampleRate, recordedSampleRate < RecognitionProgress.recommendedSampleRate {
         Self.make(&state, isFinal: false)
         Self.hand(&state)
@@ -238,7 +242,7 @@ final class FileRecognition: Sendable {
     let total = state.totalDuration.map { max($0, state.position) }
     let progress = RecognitionProgress(
       audioDuration: state.position, totalAudioDuration: total,
-      recordedSampleRate: state.recordedSampleRate)
+      recordedSampleRate: state.recordedSampleRate, detectedLanguage: state.detectedLanguage)
     state.pending.append(
       (state.transcript.result(isFinal: isFinal, progress: progress), state.transcript))
   }

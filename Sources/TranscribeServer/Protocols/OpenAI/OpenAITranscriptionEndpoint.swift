@@ -208,10 +208,15 @@ struct OpenAITranscriptionEndpoint: Sendable {
         of: final, configuration: configuration, pace: pace)
       guard let received else { throw .clientGone }
       transcription.task = task == .translate ? "translate" : "transcribe"
-      if let language = try? received.options.requestedLanguage(on: configuration),
-        case .code(let code) = language
-      {
+      // The language asked for, or the one detected for `auto`.
+      switch try? received.options.requestedLanguage(on: configuration) {
+      case .code(let code)?:
         transcription.language = configuration.languageName(code)
+      case .automatic?:
+        if let code = final.recognition?.result?.progress?.detectedLanguage {
+          transcription.language = configuration.languageName(code)
+        }
+      case nil: break
       }
       core.metrics.decoded(
         audioSeconds: transcription.duration,
