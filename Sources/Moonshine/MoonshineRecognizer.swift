@@ -359,7 +359,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try transcribe(audio, prefix: [])
     }
     let words = transcript.recognizedWords(
-      from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate)
+      from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate,
+      audioStart: offset + Double(start) / rate)
     return words.isEmpty ? [] : [.utterance(words)]
   }
 
@@ -627,7 +628,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard texts != utterance.reportedWords, !texts.isEmpty else { return nil }
     utterance.reportedWords = texts
     let (start, end) = speechSpan(of: utterance)
-    return .partial(transcript.recognizedWords(from: start, to: end, isPartial: true))
+    return .partial(
+      transcript.recognizedWords(
+        from: start, to: end, isPartial: true, audioStart: audioStart(of: utterance)))
   }
 
   /// The final words of an utterance that ended: its transcription up to 0.3 s after the last
@@ -639,7 +642,14 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       try transcribe(&utterance, samples: utterance.finalLength)
     }
     let (start, end) = speechSpan(of: utterance)
-    return utterance.transcript?.recognizedWords(from: start, to: end) ?? []
+    return utterance.transcript?.recognizedWords(
+      from: start, to: end, audioStart: audioStart(of: utterance)) ?? []
+  }
+
+  /// When the utterance's first sample is, in seconds from the last reset: where the times a
+  /// transcription measures count from.
+  private func audioStart(of utterance: Utterance) -> TimeInterval {
+    Double(utterance.start) / Double(RecognitionAudio.sampleRate)
   }
 
   /// When the utterance's speech starts and ends, in seconds from the last reset.

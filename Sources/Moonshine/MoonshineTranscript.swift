@@ -65,6 +65,10 @@ public struct MoonshineTranscript: Equatable, Sendable {
   /// What the model expected right after the last word (the step that wrote the final
   /// punctuation, or the end): `nil` when the transcript has no word or stopped right after it.
   public var afterLastWord: PauseSignals?
+  /// Each word's start and end in seconds from the start of the audio transcribed, when the
+  /// engine measures them (Whisper's token times); `nil` for Moonshine, whose word times are
+  /// estimated.
+  public var wordTimes: [ClosedRange<TimeInterval>]?
 
   /// Creates a transcript.
   public init(
@@ -96,30 +100,39 @@ public struct MoonshineTranscript: Equatable, Sendable {
     }
   }
 
-  /// The words with estimated times: Moonshine gives none, so the span from `start` to `end`
-  /// (where speech was heard) is shared among the words in proportion to their lengths in
-  /// characters.
+  /// The words with their times: measured ones (``wordTimes``, from `audioStart`, the time of
+  /// the first sample transcribed) when the engine gave them, else estimates: the span from
+  /// `start` to `end` (where speech was heard) is shared among the words in proportion to their
+  /// lengths in characters.
   ///
   /// - Parameter isPartial: whether the words are a partial result. A partial word's confidence
   ///   is 0, as every engine reports it while the utterance goes on, but its tokens carry the
   ///   decoder's log probabilities so far: how sure this look at the audio is of the word.
   public func recognizedWords(
-    from start: TimeInterval, to end: TimeInterval, isPartial: Bool = false
+    from start: TimeInterval, to end: TimeInterval, isPartial: Bool = false,
+    audioStart: TimeInterval? = nil
   ) -> [RecognizedWord] {
     let characters = words.reduce(0) { $0 + max(1, $1.text.count) }
     guard characters > 0 else { return [] }
     let perCharacter = max(0, end - start) / Double(characters)
     var time = start
-    return words.map { word in
-      let duration = Double(max(1, word.text.count)) * perCharacter
-      defer { time += duration }
+    return words.enumerated().map { index, word in
+      let estimate = Double(max(1, word.text.count)) * perCharacter
+      defer { time += estimate }
+      var (timestamp, duration) = (time, estimate)
+      if let audioStart, let wordTimes, wordTimes.count == words.count {
+        (timestamp, duration) = (
+          audioStart + wordTimes[index].lowerBound,
+          wordTimes[index].upperBound - wordTimes[index].lowerBound
+        )
+      }
       let tokens = word.tokens.filter { $0 < probabilities.count }.map { index in
         RecognizedToken(
           bytes: index < tokenBytes.count ? tokenBytes[index] : [],
           logprob: log(Double(max(probabilities[index], .leastNormalMagnitude))))
       }
       return RecognizedWord(
-        text: word.text, timestamp: time, duration: duration,
+        text: word.text, timestamp: timestamp, duration: duration,
         confidence: isPartial ? 0 : word.confidence, tokens: tokens)
     }
   }

@@ -129,16 +129,22 @@ public final class WhisperTranscriber: UtteranceTranscriber {
     var wordBytes: [UInt8] = []
     var wordTokens: [Int] = []
     var wordConfidence: Float = 1
+    var wordTimes: [ClosedRange<TimeInterval>] = []
+    var wordSpan: ClosedRange<Int64>?
     func endWord() {
       let text = String(decoding: wordBytes, as: UTF8.self)
         .trimmingCharacters(in: .whitespacesAndNewlines)
       if !text.isEmpty {
         transcript.words.append(
           MoonshineTranscript.Word(text: text, confidence: wordConfidence, tokens: wordTokens))
+        // Token times are in hundredths of a second from the start of the audio.
+        let span = wordSpan ?? 0...0
+        wordTimes.append(Double(span.lowerBound) / 100...Double(span.upperBound) / 100)
       }
       wordBytes = []
       wordTokens = []
       wordConfidence = 1
+      wordSpan = nil
     }
     for segment in 0..<transcribe_whisper_segment_count(decoder) {
       for index in 0..<transcribe_whisper_token_count(decoder, segment) {
@@ -153,10 +159,21 @@ public final class WhisperTranscriber: UtteranceTranscriber {
         wordBytes += bytes
         wordTokens.append(transcript.tokens.count - 1)
         wordConfidence *= token.probability
+        let start = token.start
+        let end = max(token.start, token.end)
+        wordSpan =
+          wordSpan.map { min($0.lowerBound, start)...max($0.upperBound, end) } ?? start...end
       }
     }
     endWord()
     transcript.text = transcript.words.map(\.text).joined(separator: " ")
+    // Measured times only when every word has a span in order (whisper.cpp's token times).
+    let ordered = zip(wordTimes, wordTimes.dropFirst()).allSatisfy {
+      $0.lowerBound <= $1.lowerBound
+    }
+    if ordered, wordTimes.contains(where: { $0.upperBound > 0 }) {
+      transcript.wordTimes = wordTimes
+    }
     return transcript
   }
 }

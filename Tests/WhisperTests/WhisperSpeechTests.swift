@@ -120,6 +120,12 @@ struct WhisperSpeechTests {
     // The words lie in the speech, which starts after a second of silence.
     let first = try #require(utterances.first?.first)
     #expect(first.timestamp >= 0.7 && first.timestamp < 1.5, "\(first.timestamp)")
+    // Each word's time is whisper.cpp's own: in order, each ending after it starts, all within
+    // the audio.
+    let heard = utterances.flatMap { $0 }
+    let length = Double(samples.count) / 16_000
+    #expect(zip(heard, heard.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp })
+    #expect(heard.allSatisfy { $0.duration >= 0 && $0.timestamp + $0.duration <= length })
   }
 
   @Test func theModelIsSharedByEveryDecoder() throws {
