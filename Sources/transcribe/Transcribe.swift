@@ -62,8 +62,7 @@ struct Transcribe: AsyncParsableCommand {
 
       ENVIRONMENT:
         PULSE_SERVER          the PulseAudio server to capture from (e.g. unix:/run/pulse/native)
-        TRANSCRIBE_ENGINE     moonshine, pocketsphinx or whisper: the engine when --engine is not
-                              given
+        TRANSCRIBE_ENGINE     moonshine, pocketsphinx or whisper: the engine without --engine
         TRANSCRIBE_MOONSHINE_MODEL  Moonshine's model directory when --model is not given
         TRANSCRIBE_ONNXRUNTIME      the ONNX Runtime library Moonshine loads (libonnxruntime.so.1)
         TRANSCRIBE_WHISPER_MODEL    Whisper's model file (ggml-base.bin)
