@@ -182,24 +182,12 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   }
 
   /// Creates a recognizer that counts its speech among `speakingStreams`, on `cores` cores.
-  init(
+  convenience init(
     configuration: MoonshineConfiguration, speakingStreams: SpeakingStreams, cores: Int
   ) throws(RecognitionFailure) {
-    self.speakingStreams = speakingStreams
-    self.cores = cores
-    self.configuration = configuration
-    let model = try MoonshineModel.shared(configuration)
-    self.model = model
-    self.transcriber = nil
-    self.detector = try configuration.voiceActivity.makeStream()
-    self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
-    self.endpointing = configuration.endpointing
-    self.maximumSilence = configuration.maximumEndOfUtteranceSilence
-    self.frameLength = detector.windowLength
-    self.configuredHotwords =
-      configuration.hotwords.isEmpty
-      ? nil : model.hotwords(configuration.hotwords, boost: configuration.hotwordBoost)
-    self.hotwords = configuredHotwords
+    try self.init(
+      configuration: configuration, model: MoonshineModel.shared(configuration),
+      transcriber: nil, speakingStreams: speakingStreams, cores: cores)
   }
 
   /// Creates a recognizer whose utterances `transcriber` writes down (another engine's decoder,
@@ -208,21 +196,33 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// passed to the transcriber.
   ///
   /// - Throws: what making the voice-activity detector throws.
-  public init(
+  public convenience init(
     configuration: MoonshineConfiguration, transcriber: any UtteranceTranscriber
   ) throws(RecognitionFailure) {
-    self.speakingStreams = .process
-    self.cores = ProcessInfo.processInfo.activeProcessorCount
+    try self.init(
+      configuration: configuration, model: nil, transcriber: transcriber,
+      speakingStreams: .process, cores: ProcessInfo.processInfo.activeProcessorCount)
+  }
+
+  /// Creates a recognizer that transcribes with `model`, or else with `transcriber`.
+  private init(
+    configuration: MoonshineConfiguration, model: MoonshineModel?,
+    transcriber: (any UtteranceTranscriber)?, speakingStreams: SpeakingStreams, cores: Int
+  ) throws(RecognitionFailure) {
+    self.speakingStreams = speakingStreams
+    self.cores = cores
     self.configuration = configuration
-    self.model = nil
+    self.model = model
     self.transcriber = transcriber
     self.detector = try configuration.voiceActivity.makeStream()
     self.endOfUtteranceSilence = configuration.endOfUtteranceSilence
     self.endpointing = configuration.endpointing
     self.maximumSilence = configuration.maximumEndOfUtteranceSilence
     self.frameLength = detector.windowLength
-    self.configuredHotwords = nil
-    self.hotwords = nil
+    self.configuredHotwords =
+      configuration.hotwords.isEmpty
+      ? nil : model?.hotwords(configuration.hotwords, boost: configuration.hotwordBoost)
+    self.hotwords = configuredHotwords
     self.transcriberPhrases = configuration.hotwords
   }
 
