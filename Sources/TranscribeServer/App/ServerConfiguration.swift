@@ -225,17 +225,25 @@ extension ServerConfiguration {
   /// `German`, `auto`), or `nil` when this server does not decode it. English is always
   /// decoded; other languages and `auto` when the server runs Whisper.
   public func servedLanguage(_ text: String) -> SpeechRecognitionRequest.Language? {
-    let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
-    let primary = String(
-      lowered.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? Substring(lowered))
-    if primary == "en" || lowered == "english" { return .english }
-    guard !languages.isEmpty else { return nil }
-    if lowered == "auto" { return .automatic }
-    return languages.first { $0.code == primary || $0.name == lowered }.map { .code($0.code) }
+    languages.served(text)
   }
 
   /// The English name of a language code, as OpenAI's `verbose_json` writes it: `english`.
   public func languageName(_ code: String) -> String {
     code == "en" ? "english" : languages.first { $0.code == code }?.name ?? code
+  }
+}
+
+extension [ServedLanguage] {
+  /// The language `text` names among these (see ``ServerConfiguration/servedLanguage(_:)``):
+  /// English always, the others and `auto` when there are any.
+  func served(_ text: String) -> SpeechRecognitionRequest.Language? {
+    let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let primary = String(
+      lowered.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? Substring(lowered))
+    if primary == "en" || lowered == "english" { return .english }
+    guard !isEmpty else { return nil }
+    if lowered == "auto" { return .automatic }
+    return first { $0.code == primary || $0.name == lowered }.map { .code($0.code) }
   }
 }

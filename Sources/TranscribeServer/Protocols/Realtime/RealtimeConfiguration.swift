@@ -177,9 +177,7 @@ struct RealtimeConfiguration: Equatable, Sendable {
       if let language = transcription["language"] {
         if let text = language.stringValue, !text.isEmpty {
           // English everywhere; with Whisper, every language it knows.
-          var served = ServerConfiguration()
-          served.languages = languages
-          guard served.servedLanguage(text) != nil else {
+          guard languages.served(text) != nil else {
             throw .invalidValue(
               param: "session.audio.input.transcription.language", value: language,
               expected: languages.isEmpty ? .english : .servedLanguage)
