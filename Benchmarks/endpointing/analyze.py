@@ -326,6 +326,11 @@ CANDIDATES = [
                            "p_more_max": 0.02, "d_cont": 0.05}),
     ("two looks and the level", {"terminal": None, "not_hold_word": None, "p_term": 0.8,
                                  "p_more_max": 0.01, "d_cont": 0.05, "drop_db": -3.0}),
+    ("the rule in Swift (issue 36)", {"terminal": None, "not_hold_word": None, "p_term": 0.8,
+                                      "p_more_max": 0.002, "d_cont": 0.05}),
+    ("the rule in Swift, early look ending too", {"terminal": None, "not_hold_word": None,
+                                                  "p_term": 0.8, "p_more_max": 0.002,
+                                                  "d_cont": 0.05, "p_term_early": 0.5}),
 ]
 
 
