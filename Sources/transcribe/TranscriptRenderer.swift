@@ -147,7 +147,9 @@ struct TranscriptRenderer {
     if result.isFinal, !wroteFinal {
       wroteFinal = true
       if format == .json {
-        output.append(.stdout(jsonLine(finalOf: transcription)))
+        output.append(
+          .stdout(
+            jsonLine(finalOf: transcription, language: result.progress?.detectedLanguage)))
       }
     }
     return output
@@ -237,13 +239,15 @@ struct TranscriptRenderer {
     }
   }
 
-  private func jsonLine(finalOf transcription: Transcription) -> String {
+  /// The final line; `language` is the code detected with `--language auto`.
+  private func jsonLine(finalOf transcription: Transcription, language: String?) -> String {
     let segments = Array(transcription.segments)
     let (start, end) = span(of: segments[...])
-    return JSONLine(
+    var line = JSONLine(
       type: "final", file: label, text: nil, transcript: transcription.formattedString,
-      isFinal: true, start: start, end: end, segments: segments.map(JSONLine.Segment.init)
-    ).encoded() + "\n"
+      isFinal: true, start: start, end: end, segments: segments.map(JSONLine.Segment.init))
+    line.language = language
+    return line.encoded() + "\n"
   }
 
   /// When the first of `segments` starts and the last ends, in seconds.
@@ -301,6 +305,8 @@ struct JSONLine: JSONOutputLine {
   var start: Double
   var end: Double
   var segments: [Segment]
+  /// The language detected with `--language auto` (final line; absent otherwise).
+  var language: String?
 
   init(
     type: String, file: String?, text: String?, transcript: String?, isFinal: Bool,

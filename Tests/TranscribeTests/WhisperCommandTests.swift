@@ -46,8 +46,18 @@ extension CommandTests {
       let directory = try TemporaryDirectory()
       let spanish = try WhisperTestData.spoken(WhisperTestData.spanish, in: directory.url)
       let detected = try await TranscribeProcess.run(
-        ["-i", spanish.path, "--language", "auto"], environment: Self.defaultEngine)
-      Self.expectWords(detected, WhisperTestData.spanish)
+        ["-i", spanish.path, "--language", "auto", "--format", "json"],
+        environment: Self.defaultEngine)
+      #expect(detected.status == 0, "stderr: \(detected.stderr)")
+      // The final line names the language detected, beside the transcript.
+      let final = detected.stdout.split(separator: "\n").compactMap { line in
+        try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      }.last { $0["type"] as? String == "final" }
+      #expect(final?["language"] as? String == "es", "\(detected.stdout)")
+      let words = WhisperTestData.words(final?["transcript"] as? String ?? "")
+      for word in WhisperTestData.spanish.words {
+        #expect(words.contains(word), "\(word) in \(words)")
+      }
       // English is decoded by the English default (Moonshine's words and punctuation).
       if MoonshineTestData.isInstalled, SpeechTestData.isInstalled {
         let english = try await TranscribeProcess.run(
