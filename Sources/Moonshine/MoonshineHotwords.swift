@@ -131,6 +131,9 @@ final class HotwordVocabulary: Sendable {
   /// Whether each token, by id, starts with a letter or digit (or a byte of a UTF-8 sequence):
   /// after a phrase, such a token makes it part of a longer word.
   let continuesWord: [Bool]
+  /// Whether each token, by id, goes on with the word being written: it starts with a letter or
+  /// digit (``continuesWord``), a hyphen or an apostrophe ("Coca" then "-meal").
+  let goesOnWithWord: [Bool]
 
   /// Indexes `pieces` (each token's bytes, spaces as spaces) from `first` on: the tokens before
   /// it are special or single raw bytes, which favour nothing.
@@ -144,11 +147,20 @@ final class HotwordVocabulary: Sendable {
     }
     self.tokens = tokens
     self.longest = longest
-    continuesWord = pieces.map { piece in
+    let continuesWord = pieces.map { piece in
       guard let first = piece.first else { return false }
       return first >= 0x80 || (0x30...0x39).contains(first)
         || (0x61...0x7A).contains(Self.folded(first))
     }
+    self.continuesWord = continuesWord
+    goesOnWithWord = zip(pieces, continuesWord).map { piece, continues in
+      continues || piece.first == UInt8(ascii: "-") || piece.first == UInt8(ascii: "'")
+    }
+  }
+
+  /// Whether `token` goes on with the word being written (see ``goesOnWithWord``).
+  func goesOnWithWord(_ token: Int32) -> Bool {
+    token >= 0 && Int(token) < goesOnWithWord.count && goesOnWithWord[Int(token)]
   }
 
   /// Whether `token` starts with a letter or digit (see ``continuesWord``).
@@ -217,12 +229,16 @@ struct HotwordCursor {
 
     let boost = hotwords.boost
     let banned = self.banned?.position == position ? self.banned?.tokens ?? [] : []
+    // No phrase starts with the bonus where the model goes on with the word it is writing: a
+    // name put there stands for the rest of an ordinary word ("Cook a meal" heard as
+    // "Coca-meal" became "Coca Miele").
+    let startsHere = startsPhrases && !hotwords.vocabulary.goesOnWithWord(Int32(best))
     func bonus(_ token: Int32) -> Float {
       guard !banned.contains(token), takeBacks < MoonshineHotwords.maximumTakeBacks else {
         return 0
       }
       if node != 0, hotwords.nodes[Int(node)].targets[token] != nil { return boost }
-      return startsPhrases && hotwords.nodes[0].targets[token] != nil ? boost : 0
+      return startsHere && hotwords.nodes[0].targets[token] != nil ? boost : 0
     }
     var chosen = Int32(best)
     var chosenScore = top + bonus(chosen)
@@ -233,7 +249,7 @@ struct HotwordCursor {
       ? []
       : [
         node == 0 ? [] : hotwords.nodes[Int(node)].steps,
-        startsPhrases ? hotwords.nodes[0].steps : [],
+        startsHere ? hotwords.nodes[0].steps : [],
       ]
     for candidates in candidateLists {
       for step in candidates where Int(step.token) < count && !banned.contains(step.token) {

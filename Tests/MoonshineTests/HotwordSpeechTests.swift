@@ -96,7 +96,9 @@ struct HotwordSpeechTests {
       let added = biased.intersection(everyName).subtracting(said).subtracting(plain)
       #expect(added.isEmpty, "\(command.text) → \(biased.sorted())")
     }
-    // Measured (espeak-ng 1.51, audio without dither, 2026-11-28): 0 of 17 without, 13 with.
+    // Measured (espeak-ng 1.51, audio without dither, 2026-11-28): 0 of 17 without, 13 with;
+    // 12 since no name starts inside a word the model is writing (2026-11-29: Rachmaninoff,
+    // which began where the model wrote "Playw…", went with "Cook a meal" → "Coca Miele").
     #expect(rightWithout <= 2, "names right without hotwords: \(rightWithout) of \(names)")
     #expect(rightWith >= 10, "names right with hotwords: \(rightWith) of \(names)")
 
@@ -106,6 +108,31 @@ struct HotwordSpeechTests {
       let biased = try Self.transcript(samples, model, hotwords)
       #expect(biased == plain, "\(text)")
       #expect(Self.words(biased).intersection(everyName).isEmpty, "\(biased)")
+    }
+  }
+
+  /// Ordinary sentences whose words sound like names of the list (meal/Miele, sofa/Saoirse,
+  /// boss/Bose, …): Benchmarks/hotwords found them with a dictionary and espeak-ng's phonemes.
+  static let soundAlikes = [
+    "Cook a meal for the kids.", "Drain the pasta in the sink.", "Ask the boss about it.",
+    "Play the monster movie.", "Put the sofa in the living room.", "Buy a taco for lunch.",
+    "The grain is in the barn.", "This chair is very comfy.", "Turn up the cozy lights.",
+    "Kneel down by the crane.",
+  ]
+
+  /// With every name as a hotword, sentences of ordinary words that sound like names come out
+  /// as without hotwords. "Cook a meal for the kids." came out as "Coca Miele for the kids."
+  /// (without hotwords "Coca-meal…") until the bonus stopped starting a name where the model goes
+  /// on with the word it is writing.
+  @Test func ordinaryWordsThatSoundLikeANameStayAsTheyAre() throws {
+    let model = try MoonshineModel.shared(installedConfiguration)
+    let hotwords = model.hotwords(Self.hotwords)
+    let directory = try TemporaryDirectory()
+    for text in Self.soundAlikes {
+      let samples = try Self.spoken(text, in: directory)
+      let plain = try Self.transcript(samples, model, nil)
+      let biased = try Self.transcript(samples, model, hotwords)
+      #expect(biased == plain, "\(text): \(plain) → \(biased)")
     }
   }
 
@@ -197,8 +224,9 @@ struct HotwordSpeechTests {
       names += said.count
       right += said.intersection(heard).count
     }
-    // Measured (2026-11-27): 7 of 10, as the same commands transcribed whole.
-    #expect(right >= 6, "names right while streaming: \(right) of \(names)")
+    // Measured (2026-11-27): 7 of 10, as the same commands transcribed whole; 6 since no name
+    // starts inside a word (2026-11-29: Rachmaninoff).
+    #expect(right >= 5, "names right while streaming: \(right) of \(names)")
   }
 
   @Test func anEmptyListDecodesExactlyAsNoList() throws {
