@@ -202,6 +202,7 @@ int transcribe_whisper_decode(
   params.translate = settings->translate;
   params.audio_ctx = settings->audio_context;
   params.initial_prompt = settings->prompt;
+  if (settings->without_fallback) params.temperature_inc = 0.0f;
   // Each piece of audio is an utterance on its own, in one segment, with token times.
   params.no_context = true;
   params.single_segment = true;

@@ -10,8 +10,11 @@ import Recognition
 /// Each utterance is decoded on its own (no text carried over from the last one), with the
 /// encoder's window fitted to its length (`audio_ctx`: 50 frames per second of audio and 64 more,
 /// rather than a full 30 s window, which costs several times more on short utterances; measured
-/// in `Benchmarks/whisper/README.md`), beam search, and the configuration's prompt followed by
-/// the phrases favoured as Whisper's initial prompt. With ``WhisperConfiguration/Language/automatic``
+/// in `Benchmarks/whisper/README.md`), beam search, and the configuration's prompt as Whisper's
+/// initial prompt. The phrases favoured (hotwords) are a second decode's prompt, whose text is
+/// kept only when it reads as the same speech as the first's, with some words spelled as the
+/// phrases spell them (see ``keepsFavoured(_:over:phrases:)``): a list of names as a prompt makes Whisper base write lists,
+/// loops and names where ordinary words were said. With ``WhisperConfiguration/Language/automatic``
 /// the language is detected once per stream, on its first utterance and over Whisper's full
 /// 30 s window (a fitted window detects worse), and kept until ``reset()``.
 ///
@@ -80,28 +83,86 @@ public final class WhisperTranscriber: UtteranceTranscriber {
   public func transcribe(
     _ audio: UnsafeBufferPointer<Float>, prefix: [Int32], favouring phrases: [String]
   ) throws(RecognitionFailure) -> MoonshineTranscript {
-    guard audio.count >= Self.minimumSamples, let base = audio.baseAddress else {
-      return MoonshineTranscript()
-    }
+    guard audio.count >= Self.minimumSamples else { return MoonshineTranscript() }
     let language = try language(of: audio)
     self.language = language
     let started = ContinuousClock.now
-    let prompt = Self.prompt(configuration.prompt, phrases: phrases)
+    var transcript = try decode(
+      audio, language: language, prompt: Self.prompt(configuration.prompt, phrases: []),
+      withoutFallback: false)
+    if !phrases.isEmpty {
+      // The phrases' decode gets no retries: a prompt that throws Whisper into a loop would
+      // otherwise cost several decodes at higher temperatures, for a text that is not kept.
+      let favoured = try decode(
+        audio, language: language, prompt: Self.prompt(configuration.prompt, phrases: phrases),
+        withoutFallback: true)
+      if Self.keepsFavoured(favoured.text, over: transcript.text, phrases: phrases) {
+        transcript = favoured
+      }
+    }
+    transcript.decoderSeconds = (ContinuousClock.now - started).seconds
+    return transcript
+  }
+
+  /// One decode of `audio` with `prompt` as the initial prompt.
+  private func decode(
+    _ audio: UnsafeBufferPointer<Float>, language: WhisperLanguage, prompt: String?,
+    withoutFallback: Bool
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
+    guard let base = audio.baseAddress else { return MoonshineTranscript() }
     let status = (prompt ?? "").withCString { promptText in
       var settings = transcribe_whisper_settings(
         threads: Int32(max(1, configuration.threadsPerRun)),
         beam_size: Int32(max(1, configuration.beamSize)),
         language: language.id, translate: configuration.translates,
         audio_context: Self.audioContext(samples: audio.count),
-        prompt: prompt == nil ? nil : promptText)
+        prompt: prompt == nil ? nil : promptText, without_fallback: withoutFallback)
       return transcribe_whisper_decode(decoder, base, Int32(audio.count), &settings)
     }
     guard status == 0 else {
       throw .decoderFailure("whisper.cpp could not decode (status \(status))")
     }
-    var transcript = Self.transcript(of: decoder)
-    transcript.decoderSeconds = (ContinuousClock.now - started).seconds
-    return transcript
+    return Self.transcript(of: decoder)
+  }
+
+  /// Whether the text decoded with the phrases in the prompt (`favoured`) is kept over the one
+  /// decoded without them (`plain`): when it reads as the same speech with some words spelled
+  /// as the phrases spell them. Every word it has that `plain` has not must be a word of the
+  /// phrases (a possessive `'s` aside), it must have about as many words (at most a quarter
+  /// more or fewer, or one), and it must not repeat a run of one to four words right after
+  /// itself. With 33 names as its prompt, Whisper base wrote "Terna, Vakosy, Light" for "Turn up
+  /// the cozy lights", "Kokemi, Ofer, The Kids" for "Cook a meal for the kids" and "Niobhan,
+  /// Haibercrain, Niobhan, Haibercrain, …" for "Kneel down by the crane"
+  /// (`Benchmarks/whisper/README.md`, "Hotwords").
+  static func keepsFavoured(_ favoured: String, over plain: String, phrases: [String]) -> Bool {
+    let favouredWords = words(of: favoured)
+    let plainWords = words(of: plain)
+    guard !favouredWords.isEmpty, !repeatsItself(favouredWords) else { return false }
+    guard abs(favouredWords.count - plainWords.count) <= max(1, plainWords.count / 4) else {
+      return false
+    }
+    let phraseWords = Set(phrases.flatMap { words(of: $0) })
+    let heardBefore = Set(plainWords)
+    return favouredWords.allSatisfy { word in
+      let stem = word.hasSuffix("'s") ? String(word.dropLast(2)) : word
+      return heardBefore.contains(word) || phraseWords.contains(stem)
+    }
+  }
+
+  /// A text's words, lower case, without punctuation.
+  static func words(of text: String) -> [String] {
+    text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
+  }
+
+  /// Whether some run of one to four words comes twice in a row ("dish washer dish washer").
+  static func repeatsItself(_ words: [String]) -> Bool {
+    for length in 1...4 where words.count >= 2 * length {
+      for start in 0...(words.count - 2 * length)
+      where words[start..<start + length] == words[start + length..<start + 2 * length] {
+        return true
+      }
+    }
+    return false
   }
 
   public func reset() {

@@ -128,6 +128,34 @@ struct WhisperSpeechTests {
     #expect(heard.allSatisfy { $0.duration >= 0 && $0.timestamp + $0.duration <= length })
   }
 
+  /// Ordinary English sentences whose words sound like names of a household's hotword list
+  /// (meal/Miele, sofa/Saoirse, boss/Bose, crane/Grainne): with the list as hotwords, Whisper's
+  /// words are those it hears without it. The list as a prompt alone made Whisper base write
+  /// lists and loops for such sentences ("Niobhan, Haibercrain, Niobhan, …" for "Kneel down by
+  /// the crane."); the transcriber keeps such a decode only when it reads as the same speech.
+  @Test func ordinaryWordsThatSoundLikeANameStayAsTheyAre() throws {
+    let names = [
+      "Kallax", "Siobhan", "Aoife", "Bhriain", "Tchaikovsky", "Velux", "Saoirse", "Nanoleaf",
+      "Tado", "Niamh", "Oisin", "Besta", "Roborock", "Grainne", "Rachmaninoff", "Sonos", "Nuki",
+      "Caoimhe", "Monstera", "Tadhg", "Xiaoling", "Eufy", "Dvorak", "Meross", "Wojciech", "Govee",
+      "Ciaran", "Somfy", "Padraig", "Sibelius", "Bose", "Tradfri", "Miele",
+    ]
+    let directory = try TemporaryDirectory()
+    let transcriber = try WhisperTranscriber(configuration: Self.configuration(.code("en")))
+    for text in [
+      "Cook a meal for the kids.", "Put the sofa in the living room.", "Ask the boss about it.",
+      "Kneel down by the crane.",
+    ] {
+      let sentence = WhisperTestData.Sentence(language: "en", text: text, words: [])
+      let audio = try Self.audio(sentence, in: directory)
+      let plain = try Self.text(transcriber, audio)
+      let favoured = try Self.text(transcriber, audio, favouring: names)
+      #expect(
+        WhisperTranscriber.words(of: favoured) == WhisperTranscriber.words(of: plain),
+        "\(text): \(plain) → \(favoured)")
+    }
+  }
+
   @Test func theModelIsSharedByEveryDecoder() throws {
     let one = try WhisperTranscriber(configuration: Self.configuration(.code("de")))
     let two = try WhisperTranscriber(configuration: Self.configuration(.code("fr")))

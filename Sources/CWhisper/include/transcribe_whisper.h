@@ -62,6 +62,9 @@ typedef struct {
   int audio_context;
   /// Text the decoder continues from (names, spelling, style), or NULL.
   const char *prompt;
+  /// Keep the first decode, without whisper.cpp's retries at higher temperatures (which it
+  /// makes when a text repeats itself or is unlikely).
+  bool without_fallback;
 } transcribe_whisper_settings;
 
 /// The most likely language of the audio (its first 30 s), with its probability; a negative
