@@ -72,6 +72,7 @@ declare -A settings=(
   [wcpp-q8-beam5-fit]="$out/whisper_decode --quiet --threads $threads --beam 5 --fit-audio-ctx 64 $q8"
   [fw-int8-beam5-auto]="python3 $here/faster_whisper_decode.py --threads $threads --beam 5 --compute-type int8 --language auto $out/ct2"
   [wcpp-f16-greedy-fit-auto]="$out/whisper_decode --quiet --threads $threads --fit-audio-ctx 64 --language auto $f16"
+  [wcpp-f16-beam5-fit-detect]="$out/whisper_decode --quiet --threads $threads --beam 5 --fit-audio-ctx 64 --language auto --detect-first $f16"
 )
 order="${SETTINGS:-fw-int8-beam5 wcpp-f16-greedy-fit wcpp-f16-beam5-fit wcpp-f16-greedy-full wcpp-q8-greedy-fit wcpp-f16-beam5-full wcpp-q8-beam5-fit fw-int8-beam5-auto wcpp-f16-greedy-fit-auto}"
 
@@ -96,7 +97,7 @@ for round in $(seq 1 "$rounds"); do
       done
       [ ${#group[@]} -gt 0 ] || continue
       options=(--language "$language")
-      case "$name" in *-auto) options=() ;; esac
+      case "$name" in *-auto | *-detect) options=() ;; esac
       # shellcheck disable=SC2086 # the setting's command is split into words on purpose
       ${settings[$name]} "${options[@]}" "${group[@]}" >>"$result" 2>>"$out/runs/$name.$round.log"
     done

@@ -25,6 +25,10 @@
 //   --token-times      ask for token timestamps and print each token with its start and end
 //   --quiet            silence whisper.cpp's log
 //   --reuse-state      decode every file in the same state
+//   --detect-first     with --language auto: detect the language on the full 30 s window in a
+//                      fresh state, then decode with that language (and --audio-ctx or
+//                      --fit-audio-ctx) in another, as transcribe's engine does; the time
+//                      printed includes the detection
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -126,7 +130,7 @@ static int usage(void) {
   fprintf(stderr,
           "usage: whisper_decode [--threads N] [--beam N] [--language CODE|auto] [--translate]\n"
           "       [--audio-ctx N | --fit-audio-ctx MARGIN] [--prompt TEXT] [--token-times]\n"
-          "       [--quiet] [--reuse-state] MODEL FILE...\n");
+          "       [--quiet] [--reuse-state] [--detect-first] MODEL FILE...\n");
   return 2;
 }
 
@@ -134,6 +138,7 @@ int main(int argc, char **argv) {
   int threads = 2, beam = 0, audio_ctx = 0, fit_margin = -1;
   const char *language = "en", *prompt = NULL;
   bool translate = false, token_times = false, quiet = false, reuse_state = false;
+  bool detect_first = false;
   // Options may come before or after MODEL and the files; everything else is positional.
   const char **positional = malloc(sizeof(char *) * argc);
   int positional_count = 0;
@@ -162,6 +167,8 @@ int main(int argc, char **argv) {
       quiet = true;
     } else if (strcmp(option, "--reuse-state") == 0) {
       reuse_state = true;
+    } else if (strcmp(option, "--detect-first") == 0) {
+      detect_first = true;
     } else {
       return usage();
     }
@@ -226,6 +233,21 @@ int main(int argc, char **argv) {
       }
     }
     double started = now_seconds();
+    params.language = language;
+    if (detect_first && strcmp(language, "auto") == 0) {
+      // The full window (the mel of the whole file, padded to 30 s by whisper.cpp), in a state
+      // of its own: a state that detected decodes differently afterwards.
+      struct whisper_state *detection = whisper_init_state(context);
+      float *probabilities = malloc(sizeof(float) * (whisper_lang_max_id() + 1));
+      int id = -1;
+      if (detection && probabilities &&
+          whisper_pcm_to_mel_with_state(context, detection, samples, count, threads) == 0) {
+        id = whisper_lang_auto_detect_with_state(context, detection, 0, threads, probabilities);
+      }
+      free(probabilities);
+      if (detection) whisper_free_state(detection);
+      if (id >= 0) params.language = whisper_lang_str(id);
+    }
     int status = whisper_full_with_state(context, state, params, samples, count);
     double seconds = now_seconds() - started;
     free(samples);
