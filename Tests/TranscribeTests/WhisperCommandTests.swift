@@ -154,5 +154,27 @@ extension CommandTests {
       let output = await process.wait(timeout: 60)
       Self.expectWords(output, WhisperTestData.german)
     }
+
+    /// `transcribe dictate --language fr`: French said into the microphone is typed, accents
+    /// and all (the stdout typer writes the keystrokes).
+    @Test(
+      .enabled(
+        if: VirtualMicrophone.canStart, "needs PulseAudio (scripts/install-dependencies.sh)"))
+    func frenchIsDictated() async throws {
+      let server = try VirtualMicrophone.start("dictate-whisper")
+      defer { server.stop() }
+      let directory = try TemporaryDirectory()
+      let speech = try WhisperTestData.spoken(WhisperTestData.french, in: directory.url, silence: 1)
+      var environment = server.environment
+      environment["XDG_RUNTIME_DIR"] = directory.url.path
+      let process = TranscribeProcess(
+        ["dictate", "--language", "fr", "--typer", "stdout", "--duration", "12"],
+        environment: environment)
+      try process.start()
+      #expect(try await server.waitForRecording(), "transcribe dictate never started recording")
+      try server.play(speech)
+      let output = await process.wait(timeout: 60)
+      Self.expectWords(output, WhisperTestData.french)
+    }
   }
 }
