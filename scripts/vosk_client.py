@@ -12,7 +12,8 @@ A .raw file is headerless 16 kHz mono 16-bit little-endian audio. --realtime sen
 when its audio would have been spoken, as a microphone does; --latency writes to stderr how long
 each reply took after its message was sent, and how long the last words took after the end.
 --chunk-bytes sends chunks of that many bytes instead (e.g. more than the server accepts).
---phrases sends them as the configuration's phrase_list (comma-separated).
+--phrases sends them as the configuration's phrase_list (comma-separated); --language CODE
+sends the configuration's language (ours, not vosk-server's).
 """
 
 import argparse
@@ -46,6 +47,8 @@ async def run(arguments):
             config["words"] = arguments.words
         if arguments.phrases is not None:
             config["phrase_list"] = [p.strip() for p in arguments.phrases.split(",") if p.strip()]
+        if arguments.language is not None:
+            config["language"] = arguments.language
         await websocket.send(json.dumps({"config": config}))
         try:
             chunk = arguments.chunk_bytes or int(rate * 0.2) * 2
@@ -91,6 +94,7 @@ def main():
     parser.add_argument("--latency", action="store_true")
     parser.add_argument("--chunk-bytes", type=int)
     parser.add_argument("--phrases")
+    parser.add_argument("--language", help="the config's language (ours: en, de, auto, ...)")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -179,4 +179,31 @@ extension CommandTests.ServeRealtimeCommandTests {
           == "session.audio.input.transcription.language"
       }, "\(refused)")
   }
+
+  /// A vosk stream whose `config` names German (ours, not vosk-server's) is heard by Whisper;
+  /// a language Whisper does not know ends the stream with an error that names the field.
+  @Test(
+    .enabled(if: WhisperTestData.testsRun, "needs Whisper (install-dependencies.sh --whisper)"),
+    .enabled(
+      if: PythonClient.hasModule("websockets"), "needs python3's websockets (for the vosk client)"))
+  func aGermanVoskStreamIsHeardByWhisper() async throws {
+    let directory = try TemporaryDirectory()
+    let german = try WhisperTestData.spoken(WhisperTestData.german, in: directory.url)
+    let server = try await ServeProcess([], environment: ["TRANSCRIBE_ENGINE": ""])
+    defer { server.kill() }
+    let client = try await PythonClient.run(
+      "vosk_client.py", [server.webSocketURL, german.path, "--language", "de"])
+    #expect(client.status == 0, "client stderr: \(client.stderr)")
+    let replies = CommandTests.ServeWebSocketCommandTests.replies(client.stdout)
+    let text = replies.compactMap { $0["text"] as? String }.joined(separator: " ")
+    let words = WhisperTestData.words(text)
+    for word in WhisperTestData.german.words {
+      #expect(words.contains(word), "\(word) in \(client.stdout)")
+    }
+    let refused = try await PythonClient.run(
+      "vosk_client.py", [server.webSocketURL, german.path, "--language", "tlh"])
+    let close = CommandTests.ServeWebSocketCommandTests.replies(refused.stdout).last
+    #expect(close?["close"] as? Int == 1007, "\(refused.stdout)")
+    #expect((close?["reason"] as? String ?? "").contains("language"), "\(refused.stdout)")
+  }
 }
