@@ -35,10 +35,12 @@ struct ToolRunner: Sendable {
   /// What every run may take besides its keys' allowance.
   var baseDeadline: Duration = .seconds(5)
 
-  /// Where `tool` is on the environment's `PATH`, or `nil`.
+  /// Where `tool` is on the environment's `PATH`, or `nil`. Only absolute directories count: a
+  /// relative entry (`.`, `bin`, or an empty one) names whatever directory dictation was started
+  /// in, where anyone who can write there could put an `xdotool` that reads every word typed.
   func executable(_ tool: String) -> URL? {
     let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-    for directory in path.split(separator: ":") where !directory.isEmpty {
+    for directory in path.split(separator: ":") where directory.hasPrefix("/") {
       let candidate = "\(directory)/\(tool)"
       if FileManager.default.isExecutableFile(atPath: candidate) {
         return URL(fileURLWithPath: candidate)
