@@ -69,14 +69,20 @@ struct KeyboardMappingTests {
     }
   }
 
-  @Test func xdotoolPressesReturnBetweenLines() {
+  @Test func xdotoolTypesEachLineFromStandardInputAndPressesReturnBetweenThem() {
+    let type = ["type", "--delay", "1", "--file", "-"]
     #expect(
-      XdotoolTyper.arguments(typing: "-a b\nc\t") == [
-        "type", "--delay", "1", "--args", "1", "--", "-a b",
-        "key", "--delay", "1", "Return",
-        "type", "--delay", "1", "--args", "1", "--", "c",
-        "key", "--delay", "1", "Tab",
+      XdotoolTyper.invocations(typing: "-a b\nc\t\n\nd") == [
+        .init(arguments: type, text: "-a b", keys: 4),
+        .init(arguments: ["key", "--delay", "1", "Return"], text: nil, keys: 1),
+        .init(arguments: type, text: "c", keys: 1),
+        .init(arguments: ["key", "--delay", "1", "Tab", "Return", "Return"], text: nil, keys: 3),
+        .init(arguments: type, text: "d", keys: 1),
       ])
+    // The text is never an argument.
+    for invocation in XdotoolTyper.invocations(typing: "private words\nmore") {
+      #expect(!invocation.arguments.contains { $0.contains("private") || $0.contains("more") })
+    }
   }
 
   @Test func wtypeTypesLeadingMinusAsAKey() {

@@ -103,6 +103,30 @@ extension LiveTyping {
       await keyboard.finish()
     }
 
+    /// What is typed never shows in a process's command line, which every local user can read
+    /// (`ps`, `/proc/PID/cmdline`): while a long text is typed, every xdotool process seen has
+    /// none of it in its arguments.
+    @Test func theTextIsInNoCommandLine() async throws {
+      let target = try TypingTarget.start(.x11)
+      defer { target.stop() }
+      let keyboard = try KeyboardClient.live(.xdotool, environment: target.environment)
+      let secret = "Patient reports dizziness"
+      let text = String(repeating: secret + " ", count: 12) + "\n" + secret
+      let seen = CommandLines()
+      let watching = Task.detached {
+        while !Task.isCancelled { seen.look() }
+      }
+      try await keyboard.type(text)
+      watching.cancel()
+      _ = await watching.value
+      let expected = text.replacingOccurrences(of: "\n", with: "\r")
+      #expect(await target.waitForTyped(expected) == expected)
+      let lines = seen.lines
+      #expect(lines.contains { $0.contains("xdotool") && $0.contains("type") }, "\(lines)")
+      #expect(!lines.contains { $0.contains("Patient") || $0.contains("dizziness") }, "\(lines)")
+      await keyboard.finish()
+    }
+
     /// Texts typed at the same time arrive one after the other, never interleaved.
     @Test func textsTypedAtOnceDoNotInterleave() async throws {
       let target = try TypingTarget.start(.x11)
@@ -205,6 +229,25 @@ extension LiveTyping {
 
     private func freeKeycodes(_ target: TypingTarget) throws -> [Int] {
       KeyboardMapping(xmodmapTable: try target.run("xmodmap", ["-pk"])).freeKeycodes
+    }
+  }
+}
+
+/// The command lines of every process seen while `look()` runs, read from `/proc`.
+final class CommandLines: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seen: Set<String> = []
+
+  var lines: Set<String> { lock.withLock { seen } }
+
+  /// Reads every process's `/proc/PID/cmdline` once (arguments joined with spaces).
+  func look() {
+    let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for pid in pids where pid.allSatisfy(\.isNumber) {
+      guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty
+      else { continue }
+      let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+      _ = lock.withLock { seen.insert(line) }
     }
   }
 }

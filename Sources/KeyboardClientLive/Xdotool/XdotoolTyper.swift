@@ -68,7 +68,11 @@ actor XdotoolTyper {
         await settleBeforeRebinding(changes.keys)
         try await bind(changes)
       case .type(let run):
-        try await xdotool(Self.arguments(typing: run), keys: run.unicodeScalars.count)
+        for invocation in Self.invocations(typing: run) {
+          try await xdotool(
+            invocation.arguments, input: invocation.text.map { Data($0.utf8) },
+            keys: invocation.keys)
+        }
         lastTyped = ContinuousClock.now
       }
     }
@@ -145,37 +149,61 @@ actor XdotoolTyper {
     return found
   }
 
-  private func xdotool(_ arguments: [String], keys: Int) async throws(KeyboardClientFailure) {
+  private func xdotool(
+    _ arguments: [String], input: Data? = nil, keys: Int
+  ) async throws(KeyboardClientFailure) {
     let output = try await runner.run(
-      xdotool, arguments, timeout: runner.deadline(keys: keys))
+      xdotool, arguments, input: input, timeout: runner.deadline(keys: keys))
     guard output.succeeded else { throw Self.failure(output, tool: "xdotool", display: display) }
   }
 
-  /// One xdotool command line for a run of text: `type` for each line, `key Return` between
-  /// them (xdotool types `"\n"` as Linefeed, which is not Return), `key Tab` for tabs.
-  static func arguments(typing text: String) -> [String] {
-    var arguments: [String] = []
+  /// One run of xdotool: its arguments, and the text it reads on standard input.
+  struct Invocation: Equatable {
+    var arguments: [String]
+    /// What `type --file -` types, or `nil` for keys pressed by name.
+    var text: String?
+    /// The keys it presses, for its deadline.
+    var keys: Int
+  }
+
+  /// The xdotool runs that type a run of text: `type --file -` for each line, the line on
+  /// standard input (never as an argument, which any local user could read in `ps` or
+  /// `/proc/PID/cmdline` while it runs), and `key Return` between lines (xdotool types `"\n"`
+  /// as Linefeed, which is not Return), `key Tab` for tabs.
+  static func invocations(typing text: String) -> [Invocation] {
+    var invocations: [Invocation] = []
     var line = ""
-    func flush() {
+    var keys: [String] = []
+    func pressKeys() {
+      guard !keys.isEmpty else { return }
+      invocations.append(
+        Invocation(arguments: ["key", "--delay", keyDelay] + keys, text: nil, keys: keys.count))
+      keys = []
+    }
+    func typeLine() {
       guard !line.isEmpty else { return }
-      // `--args 1 --`: exactly one argument follows, even one starting with "-".
-      arguments += ["type", "--delay", keyDelay, "--args", "1", "--", line]
+      invocations.append(
+        Invocation(
+          arguments: ["type", "--delay", keyDelay, "--file", "-"], text: line,
+          keys: line.unicodeScalars.count))
       line = ""
     }
     for character in text {
       switch character {
       case "\n", "\r\n":
-        flush()
-        arguments += ["key", "--delay", keyDelay, "Return"]
+        typeLine()
+        keys.append("Return")
       case "\t":
-        flush()
-        arguments += ["key", "--delay", keyDelay, "Tab"]
+        typeLine()
+        keys.append("Tab")
       default:
+        pressKeys()
         line.append(character)
       }
     }
-    flush()
-    return arguments
+    typeLine()
+    pressKeys()
+    return invocations
   }
 
   /// `text` composed (é as one character, as keysyms name it), without control characters other
