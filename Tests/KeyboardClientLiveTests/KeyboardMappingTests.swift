@@ -85,11 +85,19 @@ struct KeyboardMappingTests {
     }
   }
 
-  @Test func wtypeTypesLeadingMinusAsAKey() {
+  @Test func wtypeTypesEachLineFromStandardInputWithItsReturnInTheSameRun() {
+    let settle = WtypeTyper.settle
     #expect(
-      WtypeTyper.arguments(typing: "--x\ny") == [
-        "-k", "minus", "-k", "minus", "x", "-k", "Return", "y",
+      WtypeTyper.invocations(typing: "--x\ny\t\nz") == [
+        .init(arguments: ["-s", settle, "-", "-k", "Return"], text: "--x", keys: 4),
+        .init(arguments: ["-s", settle, "-", "-k", "Tab", "-k", "Return"], text: "y", keys: 3),
+        .init(arguments: ["-s", settle, "-"], text: "z", keys: 1),
       ])
-    #expect(WtypeTyper.arguments(typing: "e\u{301}\u{7}") == ["é"])
+    #expect(
+      WtypeTyper.invocations(typing: "\ne\u{301}\u{7}") == [
+        .init(arguments: ["-s", settle, "-k", "Return"], text: nil, keys: 1),
+        .init(arguments: ["-s", settle, "-"], text: "é", keys: 1),
+      ])
+    #expect(WtypeTyper.invocations(typing: "\u{7}").isEmpty)
   }
 }

@@ -47,6 +47,28 @@ extension LiveTyping {
       #expect(elapsed < .seconds(4))
     }
 
+    /// What is typed never shows in a process's command line (`ps`, `/proc/PID/cmdline`): while
+    /// a text of two lines is typed, every wtype process seen has none of it in its arguments.
+    @Test func theTextIsInNoCommandLine() async throws {
+      let target = try TypingTarget.start(.wayland)
+      defer { target.stop() }
+      let keyboard = try KeyboardClient.live(.wtype, environment: target.environment)
+      let secret = "Patient reports dizziness"
+      let text = String(repeating: secret + " ", count: 6) + "\n" + secret
+      let seen = CommandLines()
+      let watching = Task.detached {
+        while !Task.isCancelled { seen.look() }
+      }
+      try await keyboard.type(text)
+      watching.cancel()
+      _ = await watching.value
+      let expected = text.replacingOccurrences(of: "\n", with: "\r")
+      #expect(await target.waitForTyped(expected) == expected)
+      let lines = seen.lines
+      #expect(lines.contains { $0.contains("wtype") && $0.contains(" -s ") }, "\(lines)")
+      #expect(!lines.contains { $0.contains("Patient") || $0.contains("dizziness") }, "\(lines)")
+    }
+
     @Test func autoPicksWtypeOnAVirtualKeyboardCompositor() async throws {
       let target = try TypingTarget.start(.wayland)
       defer { target.stop() }

@@ -30,9 +30,10 @@ struct WtypeTyper: Sendable {
   }
 
   func type(_ text: String) async throws(KeyboardClientFailure) {
-    let arguments = Self.arguments(typing: text)
-    guard !arguments.isEmpty else { return }
-    try await run(["-s", Self.settle] + arguments, keys: text.unicodeScalars.count)
+    for invocation in Self.invocations(typing: text) {
+      try await run(
+        invocation.arguments, input: invocation.text.map { Data($0.utf8) }, keys: invocation.keys)
+    }
   }
 
   func erase(_ count: Int) async throws(KeyboardClientFailure) {
@@ -42,39 +43,55 @@ struct WtypeTyper: Sendable {
       keys: count)
   }
 
-  private func run(_ arguments: [String], keys: Int) async throws(KeyboardClientFailure) {
-    let output = try await runner.run(wtype, arguments, timeout: runner.deadline(keys: keys))
+  private func run(
+    _ arguments: [String], input: Data? = nil, keys: Int
+  ) async throws(KeyboardClientFailure) {
+    let output = try await runner.run(
+      wtype, arguments, input: input, timeout: runner.deadline(keys: keys))
     if !output.succeeded { throw Self.failure(output) }
   }
 
-  /// wtype's arguments for `text`: each line as one argument, `-k Return` between lines, `-k Tab`
-  /// for tabs. A text argument may not start with "-" (wtype would read an option), so leading
-  /// minus signs are typed as `-k minus`.
-  static func arguments(typing text: String) -> [String] {
-    var arguments: [String] = []
+  /// One run of wtype: its arguments, and the text it reads on standard input (`-`).
+  struct Invocation: Equatable {
+    var arguments: [String]
+    /// What `-` types, or `nil` for keys pressed by name only.
+    var text: String?
+    /// The keys it presses, for its deadline.
+    var keys: Int
+  }
+
+  /// The wtype runs that type `text`: each line read from standard input (`-`, never as an
+  /// argument, which any local user could read in `ps` or `/proc/PID/cmdline` while it runs),
+  /// followed in the same run by `-k Return` for each line break (wtype would type `"\n"` as
+  /// Linefeed) and `-k Tab` for tabs. A one-line text is one run, as before: every run uploads
+  /// a keymap, so no more are made than the line breaks need (`-` may appear only once).
+  static func invocations(typing text: String) -> [Invocation] {
+    var invocations: [Invocation] = []
     var line = ""
+    var keys: [String] = []
     func flush() {
-      while line.hasPrefix("-") {
-        arguments += ["-k", "minus"]
-        line.removeFirst()
-      }
-      if !line.isEmpty { arguments.append(line) }
+      guard !line.isEmpty || !keys.isEmpty else { return }
+      let arguments = ["-s", settle] + (line.isEmpty ? [] : ["-"]) + keys.flatMap { ["-k", $0] }
+      invocations.append(
+        Invocation(
+          arguments: arguments, text: line.isEmpty ? nil : line,
+          keys: line.unicodeScalars.count + keys.count))
       line = ""
+      keys = []
     }
     for character in XdotoolTyper.typeable(text) {
       switch character {
       case "\n", "\r\n":
-        flush()
-        arguments += ["-k", "Return"]
+        keys.append("Return")
       case "\t":
-        flush()
-        arguments += ["-k", "Tab"]
+        keys.append("Tab")
       default:
+        if !keys.isEmpty { flush() }
         line.append(character)
       }
     }
     flush()
-    return arguments
+    return invocations
   }
 
   /// What a failed wtype run means.
