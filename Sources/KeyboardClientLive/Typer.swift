@@ -43,3 +43,32 @@ public struct TyperChoice: Equatable, Sendable, CustomStringConvertible {
     return note.map { "\(name) (\($0))" } ?? name
   }
 }
+
+/// A stretch of text for a typing tool: characters to type as text (no line breaks or tabs),
+/// then the keys to press by name after them (`Return` for each line break, `Tab`).
+struct TypedSegment: Equatable {
+  var text: String
+  var keys: [String]
+
+  /// `text` cut into segments: a new one starts at the first character after a key.
+  static func segments(of text: String) -> [TypedSegment] {
+    var segments: [TypedSegment] = []
+    var current = TypedSegment(text: "", keys: [])
+    for character in text {
+      switch character {
+      case "\n", "\r\n":
+        current.keys.append("Return")
+      case "\t":
+        current.keys.append("Tab")
+      default:
+        if !current.keys.isEmpty {
+          segments.append(current)
+          current = TypedSegment(text: "", keys: [])
+        }
+        current.text.append(character)
+      }
+    }
+    if !current.text.isEmpty || !current.keys.isEmpty { segments.append(current) }
+    return segments
+  }
+}

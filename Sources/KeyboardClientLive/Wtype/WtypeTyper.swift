@@ -66,32 +66,13 @@ struct WtypeTyper: Sendable {
   /// Linefeed) and `-k Tab` for tabs. A one-line text is one run, as before: every run uploads
   /// a keymap, so no more are made than the line breaks need (`-` may appear only once).
   static func invocations(typing text: String) -> [Invocation] {
-    var invocations: [Invocation] = []
-    var line = ""
-    var keys: [String] = []
-    func flush() {
-      guard !line.isEmpty || !keys.isEmpty else { return }
-      let arguments = ["-s", settle] + (line.isEmpty ? [] : ["-"]) + keys.flatMap { ["-k", $0] }
-      invocations.append(
-        Invocation(
-          arguments: arguments, text: line.isEmpty ? nil : line,
-          keys: line.unicodeScalars.count + keys.count))
-      line = ""
-      keys = []
+    TypedSegment.segments(of: XdotoolTyper.typeable(text)).map { segment in
+      let line = segment.text
+      return Invocation(
+        arguments: ["-s", settle] + (line.isEmpty ? [] : ["-"])
+          + segment.keys.flatMap { ["-k", $0] },
+        text: line.isEmpty ? nil : line, keys: line.unicodeScalars.count + segment.keys.count)
     }
-    for character in XdotoolTyper.typeable(text) {
-      switch character {
-      case "\n", "\r\n":
-        keys.append("Return")
-      case "\t":
-        keys.append("Tab")
-      default:
-        if !keys.isEmpty { flush() }
-        line.append(character)
-      }
-    }
-    flush()
-    return invocations
   }
 
   /// What a failed wtype run means.

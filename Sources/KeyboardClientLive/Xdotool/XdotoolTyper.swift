@@ -171,39 +171,22 @@ actor XdotoolTyper {
   /// `/proc/PID/cmdline` while it runs), and `key Return` between lines (xdotool types `"\n"`
   /// as Linefeed, which is not Return), `key Tab` for tabs.
   static func invocations(typing text: String) -> [Invocation] {
-    var invocations: [Invocation] = []
-    var line = ""
-    var keys: [String] = []
-    func pressKeys() {
-      guard !keys.isEmpty else { return }
-      invocations.append(
-        Invocation(arguments: ["key", "--delay", keyDelay] + keys, text: nil, keys: keys.count))
-      keys = []
-    }
-    func typeLine() {
-      guard !line.isEmpty else { return }
-      invocations.append(
-        Invocation(
-          arguments: ["type", "--delay", keyDelay, "--file", "-"], text: line,
-          keys: line.unicodeScalars.count))
-      line = ""
-    }
-    for character in text {
-      switch character {
-      case "\n", "\r\n":
-        typeLine()
-        keys.append("Return")
-      case "\t":
-        typeLine()
-        keys.append("Tab")
-      default:
-        pressKeys()
-        line.append(character)
+    TypedSegment.segments(of: text).flatMap { segment in
+      var invocations: [Invocation] = []
+      if !segment.text.isEmpty {
+        invocations.append(
+          Invocation(
+            arguments: ["type", "--delay", keyDelay, "--file", "-"], text: segment.text,
+            keys: segment.text.unicodeScalars.count))
       }
+      if !segment.keys.isEmpty {
+        invocations.append(
+          Invocation(
+            arguments: ["key", "--delay", keyDelay] + segment.keys, text: nil,
+            keys: segment.keys.count))
+      }
+      return invocations
     }
-    typeLine()
-    pressKeys()
-    return invocations
   }
 
   /// `text` composed (é as one character, as keysyms name it), without control characters other
