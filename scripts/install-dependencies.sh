@@ -92,7 +92,7 @@ done
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
-  dpkg-dev libcurl4-openssl-dev lintian man-db zsh fish
+  dpkg-dev debhelper bash-completion libcurl4-openssl-dev lintian man-db zsh fish
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng
