@@ -94,8 +94,9 @@ public struct MoonshineConfiguration: Equatable, Sendable {
       // A missing default is reported as not installed, a directory the caller named as not found.
       if modelDirectory.standardizedFileURL == Self.defaultModelDirectory.standardizedFileURL {
         throw .modelMissing(
-          "Moonshine's model is not installed (looked for \(modelDirectory.path)); run "
-            + "`./scripts/install-dependencies.sh`, or set $\(Self.modelEnvironmentVariable)")
+          "Moonshine's model is not installed (looked for \(modelDirectory.path)); "
+            + "\(Installation.current.reinstallEnglishEngine), or set "
+            + "$\(Self.modelEnvironmentVariable)")
       }
       throw .modelFileNotFound(.modelDirectory, path: modelDirectory.path)
     }

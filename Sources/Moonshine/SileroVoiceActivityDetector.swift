@@ -106,8 +106,9 @@ public final class SileroVoiceActivityModel: Sendable {
     guard FileManager.default.fileExists(atPath: file.path) else {
       if isNamed { throw .modelFileNotFound(.voiceActivityModel, path: file.path) }
       throw .modelMissing(
-        "Silero VAD's model is not installed (looked for \(file.path)); run "
-          + "`./scripts/install-dependencies.sh`, or set $\(Self.modelEnvironmentVariable)")
+        "Silero VAD's model is not installed (looked for \(file.path)); "
+          + "\(Installation.current.reinstallEnglishEngine), or set "
+          + "$\(Self.modelEnvironmentVariable)")
     }
     if let problem = ModelFileCheck.problem(with: file) {
       throw .modelCorrupt("\(file.path) is not a usable model: \(problem)")
