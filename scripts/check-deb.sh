@@ -84,8 +84,8 @@ fi
 [ -f "$deb" ] || fail "no package at $deb"
 whisper_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^transcribe_/transcribe-whisper_/')"
 [ -f "$whisper_deb" ] || fail "no transcribe-whisper package beside $deb"
-say "lintian --pedantic --info $deb $whisper_deb"
-lintian --fail-on error,warning --pedantic --info "$deb" "$whisper_deb" >"$scratch/lintian" 2>&1 || {
+say "lintian --pedantic --display-info $deb $whisper_deb"
+lintian --fail-on error,warning --pedantic --display-info "$deb" "$whisper_deb" >"$scratch/lintian" 2>&1 || {
   cat "$scratch/lintian" >&2
   fail "lintian reports errors or warnings (above)"
 }
