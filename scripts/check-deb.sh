@@ -160,6 +160,19 @@ if ldd /usr/bin/transcribe | grep -E 'not found|libswift|libFoundation|/opt/swif
 fi
 say "Depends: $(dpkg-query -W -f='${Depends}' transcribe)"
 
+# A model the package brought, gone: the command names the package to reinstall, not the
+# repository's installer.
+status=0
+hide+=(/usr/share/transcribe/moonshine)
+isolated /usr/bin/transcribe --engine moonshine -i "$sample" >/dev/null 2>"$scratch/no-model" \
+  || status=$?
+unset 'hide[-1]'
+if [ "$status" = 0 ] || ! grep -q "sudo apt install --reinstall transcribe" "$scratch/no-model" \
+  || grep -q "install-dependencies" "$scratch/no-model"; then
+  fail "Moonshine's model gone (exit $status), the command does not name its package: $(cat "$scratch/no-model")"
+fi
+say "Moonshine's model gone, exit $status: $(cat "$scratch/no-model")"
+
 # Other languages: without transcribe-whisper the command asks for that package (not for the
 # repository's installer); with it, Whisper hears espeak-ng's German with that package's
 # library and model.

@@ -124,8 +124,7 @@ extension SpeechClient.Failure {
         + "or check the files given with --model/--hmm/--lm/--dict/--grammar."
     case .engineUnavailable(let engine, _) where engine == "Whisper":
       // Only Whisper hears other languages than English.
-      ". To use it, \(Installation.current.installWhisper), or transcribe English "
-        + "(--language en)."
+      "; \(Installation.current.installWhisper), or transcribe English (--language en)."
     case .engineUnavailable:
       // The engine's reason names what was looked for and how to install it.
       "; or use --engine pocketsphinx."
