@@ -208,7 +208,7 @@ enum ModelFileCheck {
 }
 
 /// Where `scripts/install-dependencies.sh` (under `$HOME` or `/usr/local`) and the Debian package
-/// (under `/usr`, `scripts/package-deb.sh`) put the models transcribe finds by itself.
+/// (under `/usr`, `debian/`) put the models transcribe finds by itself.
 package enum InstalledData {
   /// `path` under `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe`
   /// and `/usr/share/transcribe`, in that order.

@@ -162,7 +162,7 @@ public enum MoonshineRuntime {
     var paths = [
       home.appendingPathComponent(".local/lib/transcribe/\(libraryName)").path,
       "/usr/local/lib/transcribe/\(libraryName)",
-      // The Debian package's copy (`scripts/package-deb.sh`).
+      // The Debian package's copy (`debian/`).
       "/usr/lib/transcribe/\(libraryName)",
       libraryName,
     ]
