@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Builds the Debian package (scripts/package-deb.sh) and proves it works on its own, on this
-# machine, as root. It installs the package and removes it again, so run it where that is fine
-# (CI, a scratch machine) and where transcribe is not installed from a package already:
-#   1. lintian reports no error (its warnings are printed);
+# Builds the Debian packages (scripts/package-deb.sh: transcribe and transcribe-whisper) and
+# proves they work on their own, on this machine, as root. It installs the packages and removes
+# them again, so run it where that is fine (CI, a scratch machine) and where transcribe is not
+# installed from a package already:
+#   1. lintian --pedantic reports no error and no warning (its informational tags are printed);
 #   2. a second build gives the same bytes (skip with --no-rebuild);
 #   3. `apt-get install ./transcribe_*.deb`, then /usr/bin/transcribe -i on
 #      pocketsphinx-testdata's clip in a mount namespace where this checkout, the build
 #      directory, /usr/local/share/transcribe, /usr/local/lib/transcribe and the Swift
 #      toolchain are empty directories, with a scratch $HOME: the words come out, Moonshine and
-#      Silero VAD are named on stderr, and ONNX Runtime is the package's;
+#      Silero VAD are named on stderr, and ONNX Runtime is the package's; German asks for the
+#      transcribe-whisper package, and once that is installed too, Whisper hears espeak-ng's
+#      German with the library and model of that package;
 #   4. `man -l` renders both pages, bash completes, systemd-analyze verify passes both units,
 #      neither unit is enabled, and the serve unit's command line serves with the token file
 #      the package made;
 #   5. `dpkg -r` leaves only configuration (the token, links of a unit enabled after the
 #      install), `dpkg --purge` leaves nothing: the system's directories, outside dpkg's own
 #      records, are as they were before the install.
-# It prints the package's size and how long the install took to the first transcript.
+# It prints the packages' sizes and how long the install took to the first transcript.
 #
 #   sudo ./scripts/check-deb.sh [--deb FILE] [--no-rebuild]
+# (--deb names transcribe's package; transcribe-whisper's is taken from beside it.)
 set -euo pipefail
 
 deb=""
@@ -45,14 +49,16 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "run as root (it installs and removes the package): sudo $0"
-for tool in lintian unshare script man systemd-analyze apt-get curl; do
+for tool in lintian unshare script man systemd-analyze apt-get curl espeak-ng sox; do
   command -v "$tool" >/dev/null 2>&1 \
-    || fail "$tool is missing: apt-get install lintian util-linux bsdutils man-db systemd curl"
+    || fail "$tool is missing: apt-get install lintian util-linux bsdutils man-db systemd curl espeak-ng sox"
 done
 [ -f "$sample" ] || fail "$sample is missing: apt-get install pocketsphinx-testdata"
-if dpkg-query -W -f='${Status}' transcribe 2>/dev/null | grep -q installed; then
-  fail "transcribe is installed from a package already: dpkg --purge transcribe first"
-fi
+for package in transcribe transcribe-whisper; do
+  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q installed; then
+    fail "$package is installed from a package already: dpkg --purge transcribe-whisper transcribe first"
+  fi
+done
 
 scratch="$(mktemp -d)"
 server_pid=""
@@ -60,34 +66,40 @@ installed=0
 # A failed check leaves the machine as it found it too: the package purged.
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-  if [ "$installed" = 1 ] && dpkg-query -W transcribe >/dev/null 2>&1; then
-    dpkg --purge transcribe >/dev/null 2>&1 || true
+  if [ "$installed" = 1 ]; then
+    dpkg --purge transcribe-whisper transcribe >/dev/null 2>&1 || true
   fi
   rm -rf "$scratch"
 }
 trap cleanup EXIT
 
-# 1. The package, and lintian.
+# 1. The packages, and lintian.
 if [ -z "$deb" ]; then
-  say "building the package"
+  say "building the packages"
   start=$SECONDS
-  deb="$("$repo/scripts/package-deb.sh" --output "$scratch/first" | tail -n 1)"
+  "$repo/scripts/package-deb.sh" --output "$scratch/first" >/dev/null
+  deb="$(echo "$scratch"/first/transcribe_*.deb)"
   say "built in $((SECONDS - start)) s"
 fi
 [ -f "$deb" ] || fail "no package at $deb"
-say "lintian $deb"
-lintian --fail-on error --info "$deb" >"$scratch/lintian" 2>&1 || {
+whisper_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^transcribe_/transcribe-whisper_/')"
+[ -f "$whisper_deb" ] || fail "no transcribe-whisper package beside $deb"
+say "lintian --pedantic --display-info $deb $whisper_deb"
+lintian --fail-on error,warning --pedantic --display-info "$deb" "$whisper_deb" >"$scratch/lintian" 2>&1 || {
   cat "$scratch/lintian" >&2
-  fail "lintian reports errors (above)"
+  fail "lintian reports errors or warnings (above)"
 }
-sed 's/^/  /' "$scratch/lintian" >&2
+grep -v -e ' spelling-error-in-binary ' -e '^running with root' "$scratch/lintian" | sed 's/^/  /' >&2 || true
 
 # 2. The same inputs give the same bytes.
 if [ "$rebuild" = 1 ]; then
-  say "building it again: the bytes must be the same"
-  again="$("$repo/scripts/package-deb.sh" --output "$scratch/second" | tail -n 1)"
-  cmp "$deb" "$again" || fail "a second build of the same commit differs from the first"
-  say "the second build is byte for byte the first ($(sha256sum "$deb" | cut -c1-16)…)"
+  say "building them again: the bytes must be the same"
+  "$repo/scripts/package-deb.sh" --output "$scratch/second" >/dev/null
+  for package in "$deb" "$whisper_deb"; do
+    cmp "$package" "$scratch/second/$(basename "$package")" \
+      || fail "a second build of the same commit differs from the first: $(basename "$package")"
+    say "the second build of $(basename "$package") is byte for byte the first ($(sha256sum "$package" | cut -c1-16)…)"
+  done
 fi
 
 # Every file where a package and its maintainer scripts write (the system's directories, not
@@ -147,6 +159,45 @@ if ldd /usr/bin/transcribe | grep -E 'not found|libswift|libFoundation|/opt/swif
   fail "/usr/bin/transcribe needs a library the package does not bring (above)"
 fi
 say "Depends: $(dpkg-query -W -f='${Depends}' transcribe)"
+
+# A model the package brought, gone: the command names the package to reinstall, not the
+# repository's installer.
+status=0
+hide+=(/usr/share/transcribe/moonshine)
+isolated /usr/bin/transcribe --engine moonshine -i "$sample" >/dev/null 2>"$scratch/no-model" \
+  || status=$?
+unset 'hide[-1]'
+if [ "$status" = 0 ] || ! grep -q "sudo apt install --reinstall transcribe" "$scratch/no-model" \
+  || grep -q "install-dependencies" "$scratch/no-model"; then
+  fail "Moonshine's model gone (exit $status), the command does not name its package: $(cat "$scratch/no-model")"
+fi
+say "Moonshine's model gone, exit $status: $(cat "$scratch/no-model")"
+
+# Other languages: without transcribe-whisper the command asks for that package (not for the
+# repository's installer); with it, Whisper hears espeak-ng's German with that package's
+# library and model.
+espeak-ng -v de -s 130 -w "$scratch/de-voice.wav" "Das Buch liegt auf dem Tisch."
+sox "$scratch/de-voice.wav" -r 16000 -c 1 -b 16 "$scratch/de.wav" pad 0.5 0.5
+status=0
+isolated /usr/bin/transcribe --language de -i "$scratch/de.wav" >/dev/null \
+  2>"$scratch/no-whisper" || status=$?
+if [ "$status" = 0 ] || ! grep -q "sudo apt install transcribe-whisper" "$scratch/no-whisper" \
+  || grep -q "install-dependencies" "$scratch/no-whisper"; then
+  fail "German without transcribe-whisper (exit $status) does not ask for that package: $(cat "$scratch/no-whisper")"
+fi
+say "German without transcribe-whisper, exit $status: $(cat "$scratch/no-whisper")"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$whisper_deb" </dev/null >"$scratch/apt" 2>&1 || {
+  cat "$scratch/apt" >&2
+  fail "apt-get install $whisper_deb failed (above)"
+}
+isolated /usr/bin/transcribe --language de -i "$scratch/de.wav" >"$scratch/german" \
+  2>"$scratch/german.log" || fail "German with transcribe-whisper failed: $(cat "$scratch/german.log")"
+say "German: $(cat "$scratch/german")"
+grep -qi "tisch" "$scratch/german" || fail "Whisper did not hear \"Tisch\" in espeak-ng's German"
+isolated sh -c "LD_DEBUG=files /usr/bin/transcribe --language de -i $scratch/de.wav 2>&1 >/dev/null" \
+  | grep -o 'file=[^ ]*libwhisper[^ ]*' | sort -u >"$scratch/whisper-runtime"
+[ "$(cat "$scratch/whisper-runtime")" = "file=/usr/lib/transcribe/whisper/libwhisper.so.1" ] \
+  || fail "whisper.cpp came from elsewhere than the package: $(cat "$scratch/whisper-runtime")"
 
 # 4. Manual pages, completions, units.
 for page in transcribe transcribe-serve transcribe-dictate; do
@@ -224,7 +275,7 @@ systemctl enable transcribe-serve.service >/dev/null 2>&1 \
   || fail "systemctl enable transcribe-serve.service failed"
 find /etc/systemd/system -name transcribe-serve.service | grep -q . \
   || fail "enabling transcribe-serve made no link"
-dpkg -r transcribe >"$scratch/remove" 2>&1 || fail "dpkg -r: $(cat "$scratch/remove")"
+dpkg -r transcribe-whisper transcribe >"$scratch/remove" 2>&1 || fail "dpkg -r: $(cat "$scratch/remove")"
 snapshot >"$scratch/removed"
 # What a removal keeps is configuration: the token, the enable link and deb-systemd-helper's
 # record of it. Nothing else is new, and nothing that was there is gone.
@@ -235,12 +286,14 @@ left="$(comm -13 "$scratch/before" "$scratch/removed" \
 [ -f /etc/transcribe/token ] || fail "dpkg -r removed the token (configuration stays until a purge)"
 [ -z "$(comm -23 "$scratch/before" "$scratch/removed")" ] \
   || fail "dpkg -r removed files it does not own: $(comm -23 "$scratch/before" "$scratch/removed")"
-dpkg --purge transcribe >"$scratch/purge" 2>&1 || fail "dpkg --purge: $(cat "$scratch/purge")"
+dpkg --purge transcribe-whisper transcribe >"$scratch/purge" 2>&1 || fail "dpkg --purge: $(cat "$scratch/purge")"
 snapshot >"$scratch/purged"
 diff "$scratch/before" "$scratch/purged" >&2 || fail "dpkg --purge left the file system changed (above)"
 
-say "package: $(basename "$deb"), $size bytes ($((size / 1000000)) MB), installed size" \
-  "$(dpkg-deb -f "$deb" Installed-Size) KiB"
+for package in "$deb" "$whisper_deb"; do
+  say "package: $(basename "$package"), $(stat -c %s "$package") bytes, installed size" \
+    "$(dpkg-deb -f "$package" Installed-Size) KiB"
+done
 say "apt-get install took $(((installed_ns - start_ns) / 1000000)) ms; the first transcript came" \
   "$(((first_ns - start_ns) / 1000000)) ms after the install began"
 say "all checks passed"

@@ -5,8 +5,8 @@
 # modules (for that user's python3) and the Moonshine model and library link under $HOME.
 #
 #   build:  pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
-#   package: dpkg-dev libcurl4-openssl-dev (scripts/package-deb.sh: dpkg-shlibdeps and
-#           dpkg-gencontrol; its static build links FoundationNetworking, which links libcurl),
+#   package: dpkg-dev debhelper bash-completion libcurl4-openssl-dev (debian/: dpkg-buildpackage
+#           and dh; its static build links FoundationNetworking, which links libcurl),
 #           lintian man-db zsh fish (scripts/check-deb.sh checks the package, its man pages and
 #           its completions)
 #   lint:   eslint (the captions page's scripts, in .ci/run)
@@ -92,7 +92,7 @@ done
 
 packages=(
   pkg-config libpocketsphinx-dev libpulse-dev libsndfile1-dev libsamplerate0-dev
-  dpkg-dev libcurl4-openssl-dev lintian man-db zsh fish
+  dpkg-dev debhelper bash-completion libcurl4-openssl-dev lintian man-db zsh fish
   eslint
   pocketsphinx-en-us
   pocketsphinx-testdata pocketsphinx pulseaudio pulseaudio-utils sox espeak-ng

@@ -56,7 +56,8 @@ public struct MoonshineConfiguration: Equatable, Sendable {
   }
 
   /// The installed model: `$TRANSCRIBE_MOONSHINE_MODEL` when it is set; else the first of these
-  /// that exists, else the `/usr/local` one:
+  /// that exists, else where this installation puts it (`/usr` for the Debian package's command,
+  /// `/usr/local` for a build from a checkout), which a message then names:
   /// `${XDG_DATA_HOME:-~/.local/share}/transcribe/moonshine/base-en`,
   /// `/usr/local/share/transcribe/moonshine/base-en`, `/usr/share/transcribe/moonshine/base-en`.
   public static var defaultModelDirectory: URL {
@@ -65,7 +66,6 @@ public struct MoonshineConfiguration: Equatable, Sendable {
 
   /// ``defaultModelDirectory`` with the environment given (for tests).
   static func defaultModelDirectory(environment: [String: String]) -> URL {
-    let system = URL(fileURLWithPath: "/usr/local/share/transcribe/moonshine/base-en")
     // A directory named in the environment is the one meant: when it is not there, that is
     // reported, rather than another model used without a word.
     if let path = environment[modelEnvironmentVariable], !path.isEmpty {
@@ -76,7 +76,7 @@ public struct MoonshineConfiguration: Equatable, Sendable {
     return candidates.first {
       FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory)
         && isDirectory.boolValue
-    } ?? system
+    } ?? InstalledData.ownPlace("moonshine/base-en")
   }
 
   /// Checks the model's files without loading them: the directory exists, each file is there,
@@ -94,8 +94,9 @@ public struct MoonshineConfiguration: Equatable, Sendable {
       // A missing default is reported as not installed, a directory the caller named as not found.
       if modelDirectory.standardizedFileURL == Self.defaultModelDirectory.standardizedFileURL {
         throw .modelMissing(
-          "Moonshine's model is not installed (looked for \(modelDirectory.path)); run "
-            + "`./scripts/install-dependencies.sh`, or set $\(Self.modelEnvironmentVariable)")
+          "Moonshine's model is not installed (looked for \(modelDirectory.path)); "
+            + "\(Installation.current.reinstallEnglishEngine), or set "
+            + "$\(Self.modelEnvironmentVariable)")
       }
       throw .modelFileNotFound(.modelDirectory, path: modelDirectory.path)
     }
@@ -207,7 +208,7 @@ enum ModelFileCheck {
 }
 
 /// Where `scripts/install-dependencies.sh` (under `$HOME` or `/usr/local`) and the Debian package
-/// (under `/usr`, `scripts/package-deb.sh`) put the models transcribe finds by itself.
+/// (under `/usr`, `debian/`) put the models transcribe finds by itself.
 package enum InstalledData {
   /// `path` under `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe`
   /// and `/usr/share/transcribe`, in that order.
@@ -223,5 +224,13 @@ package enum InstalledData {
       URL(fileURLWithPath: "/usr/local/share/transcribe/\(path)"),
       URL(fileURLWithPath: "/usr/share/transcribe/\(path)"),
     ]
+  }
+
+  /// Where this installation puts `path`: the Debian package under `/usr/share/transcribe`,
+  /// `scripts/install-dependencies.sh` (as root) under `/usr/local/share/transcribe`.
+  package static func ownPlace(_ path: String, installation: Installation = .current) -> URL {
+    let root =
+      installation == .debianPackage ? "/usr/share/transcribe" : "/usr/local/share/transcribe"
+    return URL(fileURLWithPath: "\(root)/\(path)")
   }
 }

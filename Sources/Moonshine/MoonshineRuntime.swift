@@ -138,7 +138,9 @@ public enum MoonshineRuntime {
       throw .runtimeUnavailable(
         engine: "Moonshine",
         reason: "ONNX Runtime (1.17 or later) was not found: " + problems.joined(separator: "; ")
-          + ". Install it with `pip install onnxruntime` or `./scripts/install-dependencies.sh`"
+          + (Installation.current == .debianPackage
+            ? "; \(Installation.current.reinstallEnglishEngine)"
+            : ". Install it with `pip install onnxruntime` or `./scripts/install-dependencies.sh`")
           + (isExplicit ? "" : ", or name the library in $\(libraryEnvironmentVariable)"))
     }
   }
@@ -160,7 +162,7 @@ public enum MoonshineRuntime {
     var paths = [
       home.appendingPathComponent(".local/lib/transcribe/\(libraryName)").path,
       "/usr/local/lib/transcribe/\(libraryName)",
-      // The Debian package's copy (`scripts/package-deb.sh`).
+      // The Debian package's copy (`debian/`).
       "/usr/lib/transcribe/\(libraryName)",
       libraryName,
     ]

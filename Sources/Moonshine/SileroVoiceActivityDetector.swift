@@ -47,7 +47,8 @@ public final class SileroVoiceActivityModel: Sendable {
   public static let fileName = "silero_vad.onnx"
 
   /// The installed model file: `$TRANSCRIBE_VAD_MODEL` when it is set; else the first of these
-  /// that exists, else the `/usr/local` one:
+  /// that exists, else where this installation puts it (`/usr` for the Debian package's command,
+  /// `/usr/local` for a build from a checkout):
   /// `${XDG_DATA_HOME:-~/.local/share}/transcribe/silero-vad/silero_vad.onnx`,
   /// `/usr/local/share/transcribe/silero-vad/silero_vad.onnx`,
   /// `/usr/share/transcribe/silero-vad/silero_vad.onnx`.
@@ -57,12 +58,12 @@ public final class SileroVoiceActivityModel: Sendable {
 
   /// ``defaultModelFile`` with the environment given (for tests).
   static func defaultModelFile(environment: [String: String]) -> URL {
-    let system = URL(fileURLWithPath: "/usr/local/share/transcribe/silero-vad/\(fileName)")
     if let path = environment[modelEnvironmentVariable], !path.isEmpty {
       return URL(fileURLWithPath: path)
     }
     let candidates = InstalledData.candidates("silero-vad/\(fileName)", environment: environment)
-    return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? system
+    return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
+      ?? InstalledData.ownPlace("silero-vad/\(fileName)")
   }
 
   /// Whether Silero VAD can run: ONNX Runtime loads and the model file is there (not loaded).
@@ -106,8 +107,9 @@ public final class SileroVoiceActivityModel: Sendable {
     guard FileManager.default.fileExists(atPath: file.path) else {
       if isNamed { throw .modelFileNotFound(.voiceActivityModel, path: file.path) }
       throw .modelMissing(
-        "Silero VAD's model is not installed (looked for \(file.path)); run "
-          + "`./scripts/install-dependencies.sh`, or set $\(Self.modelEnvironmentVariable)")
+        "Silero VAD's model is not installed (looked for \(file.path)); "
+          + "\(Installation.current.reinstallEnglishEngine), or set "
+          + "$\(Self.modelEnvironmentVariable)")
     }
     if let problem = ModelFileCheck.problem(with: file) {
       throw .modelCorrupt("\(file.path) is not a usable model: \(problem)")

@@ -57,7 +57,8 @@ public struct WhisperConfiguration: Equatable, Sendable {
   /// The installed model: `$TRANSCRIBE_WHISPER_MODEL` when it is set; else the first
   /// `whisper/base/ggml-base.bin` that exists under
   /// `${XDG_DATA_HOME:-~/.local/share}/transcribe`, `/usr/local/share/transcribe` and
-  /// `/usr/share/transcribe`, else the `/usr/local` one.
+  /// `/usr/share/transcribe`, else where this installation puts it (`/usr` for the Debian
+  /// package's command, `/usr/local` for a build from a checkout).
   public static var defaultModelFile: URL {
     defaultModelFile(environment: ProcessInfo.processInfo.environment)
   }
@@ -69,7 +70,7 @@ public struct WhisperConfiguration: Equatable, Sendable {
     let candidates = InstalledData.candidates(
       "whisper/base/ggml-base.bin", environment: environment)
     return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
-      ?? URL(fileURLWithPath: "/usr/local/share/transcribe/whisper/base/ggml-base.bin")
+      ?? InstalledData.ownPlace("whisper/base/ggml-base.bin")
   }
 
   /// Checks that the library opens and the model file is there, and that the language is one

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Recognition
 import SpeechClient
 import SpeechRecognitionFeature
 
@@ -117,12 +118,13 @@ extension SpeechClient.Failure {
       ". Install it with `apt-get install pocketsphinx-en-us`, or point --hmm/--lm/--dict at "
         + "your model files."
     case .modelCorrupt:
-      ". Reinstall it (pocketsphinx-en-us, or ./scripts/install-dependencies.sh for Moonshine), "
+      (Installation.current == .debianPackage
+        ? ". Reinstall it (`sudo apt install --reinstall transcribe pocketsphinx-en-us`), "
+        : ". Reinstall it (pocketsphinx-en-us, or ./scripts/install-dependencies.sh for Moonshine), ")
         + "or check the files given with --model/--hmm/--lm/--dict/--grammar."
     case .engineUnavailable(let engine, _) where engine == "Whisper":
       // Only Whisper hears other languages than English.
-      ". Install it with ./scripts/install-dependencies.sh --whisper (and build transcribe "
-        + "again), or transcribe English (--language en)."
+      "; \(Installation.current.installWhisper), or transcribe English (--language en)."
     case .engineUnavailable:
       // The engine's reason names what was looked for and how to install it.
       "; or use --engine pocketsphinx."

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `--help` shows this machine's values (`the number of cores, 2 here`). The manual pages and
 /// shell completions are generated from the same help (`--experimental-dump-help`,
-/// `--generate-completion-script`) and shipped to every machine (`scripts/package-deb.sh`), so
+/// `--generate-completion-script`) and shipped to every machine (the Debian package, `debian/rules`), so
 /// for them the help leaves those values out: the documents then come out the same wherever
 /// they are built.
 enum HelpContext {

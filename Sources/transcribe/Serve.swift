@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Recognition
 import ServiceLifecycle
 import SpeechClient
 import SpeechClientLive
@@ -255,8 +256,8 @@ struct Serve: AsyncParsableCommand {
       !LiveSpeechConfiguration.isInstalled(.whisper)
     {
       throw ValidationError(
-        "--language \(languageOption.requested.code) needs Whisper: install it with "
-          + "./scripts/install-dependencies.sh --whisper (and build again), or leave out --language."
+        "--language \(languageOption.requested.code) needs Whisper: "
+          + "\(Installation.current.installWhisper), or leave out --language."
       )
     }
     if let silence = decodingOptions.silence,

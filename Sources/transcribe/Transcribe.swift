@@ -239,7 +239,10 @@ struct Transcribe: AsyncParsableCommand {
         throw ValidationError(
           "\(hotwordsOption.given[0]) biases Moonshine, not pocketsphinx"
             + (pocketsphinxOption.map { " (which \($0) implies)" } ?? "")
-            + ": use Moonshine (./scripts/install-dependencies.sh installs it), or leave out "
+            + ": use Moonshine"
+            + (Installation.current == .checkout
+              ? " (./scripts/install-dependencies.sh installs it)" : "")
+            + ", or leave out "
             + "\(hotwordsOption.given[0]).")
       }
     }

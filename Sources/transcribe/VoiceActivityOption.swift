@@ -117,8 +117,8 @@ struct VoiceActivityOption: ParsableArguments {
       return "Silero VAD's model \(path) does not exist. Check the path given with --vad-model "
         + "(or $TRANSCRIBE_VAD_MODEL).\(instead)"
     case .modelCorrupt(let detail):
-      return "\(detail). Pass Silero VAD's silero_vad.onnx with --vad-model, or run "
-        + "./scripts/install-dependencies.sh to install it.\(instead)"
+      return "\(detail). Pass Silero VAD's silero_vad.onnx with --vad-model, or "
+        + "\(Installation.current.reinstallEnglishEngine).\(instead)"
     case .runtimeUnavailable(_, let reason):
       return "Silero VAD needs ONNX Runtime: \(reason).\(instead)"
     case .decoderFailure(let detail), .grammarInvalid(_, let detail),

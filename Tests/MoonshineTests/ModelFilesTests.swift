@@ -48,9 +48,18 @@ import Testing
       ]).path == xdg.path)
   }
 
+  @Test func aMissingModelIsNamedWhereThisInstallationPutsIt() {
+    #expect(
+      InstalledData.ownPlace("moonshine/base-en", installation: .debianPackage).path
+        == "/usr/share/transcribe/moonshine/base-en")
+    #expect(
+      InstalledData.ownPlace("silero-vad/silero_vad.onnx", installation: .checkout).path
+        == "/usr/local/share/transcribe/silero-vad/silero_vad.onnx")
+  }
+
   @Test func installedModelsAreLookedForUnderTheUserLocalAndPackageDirectories() {
     // The user's own first, then install-dependencies.sh's (as root), then the Debian
-    // package's (scripts/package-deb.sh), for Moonshine's model and Silero VAD's alike.
+    // package's (debian/), for Moonshine's model and Silero VAD's alike.
     let environment = ["HOME": "/home/someone"]
     #expect(
       InstalledData.candidates("moonshine/base-en", environment: environment).map(\.path) == [

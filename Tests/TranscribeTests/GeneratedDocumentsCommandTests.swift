@@ -3,7 +3,7 @@ import Testing
 
 @testable import transcribe
 
-/// The manual pages and shell completions `scripts/package-deb.sh` generates from the help:
+/// The manual pages and shell completions `debian/rules` generates from the help:
 /// they go to every machine, so they say nothing about the one they were made on, while
 /// `--help` still does.
 extension CommandTests {

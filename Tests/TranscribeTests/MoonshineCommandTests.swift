@@ -27,6 +27,29 @@ extension CommandTests {
       #expect(named.stdout == output.stdout)
     }
 
+    /// The README's quick start shows what `./scripts/quickstart.sh` prints on a machine without
+    /// a microphone (here: a PulseAudio server that is not there), word for word.
+    @Test func theReadmeShowsWhatTheQuickStartPrints() async throws {
+      let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+      let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+      let lead = "On a machine without a microphone, the first command prints:\n\n```\n"
+      let start = try #require(readme.range(of: lead), "the README has no quick-start output")
+      let end = try #require(readme[start.upperBound...].range(of: "```\n"))
+      let shown = String(readme[start.upperBound..<end.lowerBound])
+
+      let output = try await TranscribeProcess.run(
+        [root.appendingPathComponent("scripts/quickstart.sh").path],
+        environment: [
+          "TRANSCRIBE": TranscribeProcess.executable.path, "TRANSCRIBE_ENGINE": "",
+          "PULSE_SERVER": "unix:/tmp/no-such-pulse-\(getpid())/native",
+        ], shellScript: #"exec "$1""#)
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      let said = output.stderr.split(separator: "\n").filter { $0.hasPrefix("quickstart: ") }
+      let printed = said.map { "\($0)\n" }.joined() + output.stdout
+      #expect(printed == shown)
+    }
+
     @Test func theLibriVoxClipsComeOutNearlyWordForWord() async throws {
       let lines = try String(
         contentsOf: Self.librivox.appendingPathComponent("transcription"), encoding: .utf8
