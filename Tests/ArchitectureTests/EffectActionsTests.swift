@@ -61,6 +61,24 @@ struct EffectActionsTests {
     #expect(await second.value == [2])
   }
 
+  /// As upstream's: the effect starts when `actions` is read, before anything iterates it.
+  @Test func readingTheActionsStartsTheEffectAndCancelsInFlightAtOnce() async {
+    struct Debounce: Hashable {}
+    let scheduler = CountingScheduler()
+    let first = Task {
+      await Effect.send(1).debounce(id: Debounce(), for: 1, scheduler: scheduler.erased)
+        .actions.collected()
+    }
+    await scheduler.waitForSleeps(1)
+
+    let second = Effect.send(2).debounce(id: Debounce(), for: 1, scheduler: scheduler.erased)
+      .actions
+    await scheduler.waitForSleeps(2)
+    await scheduler.test.advance(by: 1)
+    #expect(await first.value == [])
+    #expect(await second.collected() == [2])
+  }
+
   @Test func nothingOfADebouncedEffectArrivesBeforeItsTime() async {
     struct Debounce: Hashable {}
     let scheduler = CountingScheduler()
