@@ -162,6 +162,13 @@ func runEffects() async {
   }
 }
 
-// Top-level code that awaits runs on the main actor.
-run()
-await runEffects()
+MainActor.assumeIsolated {
+  run()
+}
+// The effect case awaits: a task on the main actor, with the main run loop serving it. (Not a
+// top-level `await`: valgrind crashes on an asynchronous `main`.)
+Task { @MainActor in
+  await runEffects()
+  exit(0)
+}
+RunLoop.main.run()
