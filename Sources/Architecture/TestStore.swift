@@ -177,9 +177,15 @@ public final class TestStore<State: Equatable, Action> {
     defer {
       if holdsMainSerialExecutor { MainSerialExecutorLease.release() }
     }
-    guard exhaustivityForDeinit == .on else { return }
-    reportUnreceivedActions(at: location)
-    reportInFlightEffects(at: nil, defaultLocation: location)
+    switch exhaustivityForDeinit {
+    case .on:
+      reportUnreceivedActions(at: location)
+      reportInFlightEffects(at: nil, defaultLocation: location)
+    case .off(showSkippedAssertions: true):
+      reportSkippedAtEnd(at: location)
+    case .off(showSkippedAssertions: false):
+      break
+    }
   }
 }
 
@@ -939,7 +945,7 @@ extension TestStore {
       column: location.column)
   }
 
-  private func reportSkipped(_ message: String, at location: SourceLocation) {
+  nonisolated private func reportSkipped(_ message: String, at location: SourceLocation) {
     withExpectedIssue(
       fileID: location.fileID, filePath: location.filePath, line: location.line,
       column: location.column
@@ -969,6 +975,25 @@ extension TestStore {
       """,
       fileID: location.fileID, filePath: location.filePath, line: location.line,
       column: location.column)
+  }
+
+  /// What a non-exhaustive test showing its skipped assertions left at its end, as expected
+  /// issues, as TCA shows them: actions received and not asserted, and effects still running.
+  nonisolated private func reportSkippedAtEnd(at location: SourceLocation) {
+    let received = recorder.received
+    if !received.isEmpty {
+      reportSkipped(
+        "Skipped receiving \(received.count) action(s) by the end of this test:\n\n"
+          + dumpActions(received.map(\.action)),
+        at: location)
+    }
+    let running = core.registry.running
+    if !running.isEmpty {
+      reportSkipped(
+        "Skipped \(running.count) in-flight effect(s) at the end of this test, started by:\n\n"
+          + running.map { dump($0.entry.origin.action) }.joined(separator: "\n").indented,
+        at: location)
+    }
   }
 
   nonisolated private func reportInFlightEffects(

@@ -1,6 +1,7 @@
 import Architecture
 import Clocks
 import Foundation
+import IssueReporting
 import Testing
 
 @MainActor
@@ -171,6 +172,68 @@ struct TestStoreTests {
     let store = TestStore(initialState: Counter.State()) { Counter() }
     store.exhaustivity = .off(showSkippedAssertions: true)
     await store.send(.incrementButtonTapped)
+  }
+
+  /// Sends itself an action and starts an effect that outlives the test.
+  @Reducer
+  struct Lingering {
+    struct State: Equatable { var started = false }
+    enum Action: Equatable {
+      case start
+      case started
+    }
+    @Dependency(\.continuousClock) var clock
+
+    var body: some ReducerOf<Self> {
+      Reduce { state, action in
+        switch action {
+        case .start:
+          return .merge(
+            .send(.started),
+            .run { _ in try await clock.sleep(for: .seconds(60)) }
+          )
+        case .started:
+          state.started = true
+          return .none
+        }
+      }
+    }
+  }
+
+  /// As in TCA, what such a test leaves at its end (an action received and not asserted, an
+  /// effect still running) is shown as expected issues: reported, without failing the test.
+  @Test func showingSkippedAssertionsListsWhatTheTestLeftAtItsEnd() async {
+    let messages = ReportedMessages()
+    await withIssueReporters(IssueReporters.current + [messages]) {
+      let store = TestStore(initialState: Lingering.State()) {
+        Lingering()
+      } withDependencies: {
+        $0.continuousClock = TestClock()
+      }
+      store.exhaustivity = .off(showSkippedAssertions: true)
+      await store.send(.start)
+    }
+    // The store is gone: its end was reported while the reporters above were in force.
+    let reported = messages.value
+    #expect(reported.count == 2)
+    #expect(reported.first?.hasPrefix("Skipped receiving 1 action(s) by the end") == true)
+    #expect(reported.first?.contains("started") == true)
+    #expect(reported.last?.hasPrefix("Skipped 1 in-flight effect(s) at the end") == true)
+    #expect(reported.last?.contains("start") == true)
+  }
+
+  @Test func aNonExhaustiveTestThatHidesSkippedAssertionsReportsNothingAtItsEnd() async {
+    let messages = ReportedMessages()
+    await withIssueReporters(IssueReporters.current + [messages]) {
+      let store = TestStore(initialState: Lingering.State()) {
+        Lingering()
+      } withDependencies: {
+        $0.continuousClock = TestClock()
+      }
+      store.exhaustivity = .off
+      await store.send(.start)
+    }
+    #expect(messages.value.isEmpty)
   }
 
   @Test func skipReceivedActionsAcceptsTheLatestState() async {
@@ -405,5 +468,24 @@ extension DependencyValues {
   fileprivate var liveOnlyGreeter: GreeterClient {
     get { self[LiveOnlyGreeterKey.self] }
     set { self[LiveOnlyGreeterKey.self] = newValue }
+  }
+}
+
+/// Collects the messages of the issues reported while it is among the reporters.
+private final class ReportedMessages: IssueReporter {
+  private let messages = LockIsolated<[String]>([])
+
+  var value: [String] { messages.value }
+
+  func reportIssue(
+    _ message: @autoclosure () -> String?,
+    severity: IssueSeverity,
+    fileID: StaticString,
+    filePath: StaticString,
+    line: UInt,
+    column: UInt
+  ) {
+    let message = message() ?? ""
+    messages.withValue { $0.append(message) }
   }
 }

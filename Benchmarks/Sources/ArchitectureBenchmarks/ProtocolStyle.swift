@@ -13,6 +13,25 @@ struct Leaf: Reducer {
   }
 }
 
+/// An action that starts an effect, and the action the effect sends back.
+struct RoundTrip: Reducer {
+  struct State { var count = 0 }
+  enum Action {
+    case start
+    case finished
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .start:
+      return .run { send in await send(.finished) }
+    case .finished:
+      state.count &+= 1
+      return .none
+    }
+  }
+}
+
 // A chain of three concrete features, each scoping to the next, ending in `Leaf`.
 
 struct Level3: Reducer {

@@ -12,8 +12,9 @@ func option(_ flag: String) -> String? {
   return CommandLine.arguments[index + 1]
 }
 
-/// `--only leaf|scope|closure|iflet|optional|foreach|closureforeach` runs one throughput case (for `valgrind --tool=callgrind`, which
-/// counts the whole process); `--runs N` sets the number of timed runs (default 5).
+/// `--only leaf|scope|closure|iflet|optional|foreach|closureforeach|effect` runs one throughput
+/// case (for `valgrind --tool=callgrind`, which counts the whole process); `--runs N` sets the
+/// number of timed runs (default 5).
 let onlyCase = option("--only")
 let timedRuns = Int(option("--runs") ?? "") ?? 5
 
@@ -130,6 +131,44 @@ func run() {
   }
 }
 
+/// Like `measure`, for a case that awaits each round.
+@MainActor
+func measure(
+  _ name: String, key: String, actions: Int, _ send: @MainActor () async -> Void
+) async -> Double {
+  if let onlyCase, onlyCase != key { return 0 }
+  for _ in 0..<(actions / 10) { await send() }  // warm up
+  let clock = ContinuousClock()
+  var best = Duration.seconds(1_000)
+  for _ in 0..<timedRuns {
+    let start = clock.now
+    for _ in 0..<actions { await send() }
+    best = min(best, clock.now - start)
+  }
+  let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
+  let rate = Double(actions) / seconds
+  let padded = name.padding(toLength: 34, withPad: " ", startingAt: 0)
+  print("\(padded) \(String(format: "%12.0f", rate)) actions/s")
+  return rate
+}
+
+/// An effect's round trip: an action whose `.run` effect sends an action back, awaited to its end.
+@MainActor
+func runEffects() async {
+  let actions = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 1_000_000
+  let store = Store(initialState: RoundTrip.State()) { RoundTrip() }
+  _ = await measure("effect round trip", key: "effect", actions: actions) {
+    await store.send(.start).finish()
+  }
+}
+
 MainActor.assumeIsolated {
   run()
 }
+// The effect case awaits: a task on the main actor, with the main run loop serving it. (Not a
+// top-level `await`: valgrind crashes on an asynchronous `main`.)
+Task { @MainActor in
+  await runEffects()
+  exit(0)
+}
+RunLoop.main.run()

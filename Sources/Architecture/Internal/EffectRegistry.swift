@@ -13,6 +13,8 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
     /// Whether a test stopped tracking this effect (`skipInFlightEffects`): it keeps running
     /// and sending actions, but no longer counts as in flight.
     var isSkipped = false
+    /// Whether the effect was cancelled before its task was attached; attaching cancels it.
+    var isCancelled = false
   }
 
   private let lock = NSLock()
@@ -47,10 +49,15 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
     }
   }
 
-  /// Attaches the task that runs a registered effect, unless it already finished.
+  /// Attaches the task that runs a registered effect, unless it already finished. A task whose
+  /// effect was cancelled in between (from another thread) is cancelled at once.
   func attach(_ task: Task<Void, Never>, to key: Int) {
-    lock.withLock {
+    let cancel = lock.withLock { () -> Bool in
       entries[key]?.task = task
+      return entries[key]?.isCancelled == true
+    }
+    if cancel {
+      task.cancel()
     }
   }
 
@@ -86,6 +93,9 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
       for scoped in matching {
         keys.formUnion(idsByCancelID.removeValue(forKey: scoped) ?? [])
         forget(scoped)
+      }
+      for key in keys {
+        entries[key]?.isCancelled = true
       }
       return keys.compactMap { entries[$0]?.task }
     }
