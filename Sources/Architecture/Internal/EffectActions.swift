@@ -75,7 +75,9 @@ extension Effect where Action: Sendable {
         let key = registry.register(cancelIDs: cancelIDs, origin: ())
         let task = Task {
           await awaitAll(firstTasks)
-          if !Task.isCancelled {
+          // The registry's flag, not only the task's: cancelling the first effect's task before
+          // this one (from another thread) must not let the rest start.
+          if !Task.isCancelled, !registry.isCancelled(key) {
             await awaitAll(rest.startOutsideStores(cancelIDs: cancelIDs, yield: yield))
           }
           registry.remove(key)

@@ -61,6 +61,13 @@ final class EffectRegistry<Origin>: EffectCanceller, @unchecked Sendable {
     }
   }
 
+  /// Whether the effect registered under `key` was cancelled. Set under the lock before any task
+  /// is cancelled, so a task that wakes because another one of the same cancellation was
+  /// cancelled first already sees it (`Task.isCancelled` may not be set for it yet).
+  func isCancelled(_ key: Int) -> Bool {
+    lock.withLock { entries[key]?.isCancelled == true }
+  }
+
   /// Forgets an effect that finished.
   func remove(_ key: Int) {
     lock.withLock {

@@ -162,7 +162,7 @@ final class RootCore<State, Action>: Core {
         let task = Task { [weak self] in
           defer { registry.remove(key) }
           await Self.awaitAll(firstTasks)
-          guard !Task.isCancelled, let self else { return }
+          guard !Task.isCancelled, !registry.isCancelled(key), let self else { return }
           var restTasks: [Task<Void, Never>] = []
           var group = restGroup
           self.start(rest, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &restTasks)
