@@ -100,8 +100,9 @@ extension Effect where Action: Sendable {
   }
 }
 
-/// Waits for every task, cancelling them all if the waiting task is cancelled.
-private func awaitAll(_ tasks: [Task<Void, Never>]) async {
+/// Waits for every task, cancelling them all if the waiting task is cancelled (a store's
+/// concatenations and ``Effect/actions`` alike).
+func awaitAll(_ tasks: [Task<Void, Never>]) async {
   await withTaskCancellationHandler {
     for task in tasks {
       await task.value

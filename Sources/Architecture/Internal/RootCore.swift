@@ -161,12 +161,12 @@ final class RootCore<State, Action>: Core {
         let restGroup = group
         let task = Task { [weak self] in
           defer { registry.remove(key) }
-          await Self.awaitAll(firstTasks)
+          await awaitAll(firstTasks)
           guard !Task.isCancelled, !registry.isCancelled(key), let self else { return }
           var restTasks: [Task<Void, Never>] = []
           var group = restGroup
           self.start(rest, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &restTasks)
-          await Self.awaitAll(restTasks)
+          await awaitAll(restTasks)
         }
         registry.attach(task, to: key)
         tasks.append(task)
@@ -205,19 +205,6 @@ final class RootCore<State, Action>: Core {
         }
       }
       registry.remove(key)
-    }
-  }
-
-  /// Waits for every task, cancelling them all if the waiting task is cancelled.
-  private static func awaitAll(_ tasks: [Task<Void, Never>]) async {
-    await withTaskCancellationHandler {
-      for task in tasks {
-        await task.value
-      }
-    } onCancel: {
-      for task in tasks {
-        task.cancel()
-      }
     }
   }
 
