@@ -106,6 +106,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// they set the pace of partial results.
   private var lastDecodeSeconds: TimeInterval = 0
   private var lastDecodeSamples = 0
+  /// Whether the last piece ``decodeSegment(_:startingAt:)`` decoded with sentence endpointing
+  /// ends its last sentence beyond doubt (``SentenceEnd/isCertain(_:)``): `false` when it may
+  /// go on in what follows the piece, or when the piece was not judged that way.
+  public private(set) var lastSegmentEndsSentence = false
   /// Whether partial results are left out (while ``decodeSegment(_:startingAt:)`` streams).
   private var suppressesPartials = false
   /// Whether more of the stream is already waiting after the next chunk: no look is taken then.
@@ -321,9 +325,11 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// transcription of its speech (from 0.3 s before the first speech window to 0.3 s after the
   /// last): nothing when the detector hears less than 80 ms of speech in it (the model would
   /// invent words for noise), else one `.utterance` with word times counted from the start of
-  /// the whole input. A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration``,
-  /// and every piece with sentence endpointing (whose utterances end where the sentences do), is
-  /// streamed through ``process(_:)`` instead, without partial results.
+  /// the whole input. With sentence endpointing, the piece's text says where its utterances end
+  /// (``decodeSentences(_:startingAt:)``: one `.utterance` per sentence that ends at a pause).
+  /// A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration`` (and, with another
+  /// engine's transcriber, every piece with sentence endpointing) is streamed through
+  /// ``process(_:)`` instead, without partial results.
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
@@ -331,11 +337,16 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     // everything else starts afresh.
     let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
     let favoured = (hotwords, transcriberPhrases)
+    lastSegmentEndsSentence = false
     try reset()
     (endOfUtteranceSilence, endpointing, maximumSilence) = tuned
     (hotwords, transcriberPhrases) = favoured
-    // Sentence endpointing decides where utterances end inside the piece, as on a stream.
-    if endpointing == .sentence { return try streamSegment(samples, startingAt: offset) }
+    if endpointing == .sentence {
+      // Moonshine hears the whole piece and its text says where the sentences end; another
+      // engine's transcriber gives no such judgement, and the piece streams as a live one would.
+      guard readsPauseSignals else { return try streamSegment(samples, startingAt: offset) }
+      return try decodeSentences(samples, startingAt: offset)
+    }
     var firstSpeech: Int?
     var lastSpeech = 0
     var speechSamples = 0
@@ -364,10 +375,99 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     return words.isEmpty ? [] : [.utterance(words)]
   }
 
+  /// Decodes a piece with sentence endpointing by looking ahead, as only a file can: each
+  /// stretch of speech between pauses of ``maximumSilence`` (where a live stream ends its
+  /// utterance whatever was said) is transcribed once, whole, and split into utterances where
+  /// its text ends a sentence at a pause of at least ``endOfUtteranceSilence``
+  /// (``SpokenSentences``). The model hears both sides of every shorter pause, so a clause that
+  /// looks finished keeps its sentence when the words after the pause go on with it. A stretch
+  /// longer than ``MoonshineConfiguration/maximumUtteranceDuration``, or one whose transcription
+  /// ends in a loop, streams through ``process(_:)`` instead, as on a live stream.
+  private func decodeSentences(
+    _ samples: [Int16], startingAt offset: TimeInterval
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    let rate = Double(RecognitionAudio.sampleRate)
+    let pauseSamples = max(frameLength, Int(endOfUtteranceSilence * rate))
+    let longestPause = max(pauseSamples, Int(max(endOfUtteranceSilence, maximumSilence) * rate))
+    // Runs of speech (gaps shorter than the shortest pause that could end an utterance are
+    // inside a run), and the stretches they make between the longest pauses.
+    var stretches: [[Range<Int>]] = []
+    var run: Range<Int>?
+    func close() {
+      guard let closed = run else { return }
+      if let last = stretches.last?.last, closed.lowerBound - last.upperBound < longestPause {
+        stretches[stretches.count - 1].append(closed)
+      } else {
+        stretches.append([closed])
+      }
+    }
+    for start in stride(from: 0, to: samples.count - frameLength + 1, by: frameLength) {
+      guard try detector.isSpeech(samples, window: start..<start + frameLength) else { continue }
+      if let current = run, start - current.upperBound < pauseSamples {
+        run = current.lowerBound..<start + frameLength
+      } else {
+        close()
+        run = start..<start + frameLength
+      }
+    }
+    close()
+    detector.reset()
+    var events: [RecognitionEvent] = []
+    lastSegmentEndsSentence = false
+    for stretch in stretches {
+      let speech = stretch.reduce(0) { $0 + $1.count }
+      guard speech >= Self.minimumSpeechSamples, let first = stretch.first, let last = stretch.last
+      else { continue }
+      let start = max(0, first.lowerBound - Self.leadingSamples)
+      let end = min(samples.count, last.upperBound + Self.trailingSamples)
+      guard Double(end - start) <= configuration.maximumUtteranceDuration * rate else {
+        return try streamSegment(samples, startingAt: offset)
+      }
+      let audio = samples[start..<end].map { Float($0) / 32768 }
+      let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
+        try transcribe(audio, prefix: [])
+      }
+      guard transcript.ending == .endOfText || stretch.count == 1 else {
+        // A loop over a long stretch: the live way's shorter utterances may not loop.
+        return try streamSegment(samples, startingAt: offset)
+      }
+      let words = transcript.recognizedWords(
+        from: offset + Double(first.lowerBound) / rate, to: offset + Double(last.upperBound) / rate,
+        audioStart: offset + Double(start) / rate)
+      lastSegmentEndsSentence = SentenceEnd.isCertain(transcript)
+      guard !words.isEmpty else { continue }
+      let runs = stretch.map {
+        offset + Double($0.lowerBound) / rate..<offset + Double($0.upperBound) / rate
+      }
+      let parts = SpokenSentences.split(words: words.map(\.text), runs: runs)
+      for part in parts {
+        var utterance = Array(words[part.words])
+        if transcript.wordTimes == nil {
+          for (index, time) in part.times.enumerated() {
+            utterance[index].timestamp = time.start
+            utterance[index].duration = time.duration
+          }
+        }
+        events.append(.utterance(utterance))
+      }
+      if Self.logsJudgements {
+        let texts = parts.map { words[$0.words].map(\.text).joined(separator: " ") }
+        FileHandle.standardError.write(
+          Data(
+            ("transcribe: \(String(format: "%.2f", runs[0].lowerBound)) s, \(runs.count) runs: "
+              + texts.map { "\"\($0)\"" }.joined(separator: " | ")
+              + " [\(Self.describe(transcript.afterLastWord))"
+              + (lastSegmentEndsSentence ? ", certain" : "") + "]\n").utf8))
+      }
+    }
+    return events
+  }
+
   /// Decodes a piece through the streaming path, without partial results.
   private func streamSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    lastSegmentEndsSentence = false
     suppressesPartials = true
     // All of the piece is here: no look is taken, so what is transcribed, and the words, depend
     // on the audio alone (a look's timing follows the wall clock).
@@ -488,18 +588,20 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     if Self.logsJudgements {
       let early = utterance.early?.transcript.afterLastWord
       let after = late.afterLastWord
-      func text(_ signals: PauseSignals?) -> String {
-        signals.map {
-          String(format: "term %.3f cont %.3f word %.4f", $0.terminal, $0.continuing, $0.word)
-        } ?? "none"
-      }
       let start =
         Double(utterance.start + utterance.speechEnd) / Double(RecognitionAudio.sampleRate)
       FileHandle.standardError.write(
         Data(
           ("transcribe: pause at \(String(format: "%.2f", start)) s: \(verdict) \"\(late.text)\" "
-            + "early [\(text(early))] late [\(text(after))]\n").utf8))
+            + "early [\(Self.describe(early))] late [\(Self.describe(after))]\n").utf8))
     }
+  }
+
+  /// The signals after a transcription's last word, as the judgement log writes them.
+  private static func describe(_ signals: PauseSignals?) -> String {
+    signals.map {
+      String(format: "term %.3f cont %.3f word %.4f", $0.terminal, $0.continuing, $0.word)
+    } ?? "none"
   }
 
   /// Transcribes the utterance with 0.08 s of its pause: the early look of sentence endpointing.

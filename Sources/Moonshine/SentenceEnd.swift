@@ -62,6 +62,22 @@ public enum SentenceEnd: Equatable, Sendable {
     }
   }
 
+  /// Whether a transcription of speech up to a pause, with some of the pause after it, ends
+  /// its sentence beyond doubt, judged from that one look alone (no early look to compare): the
+  /// text ends in `. ? !` or `…`, its last word is no ``holdWords`` word, and after it the model
+  /// expects sentence-ending punctuation more than anything else (≥ 0.5) and hardly another word
+  /// (≤ 0.002, the bound that kept "He might even have been made." open in the study). A file
+  /// uses it where it was cut for length, to skip decoding across a cut that a sentence plainly
+  /// ends at (a piece cut there often ends soon after the last word, which leaves the model
+  /// less sure of the full stop than a live pause would: 0.71 after "than he was." at such a
+  /// cut, where the live rule's look 0.2 s into the pause reads above 0.8).
+  public static func isCertain(_ transcript: MoonshineTranscript) -> Bool {
+    guard endsSentence(transcript.text), let word = lastWord(of: transcript.text),
+      !holdWords.contains(word), let after = transcript.afterLastWord
+    else { return false }
+    return after.terminal >= 0.5 && after.word <= 0.002
+  }
+
   /// Words that do not end a sentence: articles, possessives, conjunctions, prepositions that
   /// are not also particles ("turn the lights on" ends in one), modals, "be", "very".
   public static let holdWords: Set<String> = Set(

@@ -28,11 +28,15 @@ public struct UtteranceSegmenter {
     public var start: Int
     /// The piece's samples.
     public var samples: [Int16]
+    /// Whether the piece was cut for its length (``maximumDuration``) rather than at a pause of
+    /// ``minimumPause``: speech may go on across the cut.
+    public var isCutForLength: Bool
 
     /// Creates a piece.
-    public init(start: Int, samples: [Int16]) {
+    public init(start: Int, samples: [Int16], isCutForLength: Bool = false) {
       self.start = start
       self.samples = samples
+      self.isCutForLength = isCutForLength
     }
 
     /// Where the piece starts, in seconds.
@@ -116,7 +120,7 @@ public struct UtteranceSegmenter {
       }
       analyzed += frame
       if analyzed >= longest {
-        segments.append(cut(at: quietestFrameInSecondHalf()))
+        segments.append(cut(at: quietestFrameInSecondHalf(), forLength: true))
         quietRunStart = nil
       }
     }
@@ -135,8 +139,9 @@ public struct UtteranceSegmenter {
     return Segment(start: pendingStart, samples: pending)
   }
 
-  private mutating func cut(at index: Int) -> Segment {
-    let segment = Segment(start: pendingStart, samples: Array(pending[..<index]))
+  private mutating func cut(at index: Int, forLength: Bool = false) -> Segment {
+    let segment = Segment(
+      start: pendingStart, samples: Array(pending[..<index]), isCutForLength: forLength)
     pending.removeFirst(index)
     levels.removeFirst(index / frameLength)
     pendingStart += index

@@ -143,31 +143,58 @@ public final class FileRecognitionBatch: Sendable {
         (configuration.reportsPartialWordsOfFiles ? pooled : pooled.withoutPartialResults())
         .sharedPool(size: jobs)
       let rate = Double(RecognitionAudio.sampleRate)
+      // With sentence endpointing, a cut made for length may fall inside a sentence: the pieces
+      // on either side are mended by decoding across it (see `PieceJoins`).
+      let judgesSentences =
+        recognition.request.voiceActivity?.judgesSentences ?? (engine.endpointing == .sentence)
+      let joins =
+        judgesSentences && engine.endpointing == .sentence
+        ? PieceJoins(recognition: recognition, longest: configuration.maximumUtteranceDuration)
+        : nil
+      // The request's phrases, which the pool's recognizers do not know, and its own pauses
+      // (nil: the configuration's), for this file.
+      let prepare = { @Sendable (recognizer: any SpeechRecognizer) in
+        engine.favourPhrases(on: recognizer)
+        let tuning = recognition.request.voiceActivity
+        recognizer.tuneVoiceActivity(threshold: nil, endOfUtteranceSilence: tuning?.minimumSilence)
+        recognizer.tuneEndpointing(
+          judgesSentences: tuning?.judgesSentences, maximumSilence: tuning?.maximumSilence)
+      }
+      var pieces = 0
       let submit = { (segment: UtteranceSegmenter.Segment) in
         ahead.wait()
         let index = recognition.addSegment(
           startingAt: segment.startTime,
           endingAt: Double(segment.start + segment.samples.count) / rate)
+        pieces += 1
+        if segment.isCutForLength { joins?.cutForLength(index) }
         pool.submitAny { recognizer in
           defer { ahead.signal() }
           guard !recognition.isStopped else {
-            recognition.segmentDecoded(index, .success([]))
+            if let joins {
+              joins.decoded(index, .success([]), piece: segment, endsSentence: true, using: nil)
+            } else {
+              recognition.segmentDecoded(index, .success([]))
+            }
             return
           }
           let result = recognizer.flatMap { recognizer in
-            // The request's phrases, which the pool's recognizers do not know.
-            engine.favourPhrases(on: recognizer)
+            prepare(recognizer)
             return Result { () throws(RecognitionFailure) in
-              // The request's own pauses (nil: the configuration's), for this piece.
-              let tuning = recognition.request.voiceActivity
-              recognizer.tuneVoiceActivity(
-                threshold: nil, endOfUtteranceSilence: tuning?.minimumSilence)
-              recognizer.tuneEndpointing(
-                judgesSentences: tuning?.judgesSentences, maximumSilence: tuning?.maximumSilence)
-              return try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
+              try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
             }
           }
-          recognition.segmentDecoded(index, result.mapError(SpeechClient.Failure.init))
+          .mapError(SpeechClient.Failure.init)
+          guard let joins else {
+            recognition.segmentDecoded(index, result)
+            return
+          }
+          // A join decodes on this worker's recognizer, still tuned for this file.
+          let recognizer = try? recognizer.get()
+          joins.decoded(
+            index, result, piece: segment,
+            endsSentence: (recognizer as? MoonshineRecognizer)?.lastSegmentEndsSentence ?? false,
+            using: recognizer)
         }
       }
       var segmenter: UtteranceSegmenter?
@@ -223,6 +250,15 @@ public final class FileRecognitionBatch: Sendable {
       // A file that fails part-way (truncated, damaged) still gets the words read before.
       if !recognition.isStopped, let last = segmenter?.finish() {
         submit(last)
+      }
+      if let joins {
+        // What is left to hand on may need a join: on a worker, with its recognizer.
+        let count = pieces
+        pool.submitAny { recognizer in
+          let recognizer = try? recognizer.get()
+          if let recognizer { prepare(recognizer) }
+          joins.readingEnded(pieces: count, using: recognizer)
+        }
       }
       recognition.readingEnded(at: Double(read) / rate, failure: failure)
     }

@@ -70,6 +70,9 @@ struct UtteranceSegmenterTests {
     #expect(pieces.allSatisfy { $0.samples.count <= 3 * 16000 })
     #expect(pieces.dropLast().allSatisfy { $0.samples.count >= 3 * 8000 })
     #expect(pieces.flatMap(\.samples) == samples)
+    // Speech may go on across such a cut (a file mends sentences there); the rest is no cut.
+    #expect(pieces.dropLast().allSatisfy { $0.isCutForLength })
+    #expect(pieces.last?.isCutForLength == false)
   }
 
   @Test func digitalSilenceCountsAsAPause() throws {
@@ -78,6 +81,7 @@ struct UtteranceSegmenterTests {
     let pieces = try segments(of: samples)
     #expect(pieces.count == 2)
     #expect(abs(Double(pieces[1].start) / 16000 - 3) < 0.03)
+    #expect(pieces.allSatisfy { !$0.isCutForLength })
   }
 
   @Test func aRecordingWithPausesIsCutOnlyInThem() throws {

@@ -2,9 +2,9 @@ import Foundation
 import LiveTestSupport
 import Testing
 
-/// Sentence endpointing on the live paths, with real audio: the virtual microphone and a vosk
-/// client streaming to `transcribe serve` hear five sentences with a thinking pause inside each
-/// as five utterances.
+/// Sentence endpointing with real audio: the virtual microphone, a vosk client streaming to
+/// `transcribe serve`, and a file hear five sentences with a thinking pause inside each as five
+/// utterances.
 extension CommandTests {
   @Suite(
     .enabled(
@@ -78,6 +78,50 @@ extension CommandTests {
       let cutFinals = ServeWebSocketCommandTests.replies(cut.stdout)
         .compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
       #expect(cutFinals.count > 5, "\(cutFinals)")
+    }
+
+    /// A file has what follows each pause: the five clips read one straight after another (no
+    /// gap but the clips' own edges), each with a thinking pause inside, come out as their
+    /// sentences however long the pause. With 1.2 s pauses the recording is longer than an
+    /// utterance may be and has no pause long enough to end one, so it is cut for length, at
+    /// the quietest point: inside a sentence, which is then decoded again across the cut.
+    @Test(arguments: [0.5, 0.8, 1.2])
+    func aFileKeepsEachSentenceWholeWhereverItsPauseFalls(pause: Double) async throws {
+      let directory = try TemporaryDirectory()
+      let files = try ThinkingPauses.files(pause: pause, in: directory.url)
+      let url = directory.url.appendingPathComponent("read-on.wav")
+      _ = try runSox(files.map(\.url.path) + [url.path])
+      let output = try await TranscribeProcess.run(
+        ["--engine", "moonshine", "--format", "json", "-i", url.path])
+      #expect(output.status == 0, "stderr: \(output.stderr)")
+      let utterances = output.stdout.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+      }.filter { $0["type"] as? String == "utterance" }
+      let texts = utterances.compactMap { $0["text"] as? String }
+      let references = files.map(\.reference)
+      let rate = Self.errorRate(texts.joined(separator: " "), references)
+      #expect(rate <= 0.015, "WER \(rate): \(texts)")
+      // An utterance per sentence, no utterance ending at a thinking pause. Clips 0880 and 0890
+      // are one sentence in the book ("He was not an ill-disposed young man, unless to be
+      // rather cold-hearted…"), so read on without a gap they may come out as one.
+      let sentences = [[[0], [1, 2], [3], [4]], [[0], [1], [2], [3], [4]]]
+      #expect(
+        sentences.contains { grouping in
+          grouping.count == texts.count
+            && zip(grouping, texts).allSatisfy { clips, text in
+              Self.errorRate(text, clips.map { references[$0] }) <= 0.1
+            }
+        }, "\(texts)")
+      // In order, each within the recording, starting where the one before ended or later.
+      let spans = utterances.compactMap { utterance -> (Double, Double)? in
+        guard let start = utterance["start"] as? Double, let end = utterance["end"] as? Double
+        else { return nil }
+        return (start, end)
+      }
+      #expect(spans.count == texts.count)
+      for (earlier, later) in zip(spans, spans.dropFirst()) {
+        #expect(earlier.0 < earlier.1 && earlier.1 <= later.0, "\(spans)")
+      }
     }
 
     @Test(

@@ -1,0 +1,126 @@
+import ConcurrencyExtras
+import Foundation
+import Recognition
+import SpeechClient
+import Testing
+
+@testable import SpeechClientLive
+
+/// The join across a cut made for length, with a recognizer that writes down what it was given.
+struct PieceJoinsTests {
+  /// Decodes any audio as one utterance "joined" spanning it, and records each call.
+  final class JoiningRecognizer: SpeechRecognizer {
+    let calls = LockIsolated<[(samples: Int, offset: TimeInterval)]>([])
+
+    func process(
+      _ samples: UnsafeBufferPointer<Int16>
+    ) throws(RecognitionFailure) -> [RecognitionEvent] { [] }
+    func finish() throws(RecognitionFailure) -> [RecognizedWord]? { nil }
+    func reset() throws(RecognitionFailure) {}
+
+    func decodeSegment(
+      _ samples: [Int16], startingAt offset: TimeInterval
+    ) throws(RecognitionFailure) -> [RecognitionEvent] {
+      calls.withValue { $0.append((samples.count, offset)) }
+      let length = Double(samples.count) / 16_000
+      return [.utterance([word("joined", offset + 0.3, offset + length - 0.3)])]
+    }
+  }
+
+  static func word(_ text: String, _ start: TimeInterval, _ end: TimeInterval) -> RecognizedWord {
+    RecognizedWord(text: text, timestamp: start, duration: end - start, confidence: 1)
+  }
+
+  /// A piece of silence from `start` to `end` seconds.
+  static func piece(_ start: TimeInterval, _ end: TimeInterval) -> UtteranceSegmenter.Segment {
+    UtteranceSegmenter.Segment(
+      start: Int(start * 16_000), samples: Array(repeating: 0, count: Int((end - start) * 16_000)),
+      isCutForLength: true)
+  }
+
+  /// Two pieces cut for length at 4 s: "One." at 0.5–1.0 and `last` at 2.0–3.0 s before the
+  /// cut, `first` at 4.5–5.0 and "Four." at 6.0–7.0 after it. Hands in the second piece first,
+  /// then the first, and returns the file's final text and the recognizer's calls.
+  func run(
+    last: String, first: String, endsSentence: Bool, cutForLength: Bool = true
+  ) async throws -> (text: String, calls: [(samples: Int, offset: TimeInterval)]) {
+    let recognition = FileRecognition(
+      request: SpeechRecognitionRequest(
+        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let joins = PieceJoins(recognition: recognition, longest: 30)
+    let recognizer = JoiningRecognizer()
+    let pieces = [Self.piece(0, 4), Self.piece(4, 8)]
+    for piece in pieces {
+      _ = recognition.addSegment(startingAt: piece.startTime, endingAt: piece.startTime + 4)
+    }
+    if cutForLength { joins.cutForLength(0) }
+    joins.decoded(
+      1,
+      .success([
+        .utterance([Self.word(first, 4.5, 5.0)]), .utterance([Self.word("Four.", 6.0, 7.0)]),
+      ]), piece: pieces[1], endsSentence: true, using: recognizer)
+    #expect(recognizer.calls.value.isEmpty, "a join waits for the piece before the cut")
+    joins.decoded(
+      0,
+      .success([
+        .utterance([Self.word("One.", 0.5, 1.0)]), .utterance([Self.word(last, 2.0, 3.0)]),
+      ]), piece: pieces[0], endsSentence: endsSentence, using: recognizer)
+    joins.readingEnded(pieces: 2, using: recognizer)
+    recognition.readingEnded(at: 8, failure: nil)
+    var text = ""
+    for try await result in recognition.stream where result.isFinal {
+      text = result.bestTranscription.formattedString
+    }
+    return (text, recognizer.calls.value)
+  }
+
+  @Test func aSentenceThatMayGoOnIsDecodedAgainAcrossTheCut() async throws {
+    let (text, calls) = try await run(last: "made", first: "Amiable", endsSentence: false)
+    #expect(text == "One. joined Four.")
+    // From 0.3 s before the last utterance's first word to 0.3 s after the next one's last.
+    let call = try #require(calls.first)
+    #expect(calls.count == 1)
+    #expect(abs(call.offset - 1.7) < 0.001)
+    #expect(abs(Double(call.samples) / 16_000 - 3.6) < 0.001)
+  }
+
+  @Test func aCertainEndFollowedByACapitalNeedsNoSecondLook() async throws {
+    let (text, calls) = try await run(last: "was.", first: "He", endsSentence: true)
+    #expect(text == "One. was. He Four.")
+    #expect(calls.isEmpty)
+  }
+
+  @Test func aCertainEndFollowedByALowerCaseWordIsLookedAtAgain() async throws {
+    let (text, calls) = try await run(last: "made.", first: "amiable", endsSentence: true)
+    #expect(text == "One. joined Four.")
+    #expect(calls.count == 1)
+  }
+
+  @Test func aCutAtALongPauseIsLeftAlone() async throws {
+    let (text, calls) = try await run(
+      last: "made", first: "Amiable", endsSentence: false, cutForLength: false)
+    #expect(text == "One. made Amiable Four.")
+    #expect(calls.isEmpty)
+  }
+
+  @Test func aLastPieceCutForLengthGoesOutWhenReadingEnds() async throws {
+    let recognition = FileRecognition(
+      request: SpeechRecognitionRequest(
+        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let joins = PieceJoins(recognition: recognition, longest: 30)
+    let piece = Self.piece(0, 4)
+    _ = recognition.addSegment(startingAt: 0, endingAt: 4)
+    joins.cutForLength(0)
+    joins.decoded(
+      0, .success([.utterance([Self.word("made", 2, 3)])]), piece: piece, endsSentence: false,
+      using: nil)
+    // Reading stopped before the next piece: the piece goes on its own.
+    joins.readingEnded(pieces: 1, using: nil)
+    recognition.readingEnded(at: 4, failure: nil)
+    var text = ""
+    for try await result in recognition.stream where result.isFinal {
+      text = result.bestTranscription.formattedString
+    }
+    #expect(text == "made")
+  }
+}
