@@ -30,8 +30,10 @@ import Synchronization
 /// again at the shortest pause (``MoonshineConfiguration/endOfUtteranceSilence``), with what its
 /// final words hear; ``SentenceEnd`` judges the sentence from the two, and a finished one ends
 /// there, any other after ``MoonshineConfiguration/maximumEndOfUtteranceSilence`` unless speech
-/// resumes (which drops the judgement). Pauses are counted in audio, so a file ends its
-/// utterances where a live stream of it would, however fast it is read.
+/// resumes (which drops the judgement). Pauses are counted in audio, so a stream ends its
+/// utterances at the same places however fast it arrives. A file's pieces
+/// (``decodeSegment(_:startingAt:)``) look ahead instead: each stretch of speech is transcribed
+/// whole and split where its text ends a sentence at a pause (``SpokenSentences``).
 ///
 /// Words carry Moonshine's casing and punctuation (`Go`, `forward`, `ten`, `meters.`); their
 /// times are estimates that share the utterance's speech among its words by length, and they

@@ -12,7 +12,10 @@ import SpeechClient
 /// pauses into pieces (``UtteranceSegmenter``) and queues the pieces on the decoder pool of
 /// ``LiveSpeechConfiguration/jobs`` workers, which decode them at the same time: the pieces of
 /// one long file, and the files of a batch, use every core. Each file's results come in order
-/// with times from the start of that file. The batch's ``client(at:)`` for a file answers
+/// with times from the start of that file. With sentence endpointing the pieces are cut at the
+/// longest pauses (where a live stream ends its utterance whatever was said) and each is split
+/// into sentences by what the model wrote; where speech went on too long and a piece was cut
+/// for length, the sentence across the cut is mended (`PieceJoins`). The batch's ``client(at:)`` for a file answers
 /// `startTask` with that file's results, decoded or not yet.
 ///
 /// The reader stays at most a few pieces ahead of the decoders, so memory does not grow with

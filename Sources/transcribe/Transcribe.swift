@@ -57,8 +57,10 @@ struct Transcribe: AsyncParsableCommand {
 
       FILES are cut at pauses and decoded on --jobs decoders at once (each loads its state \
       once; Moonshine's model is shared by all of them); the words and times come out in \
-      order, as one decoder would give them. Several --input files are decoded at the same \
-      time too.
+      order, as one decoder would give them. With sentence endpointing a file looks ahead: \
+      speech between pauses of --max-silence is transcribed whole and split where the \
+      model's text ends a sentence at a pause, so a thinking pause does not cut a sentence. \
+      Several --input files are decoded at the same time too.
 
       ENVIRONMENT:
         PULSE_SERVER          the PulseAudio server to capture from (e.g. unix:/run/pulse/native)
