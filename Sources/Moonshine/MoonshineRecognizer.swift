@@ -381,8 +381,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// stretch of speech between pauses of ``maximumSilence`` (where a live stream ends its
   /// utterance whatever was said) is transcribed once, whole, and split into utterances where
   /// its text ends a sentence at a pause of at least ``endOfUtteranceSilence``
-  /// (``SpokenSentences``). The model hears both sides of every shorter pause, so a clause that
-  /// looks finished keeps its sentence when the words after the pause go on with it. A stretch
+  /// (``SpokenSentences``), hearing as much audio before and after its speech as a live
+  /// utterance's final words do (the model's wording depends on it: "ten metres" or "10
+  /// meters"). The model hears both sides of every shorter pause, so a clause that looks
+  /// finished keeps its sentence when the words after the pause go on with it. A stretch
   /// longer than ``MoonshineConfiguration/maximumUtteranceDuration``, or one whose transcription
   /// ends in a loop, streams through ``process(_:)`` instead, as on a live stream.
   private func decodeSentences(
@@ -421,7 +423,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       guard speech >= Self.minimumSpeechSamples, let first = stretch.first, let last = stretch.last
       else { continue }
       let start = max(0, first.lowerBound - Self.leadingSamples)
-      let end = min(samples.count, last.upperBound + Self.trailingSamples)
+      let end = min(samples.count, last.upperBound + trailingSamples)
       guard Double(end - start) <= configuration.maximumUtteranceDuration * rate else {
         return try streamSegment(samples, startingAt: offset)
       }
