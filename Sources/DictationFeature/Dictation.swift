@@ -137,8 +137,16 @@ public struct Dictation: Sendable {
     case stop
     /// A piece of typing is done; the keyboard client's failure, if it failed.
     case typed(entry: Int, failure: KeyboardClient.Failure?)
+    /// Ends at once, without the last words (a second Ctrl-C, output that cannot be written):
+    /// the typing under way is abandoned (its tool killed), and the keyboard client gives back
+    /// what it borrowed (the keys xdotool bound) before dictation is over.
+    case interrupt
     /// The keyboard client gave back what it borrowed: dictation is over.
     case keyboardFinished
+  }
+
+  enum CancelID {
+    case typing
   }
 
   @Dependency(\.keyboardClient) var keyboard
@@ -216,6 +224,18 @@ public struct Dictation: Sendable {
           }
         }
         return .merge(typeNext(&state), finishIfDone(&state))
+
+      case .interrupt:
+        state.isStopping = true
+        state.typingEntry = nil
+        guard !state.isReleasing else { return .none }
+        state.isReleasing = true
+        return .concatenate(
+          .cancel(id: CancelID.typing),
+          .run { send in
+            await keyboard.finish()
+            await send(.keyboardFinished)
+          })
 
       case .keyboardFinished:
         state.isFinished = true
@@ -307,6 +327,7 @@ public struct Dictation: Sendable {
         await send(.typed(entry: entry.id, failure: KeyboardClient.Failure(error)))
       }
     }
+    .cancellable(id: CancelID.typing)
   }
 
   /// Ends dictation once a stop was asked for, the speech session is over and everything heard

@@ -476,6 +476,70 @@ struct DictationTests {
     #expect(keystrokes.value == ["One more thing.", "finish"])
   }
 
+  /// A second Ctrl-C: the typing under way is abandoned (its effect cancelled, which kills the
+  /// tool), and the keyboard still gives back what it borrowed before dictation is over.
+  @Test func anInterruptAbandonsTheTypingAndStillGivesTheKeyboardBack() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let gate = Gate()
+    let store = store(
+      sessions: [session], keystrokes: keystrokes,
+      type: { _ in
+        await gate.wait()
+        try Task.checkCancellation()
+      })
+    await listen(store, .start)
+    await hear(
+      store, session, ["Turn on the kitchen lights."],
+      typing: [
+        Dictation.Entry(
+          id: 0, heard: "Turn on the kitchen lights.", text: "Turn on the kitchen lights.")
+      ])
+    await store.send(.interrupt) {
+      $0.isStopping = true
+      $0.typingEntry = nil
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["finish"])
+    // A second interrupt does not give the keyboard back twice.
+    await store.send(.interrupt)
+    #expect(keystrokes.value == ["finish"])
+    // The host exits now; the speech session is left to the process's end.
+    await store.skipInFlightEffects()
+  }
+
+  /// An interrupt while the keyboard is already being given back waits for that.
+  @Test func anInterruptDuringTheReleaseDoesNotReleaseTwice() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    let gate = Gate()
+    store.dependencies.keyboardClient.finish = {
+      await gate.wait()
+      keystrokes.withValue { $0.append("finish") }
+    }
+    await listen(store, .start)
+    await store.send(.stop) { $0.isStopping = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result([], isFinal: true)
+    }
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.isListening = false
+      $0.isReleasing = true
+    }
+    await store.send(.interrupt)
+    gate.open()
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["finish"])
+  }
+
   @Test func aSpeechSessionThatEndsByItselfEndsDictation() async {
     let session = SpeechSession()
     let keystrokes = Keystrokes([])
