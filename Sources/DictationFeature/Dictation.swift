@@ -39,8 +39,13 @@ public struct Dictation: Sendable {
     public var isPaused = false
     /// Whether spoken commands are obeyed.
     public var recognizesCommands = true
-    /// Every utterance heard, with what became of it, oldest first.
+    /// The recent utterances heard, with what became of them, oldest first: those still to be
+    /// typed, and the last ``keptEntries`` of those settled (typed, written out or scratched).
     public var entries: [Entry] = []
+    /// How many settled utterances ``entries`` keeps: enough for "scratch that" to take back
+    /// recent ones and for the host to report each; older ones are dropped, so a day of
+    /// dictation holds no more than a minute of it.
+    public var keptEntries = 50
     /// The first failure of the keyboard client, for one warning.
     public var typingFailure: KeyboardClient.Failure?
     /// Whether a stop was asked for (or the speech session ended by itself).
@@ -197,6 +202,7 @@ public struct Dictation: Sendable {
           take(words, into: &state)
         }
         state.takenUtterances = utterances.count
+        trimEntries(&state)
         return typeNext(&state)
 
       case .speech:
@@ -310,6 +316,17 @@ public struct Dictation: Sendable {
       }
     }
     state.entries.append(entry)
+  }
+
+  /// Drops the oldest settled entries beyond ``State/keptEntries``; an entry still waiting or
+  /// being typed is never dropped (nor any after it).
+  private func trimEntries(_ state: inout State) {
+    let excess = state.entries.count - max(1, state.keptEntries)
+    guard excess > 0 else { return }
+    let settled = state.entries.prefix(excess).prefix {
+      $0.status != .waiting && $0.id != state.typingEntry
+    }
+    state.entries.removeFirst(settled.count)
   }
 
   /// Starts typing the next waiting entry when none is being typed.
