@@ -34,8 +34,9 @@ struct Dictate: AsyncParsableCommand {
       SPOKEN COMMANDS (--no-commands turns them off): "new line" and "new paragraph" anywhere \
       in an utterance; "scratch that" alone erases the last typed utterance.
 
-      HOTKEYS: one dictation runs per user session; --toggle, --pause, --resume and --stop \
-      reach it (through a socket in $XDG_RUNTIME_DIR). While paused nothing is decoded or \
+      HOTKEYS: one dictation runs per user session (a second one exits with status 14); \
+      --toggle, --pause, --resume and --stop reach it (through a socket in $XDG_RUNTIME_DIR) \
+      and give up after 3 s when it does not answer (status 17). While paused nothing is decoded or \
       typed and the microphone is released; --stop types the last words and ends it. Start it \
       with --start-paused and bind `transcribe dictate --toggle` to a key:
         GNOME: Settings, Keyboard, View and Customize Shortcuts, Custom Shortcuts
