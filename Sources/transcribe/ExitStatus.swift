@@ -67,7 +67,7 @@ enum ExitStatus: Int32, CaseIterable {
       14   transcribe dictate: a dictation is already running
       15   transcribe dictate --toggle/--pause/--resume/--stop: no dictation is running
       16   the language cannot be decoded as asked (unknown, or not by that engine)
-      17   transcribe dictate --toggle/--pause/--resume/--stop: the dictation did not answer
+      17   transcribe dictate --toggle (or --pause...): no answer within 3 s
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """
