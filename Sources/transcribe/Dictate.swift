@@ -36,9 +36,9 @@ struct Dictate: AsyncParsableCommand {
 
       HOTKEYS: one dictation runs per user session (a second one exits with status 14); \
       --toggle, --pause, --resume and --stop reach it (through a socket in $XDG_RUNTIME_DIR) \
-      and give up after 3 s when it does not answer (status 17). While paused nothing is decoded or \
-      typed and the microphone is released; --stop types the last words and ends it. Start it \
-      with --start-paused and bind `transcribe dictate --toggle` to a key:
+      and give up after 3 s when it does not answer (status 17). While paused nothing is \
+      decoded or typed and the microphone is released; --stop types the last words and ends \
+      it. Start it with --start-paused and bind `transcribe dictate --toggle` to a key:
         GNOME: Settings, Keyboard, View and Customize Shortcuts, Custom Shortcuts
         KDE:   System Settings, Shortcuts, Add New, Command or Script
         sway:  bindsym $mod+d exec transcribe dictate --toggle
