@@ -249,6 +249,11 @@ struct Dictate: AsyncParsableCommand {
       throw ExitStatus.failure.exitCode
     }
     var running = lock == nil ? UnixSocketLock.owner(socket: path) : nil
+    // The owner writes its pid just after taking the lock: a racing start may look too early.
+    for _ in 0..<10 where lock == nil && running == nil {
+      try? await Task.sleep(for: .milliseconds(20))
+      running = UnixSocketLock.owner(socket: path)
+    }
     if let lock, UnixSocketLock.isLive(path) {
       // Served without the lock: a dictation of an older transcribe.
       lock.release()
