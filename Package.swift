@@ -177,6 +177,8 @@ let package = Package(
     ),
     // glibc's malloc_trim, for the server to give back memory decoding freed.
     .systemLibrary(name: "CMalloc"),
+    // pidfd_open and pidfd_send_signal, for signalling the typing tools safely.
+    .systemLibrary(name: "CProcessControl"),
     // The live pipeline: audio input → an engine's recognizer → the client that wires them.
     // The engine-neutral recognition layer: the recognizer protocol, words and events, the
     // generic pool, the pause segmenter. Pure Swift; the engines conform to it.
@@ -322,7 +324,7 @@ let package = Package(
     // C libraries), each call bounded by a deadline.
     .target(
       name: "KeyboardClientLive",
-      dependencies: ["KeyboardClient", "Dependencies"]
+      dependencies: ["KeyboardClient", "Dependencies", "CProcessControl"]
     ),
     .testTarget(
       name: "KeyboardClientLiveTests",

@@ -6,6 +6,7 @@ import PackageDescription
 //
 //   swift run -c release --package-path Benchmarks ArchitectureBenchmarks
 //   swift run -c release --package-path Benchmarks DependencyBenchmarks
+//   swift run -c release --package-path Benchmarks DictationMemoryBenchmarks
 let package = Package(
   name: "Benchmarks",
   platforms: [.macOS(.v13)],
@@ -32,6 +33,17 @@ let package = Package(
       dependencies: [
         .product(name: "Architecture", package: "transcribe"),
         .product(name: "Dependencies", package: "transcribe"),
+        .product(name: "SpeechClient", package: "transcribe"),
+        .product(name: "SpeechRecognitionFeature", package: "transcribe"),
+      ]
+    ),
+    .executableTarget(
+      name: "DictationMemoryBenchmarks",
+      dependencies: [
+        .product(name: "Architecture", package: "transcribe"),
+        .product(name: "Dependencies", package: "transcribe"),
+        .product(name: "DictationFeature", package: "transcribe"),
+        .product(name: "KeyboardClient", package: "transcribe"),
         .product(name: "SpeechClient", package: "transcribe"),
         .product(name: "SpeechRecognitionFeature", package: "transcribe"),
       ]

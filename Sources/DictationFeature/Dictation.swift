@@ -39,8 +39,13 @@ public struct Dictation: Sendable {
     public var isPaused = false
     /// Whether spoken commands are obeyed.
     public var recognizesCommands = true
-    /// Every utterance heard, with what became of it, oldest first.
+    /// The recent utterances heard, with what became of them, oldest first: those still to be
+    /// typed, and the last ``keptEntries`` of those settled (typed, written out or scratched).
     public var entries: [Entry] = []
+    /// How many settled utterances ``entries`` keeps: enough for "scratch that" to take back
+    /// recent ones and for the host to report each; older ones are dropped, so a day of
+    /// dictation holds no more than a minute of it.
+    public var keptEntries = 50
     /// The first failure of the keyboard client, for one warning.
     public var typingFailure: KeyboardClient.Failure?
     /// Whether a stop was asked for (or the speech session ended by itself).
@@ -137,8 +142,16 @@ public struct Dictation: Sendable {
     case stop
     /// A piece of typing is done; the keyboard client's failure, if it failed.
     case typed(entry: Int, failure: KeyboardClient.Failure?)
+    /// Ends at once, without the last words (a second Ctrl-C, output that cannot be written):
+    /// the typing under way is abandoned (its tool killed), and the keyboard client gives back
+    /// what it borrowed (the keys xdotool bound) before dictation is over.
+    case interrupt
     /// The keyboard client gave back what it borrowed: dictation is over.
     case keyboardFinished
+  }
+
+  enum CancelID {
+    case typing
   }
 
   @Dependency(\.keyboardClient) var keyboard
@@ -189,6 +202,7 @@ public struct Dictation: Sendable {
           take(words, into: &state)
         }
         state.takenUtterances = utterances.count
+        trimEntries(&state)
         return typeNext(&state)
 
       case .speech:
@@ -216,6 +230,18 @@ public struct Dictation: Sendable {
           }
         }
         return .merge(typeNext(&state), finishIfDone(&state))
+
+      case .interrupt:
+        state.isStopping = true
+        state.typingEntry = nil
+        guard !state.isReleasing else { return .none }
+        state.isReleasing = true
+        return .concatenate(
+          .cancel(id: CancelID.typing),
+          .run { send in
+            await keyboard.finish()
+            await send(.keyboardFinished)
+          })
 
       case .keyboardFinished:
         state.isFinished = true
@@ -292,6 +318,17 @@ public struct Dictation: Sendable {
     state.entries.append(entry)
   }
 
+  /// Drops the oldest settled entries beyond ``State/keptEntries``; an entry still waiting or
+  /// being typed is never dropped (nor any after it).
+  private func trimEntries(_ state: inout State) {
+    let excess = state.entries.count - max(1, state.keptEntries)
+    guard excess > 0 else { return }
+    let settled = state.entries.prefix(excess).prefix {
+      $0.status != .waiting && $0.id != state.typingEntry
+    }
+    state.entries.removeFirst(settled.count)
+  }
+
   /// Starts typing the next waiting entry when none is being typed.
   private func typeNext(_ state: inout State) -> Effect<Action> {
     guard state.typingEntry == nil,
@@ -307,6 +344,7 @@ public struct Dictation: Sendable {
         await send(.typed(entry: entry.id, failure: KeyboardClient.Failure(error)))
       }
     }
+    .cancellable(id: CancelID.typing)
   }
 
   /// Ends dictation once a stop was asked for, the speech session is over and everything heard

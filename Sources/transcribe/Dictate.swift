@@ -8,6 +8,7 @@ import KeyboardClientLive
 import SpeechClient
 import SpeechClientLive
 import SpeechRecognitionFeature
+import TranscribeServer
 
 /// `transcribe dictate`: types what you say into the window you are working in.
 struct Dictate: AsyncParsableCommand {
@@ -33,10 +34,11 @@ struct Dictate: AsyncParsableCommand {
       SPOKEN COMMANDS (--no-commands turns them off): "new line" and "new paragraph" anywhere \
       in an utterance; "scratch that" alone erases the last typed utterance.
 
-      HOTKEYS: one dictation runs per user session; --toggle, --pause, --resume and --stop \
-      reach it (through a socket in $XDG_RUNTIME_DIR). While paused nothing is decoded or \
-      typed and the microphone is released; --stop types the last words and ends it. Start it \
-      with --start-paused and bind `transcribe dictate --toggle` to a key:
+      HOTKEYS: one dictation runs per user session (a second one exits with status 14); \
+      --toggle, --pause, --resume and --stop reach it (through a socket in $XDG_RUNTIME_DIR) \
+      and give up after 3 s when it does not answer (status 17). While paused nothing is \
+      decoded or typed and the microphone is released; --stop types the last words and ends \
+      it. Start it with --start-paused and bind `transcribe dictate --toggle` to a key:
         GNOME: Settings, Keyboard, View and Customize Shortcuts, Custom Shortcuts
         KDE:   System Settings, Shortcuts, Add New, Command or Script
         sway:  bindsym $mod+d exec transcribe dictate --toggle
@@ -178,16 +180,10 @@ struct Dictate: AsyncParsableCommand {
       try command.printLanguages()
       return
     }
+    // One dictation per user: the lock comes before anything that takes time or types.
     let path = try Self.controlSocketPath()
-    if let reply = await DictationControl.send(.status, path: path) {
-      let pid = reply.split(separator: " ").first.map(String.init) ?? "?"
-      Terminal.writeError(
-        "transcribe: error: a dictation is already running (pid \(pid)); control it with "
-          + "transcribe dictate --toggle, --pause, --resume or --stop.\n")
-      throw ExitStatus.dictationRunning.exitCode
-    }
-    // Nobody answers there: a socket left by a dictation that was killed.
-    unlink(path)
+    let lock = try await Self.claimControlSocket(path)
+    defer { lock.release() }
     let keyboard = try self.keyboard(explicitOnly: previewOption.preview)
 
     let source: SpeechRecognitionRequest.AudioSource =
@@ -240,14 +236,63 @@ struct Dictate: AsyncParsableCommand {
     }
   }
 
+  /// Takes the control socket's lock, or says which dictation holds it and exits with status
+  /// 14.
+  static func claimControlSocket(_ path: String) async throws -> UnixSocketLock {
+    let lock: UnixSocketLock?
+    do {
+      lock = try UnixSocketLock.acquire(socket: path)
+    } catch {
+      Terminal.writeError(
+        "transcribe: error: cannot lock \(error.path) (\(error.reason)); check that its "
+          + "directory is yours and writable, or set XDG_RUNTIME_DIR to one that is.\n")
+      throw ExitStatus.failure.exitCode
+    }
+    var running = lock == nil ? UnixSocketLock.owner(socket: path) : nil
+    // The owner writes its pid just after taking the lock: a racing start may look too early.
+    for _ in 0..<10 where lock == nil && running == nil {
+      try? await Task.sleep(for: .milliseconds(20))
+      running = UnixSocketLock.owner(socket: path)
+    }
+    if let lock, UnixSocketLock.isLive(path) {
+      // Served without the lock: a dictation of an older transcribe.
+      lock.release()
+      if case .reply(let reply) = await DictationControl.send(.status, path: path) {
+        running = reply.split(separator: " ").first.flatMap { pid_t($0) }
+      }
+    } else if let lock {
+      return lock
+    }
+    let which = running.map { "already running (pid \($0))" } ?? "already running or starting"
+    Terminal.writeError(
+      "transcribe: error: a dictation is \(which); control it with transcribe dictate "
+        + "--toggle, --pause, --resume or --stop.\n")
+    throw ExitStatus.dictationRunning.exitCode
+  }
+
   /// Sends a control command to the running dictation and prints its reply.
   func send(_ command: DictationControl.Command) async throws {
     let path = try Self.controlSocketPath()
-    guard let reply = await DictationControl.send(command, path: path) else {
+    let reply: String
+    switch await DictationControl.send(command, path: path) {
+    case .reply(let line):
+      reply = line
+    case .notRunning:
       Terminal.writeError(
         "transcribe: error: no dictation is running (nothing answers at \(path)); start one "
           + "with transcribe dictate.\n")
       throw ExitStatus.noDictationRunning.exitCode
+    case .noAnswer:
+      let seconds = DictationControl.replyDeadline.nanoseconds / 1_000_000_000
+      let end =
+        UnixSocketLock.owner(socket: path).map {
+          "end it with kill \($0) (kill -9 \($0) if it stays)"
+        }
+        ?? "end it with kill"
+      Terminal.writeError(
+        "transcribe: error: the dictation at \(path) did not answer within \(seconds) s; it is "
+          + "stuck or stopped: \(end), then start a new one.\n")
+      throw ExitStatus.dictationNotAnswering.exitCode
     }
     if reply.hasPrefix("error") {
       Terminal.writeError("transcribe: \(reply)\n")

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import TranscribeServer
 
 /// The control socket of a running `transcribe dictate`: how `--toggle`, `--pause`, `--resume`
 /// and `--stop` (bound to hotkeys) reach it, and how a second `transcribe dictate` finds it.
@@ -11,6 +12,12 @@ import NIOPosix
 /// carries one command line (`toggle`, `pause`, `resume`, `stop`, `status`) and gets one reply
 /// line: the dictation's process id and what it does now (`1234 listening`, `1234 paused`,
 /// `1234 stopping`).
+///
+/// The dictation that serves the socket holds its ``UnixSocketLock`` (`….sock.lock` beside it)
+/// for its whole life, taken before anything else: a second dictation, even one started at the
+/// same instant, finds it taken and is refused; a socket whose lock nobody holds is stale and
+/// replaced. Both sides have deadlines: a connection that says nothing is dropped, and a command
+/// that gets no reply gives up (``Answer/noAnswer``).
 enum DictationControl {
   /// A command for the running dictation.
   enum Command: String, CaseIterable, Sendable {
@@ -48,25 +55,56 @@ enum DictationControl {
     return directory + "/dictate.sock"
   }
 
-  /// Sends `command` to the dictation listening at `path` and returns its reply; `nil` when none
-  /// is running there.
-  static func send(_ command: Command, path: String) async -> String? {
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
+  /// What came back from the dictation at a socket.
+  enum Answer: Equatable, Sendable {
+    /// Its reply line: its process id and what it does now (`1234 listening`).
+    case reply(String)
+    /// Nobody listens there (no socket, or one a killed dictation left).
+    case notRunning
+    /// It accepted the connection but did not reply within the deadline: it is stuck (or
+    /// stopped with SIGSTOP).
+    case noAnswer
+  }
+
+  /// How long `--toggle`, `--pause`, `--resume`, `--stop` and the status probe wait for the
+  /// reply. A dictation answers at once (its reply comes from its state); one that does not is
+  /// stuck, and a hotkey must not hang on it.
+  static let replyDeadline = TimeAmount.seconds(3)
+
+  /// How long the server gives a connection to send its command and take the reply: a client
+  /// that connects and says nothing is dropped then, so it cannot keep a stopping dictation
+  /// from exiting.
+  static let connectionDeadline = TimeAmount.seconds(2)
+
+  /// Sends `command` to the dictation listening at `path`, and waits at most `deadline` for its
+  /// reply.
+  static func send(
+    _ command: Command, path: String, deadline: TimeAmount = replyDeadline
+  ) async -> Answer {
+    guard FileManager.default.fileExists(atPath: path) else { return .notRunning }
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     do {
-      let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connectTimeout(deadline)
         .connect(unixDomainSocketPath: path) { channel in
-          channel.eventLoop.makeCompletedFuture {
+          // The whole exchange has the deadline: closing the channel then ends the read.
+          channel.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
+          return channel.eventLoop.makeCompletedFuture {
             try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
           }
         }
-      return try await channel.executeThenClose { inbound, outbound in
-        try await outbound.write(ByteBuffer(string: command.rawValue + "\n"))
-        return try await readLine(inbound)
-      }
+    } catch ChannelError.connectTimeout {
+      return .noAnswer
     } catch {
       // Nobody listens there: a dictation that ended without removing its socket.
-      return nil
+      return .notRunning
     }
+    let line = try? await channel.executeThenClose { inbound, outbound in
+      try await outbound.write(ByteBuffer(string: command.rawValue + "\n"))
+      return try await readLine(inbound)
+    }
+    guard let line, !line.isEmpty else { return .noAnswer }
+    return .reply(line)
   }
 
   /// Reads up to the first newline (or the end), without it.
@@ -102,13 +140,17 @@ enum DictationControl {
   }
 
   /// Serves commands at `path`, answering each with `handle`'s reply, until the server is
-  /// closed. A stale socket (nobody listening) is replaced.
+  /// closed. The caller holds the socket's ``UnixSocketLock``: a stale socket (nobody listening)
+  /// is replaced, a live one is not (the bind fails). Each connection is closed
+  /// ``connectionDeadline`` after it was accepted, answered or not.
   static func serve(
     at path: String, handle: @escaping @Sendable (Command) async -> String
   ) async throws -> Server {
+    UnixSocketLock.removeStaleSocket(at: path)
     let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-        channel.eventLoop.makeCompletedFuture {
+      .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
+        channel.eventLoop.scheduleTask(in: connectionDeadline) { channel.close(promise: nil) }
+        return channel.eventLoop.makeCompletedFuture {
           try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
       }

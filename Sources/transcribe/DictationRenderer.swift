@@ -22,7 +22,9 @@ struct DictationRenderer {
   let keyboardWritesStandardOutput: Bool
   let width: Int
 
-  private var reported: [Int: Dictation.Entry.Status] = [:]
+  /// What was reported of each entry the state still holds (older ones are forgotten, as the
+  /// state forgets them).
+  private(set) var reported: [Int: Dictation.Entry.Status] = [:]
   private var liveRow = ""
   private var warned = false
   private var wasPaused: Bool?
@@ -66,6 +68,9 @@ struct DictationRenderer {
       reported[entry.id] = entry.status
       output += eraseLiveRow()
       output += lines(for: entry, before: before)
+    }
+    if let oldest = state.entries.first?.id, reported.count > state.entries.count {
+      reported = reported.filter { $0.key >= oldest }
     }
     if isTerminal, !keyboardWritesStandardOutput {
       let partial =

@@ -41,8 +41,21 @@ final class DictationSession {
       keyboardWritesStandardOutput: keyboard.choice.typer == .stdout, width: Terminal.width)
   }
 
-  /// Runs dictation to its end and returns the exit status.
+  /// How long an ending that skips the last words (a second Ctrl-C, output that cannot be
+  /// written) waits for the keyboard to give back what it borrowed.
+  static let releaseDeadline = Duration.seconds(3)
+
+  /// Runs dictation to its end and returns the exit status. However it ends, the keyboard
+  /// gives back what it borrowed (xdotool's bound keys) before this returns: by dictation's own
+  /// end, or else by ``Dictation/Action/interrupt`` (within ``releaseDeadline``).
   func run(signals: SignalHandler) async -> ExitStatus {
+    let status = await render(signals: signals)
+    await releaseKeyboard()
+    return status
+  }
+
+  /// Renders every state until dictation is over or the session stops it.
+  private func render(signals: SignalHandler) async -> ExitStatus {
     let states = NewestStates(of: store)
     self.states = states
     defer { self.states = nil }
@@ -62,6 +75,18 @@ final class DictationSession {
       Terminal.writeError("transcribe: error: \(message)\n")
     }
     return exit.status
+  }
+
+  /// Interrupts a dictation that is not over yet, so the keyboard gives back what it borrowed
+  /// (or finishes giving it back, when that was under way); waits for that at most
+  /// ``releaseDeadline``.
+  private func releaseKeyboard() async {
+    guard !store.state.isFinished else { return }
+    store.send(.interrupt)
+    let deadline = ContinuousClock.now + Self.releaseDeadline
+    while !store.state.isFinished, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(10))
+    }
   }
 
   /// A command from the control socket; the reply says what dictation does now.

@@ -39,6 +39,9 @@ enum ExitStatus: Int32, CaseIterable {
   case noDictationRunning = 15
   /// The language cannot be decoded as asked: unknown, or not by the engine asked for.
   case languageUnsupported = 16
+  /// `transcribe dictate --toggle` (or --pause, --resume, --stop): the running dictation did not
+  /// answer in time (stuck, or stopped).
+  case dictationNotAnswering = 17
   /// A second Ctrl-C ended the process at once.
   case interrupted = 130
 
@@ -64,6 +67,7 @@ enum ExitStatus: Int32, CaseIterable {
       14   transcribe dictate: a dictation is already running
       15   transcribe dictate --toggle/--pause/--resume/--stop: no dictation is running
       16   the language cannot be decoded as asked (unknown, or not by that engine)
+      17   transcribe dictate --toggle (or --pause...): no answer within 3 s
       64   invalid command-line usage
       130  interrupted by a second Ctrl-C
     """

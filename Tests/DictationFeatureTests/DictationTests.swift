@@ -476,6 +476,152 @@ struct DictationTests {
     #expect(keystrokes.value == ["One more thing.", "finish"])
   }
 
+  /// A second Ctrl-C: the typing under way is abandoned (its effect cancelled, which kills the
+  /// tool), and the keyboard still gives back what it borrowed before dictation is over.
+  @Test func anInterruptAbandonsTheTypingAndStillGivesTheKeyboardBack() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let gate = Gate()
+    let store = store(
+      sessions: [session], keystrokes: keystrokes,
+      type: { _ in
+        await gate.wait()
+        try Task.checkCancellation()
+      })
+    await listen(store, .start)
+    await hear(
+      store, session, ["Turn on the kitchen lights."],
+      typing: [
+        Dictation.Entry(
+          id: 0, heard: "Turn on the kitchen lights.", text: "Turn on the kitchen lights.")
+      ])
+    await store.send(.interrupt) {
+      $0.isStopping = true
+      $0.typingEntry = nil
+      $0.isReleasing = true
+    }
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["finish"])
+    // A second interrupt does not give the keyboard back twice.
+    await store.send(.interrupt)
+    #expect(keystrokes.value == ["finish"])
+    // The host exits now; the speech session is left to the process's end.
+    await store.skipInFlightEffects()
+  }
+
+  /// An interrupt while the keyboard is already being given back waits for that.
+  @Test func anInterruptDuringTheReleaseDoesNotReleaseTwice() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    let gate = Gate()
+    store.dependencies.keyboardClient.finish = {
+      await gate.wait()
+      keystrokes.withValue { $0.append("finish") }
+    }
+    await listen(store, .start)
+    await store.send(.stop) { $0.isStopping = true }
+    await store.receive(\.speech.finish) {
+      $0.speech.isRecording = false
+      $0.speech.status = .finishing
+    }
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result([], isFinal: true)
+    }
+    await store.receive(\.speech.recognitionFinished) {
+      $0.speech.status = .idle
+      $0.speech.outcome = .finished
+      $0.isListening = false
+      $0.isReleasing = true
+    }
+    await store.send(.interrupt)
+    gate.open()
+    await store.receive(\.keyboardFinished) { $0.isFinished = true }
+    #expect(keystrokes.value == ["finish"])
+  }
+
+  /// A day of dictation keeps only the recent utterances: the oldest typed ones are dropped
+  /// beyond ``Dictation/State/keptEntries``, and "scratch that" still takes back the last.
+  @Test func onlyTheRecentUtterancesAreKept() async {
+    var state = Dictation.State(speech: SpeechRecognition.State())
+    state.keptEntries = 2
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(state, sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    var heard: [String] = []
+    for index in 0..<5 {
+      heard.append("Word \(index).")
+      let text = index == 0 ? "Word 0." : " Word \(index)."
+      session.continuation.yield(result(heard))
+      await store.receive(\.speech.speech.success) { [heard] in
+        $0.speech.result = result(heard)
+        $0.takenUtterances = heard.count
+        $0.entries.append(Dictation.Entry(id: index, heard: "Word \(index).", text: text))
+        if $0.entries.count > 2 { $0.entries.removeFirst() }
+        $0.typingEntry = index
+      }
+      await store.receive(\.typed) {
+        $0.typingEntry = nil
+        $0.entries[$0.entries.count - 1].status = .typed
+      }
+    }
+    #expect(store.state.entries.map(\.id) == [3, 4])
+    // "scratch that" erases the last utterance, which is still there.
+    heard.append("scratch that")
+    session.continuation.yield(result(heard))
+    await store.receive(\.speech.speech.success) { [heard] in
+      $0.speech.result = result(heard)
+      $0.takenUtterances = heard.count
+      $0.entries[1].status = .scratched
+      $0.entries.append(
+        Dictation.Entry(
+          id: 5, heard: "scratch that", text: "", command: .scratchThat, erase: 8))
+      $0.entries.removeFirst()
+      $0.typingEntry = 5
+    }
+    await store.receive(\.typed) {
+      $0.typingEntry = nil
+      $0.entries[1].status = .typed
+    }
+    #expect(keystrokes.value.last == "⌫8")
+    await stop(store, session, keystrokes)
+  }
+
+  /// An utterance still waiting to be typed is never dropped, however many are kept.
+  @Test func utterancesWaitingToBeTypedAreNotDropped() async {
+    var state = Dictation.State(speech: SpeechRecognition.State())
+    state.keptEntries = 1
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let gate = Gate()
+    let store = store(
+      state, sessions: [session], keystrokes: keystrokes, type: { _ in await gate.wait() })
+    await listen(store, .start)
+    // Three utterances at once while the first is being typed: all wait.
+    let heard = ["One.", "Two.", "Three."]
+    session.continuation.yield(result(heard))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(heard)
+      $0.takenUtterances = 3
+      $0.entries = [
+        Dictation.Entry(id: 0, heard: "One.", text: "One."),
+        Dictation.Entry(id: 1, heard: "Two.", text: " Two."),
+        Dictation.Entry(id: 2, heard: "Three.", text: " Three."),
+      ]
+      $0.typingEntry = 0
+    }
+    for id in 0..<3 {
+      gate.open()
+      await store.receive(\.typed) {
+        $0.entries[id].status = .typed
+        $0.typingEntry = id < 2 ? id + 1 : nil
+      }
+    }
+    #expect(keystrokes.value == ["One.", " Two.", " Three."])
+    await stop(store, session, keystrokes)
+  }
+
   @Test func aSpeechSessionThatEndsByItselfEndsDictation() async {
     let session = SpeechSession()
     let keystrokes = Keystrokes([])

@@ -86,10 +86,12 @@ extension CommandTests {
     @Test func aStaleSocketDoesNotStopANewDictation() async throws {
       let directory = try TemporaryDirectory()
       let socket = directory.url.appendingPathComponent("transcribe-dictate.sock").path
-      // A socket nobody listens at, as a killed dictation leaves it.
+      // A socket nobody listens at and a lock file nobody holds, as a killed dictation leaves
+      // them.
       _ = try runCommand(
         "/usr/bin/python3",
         ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+      try "999999\n".write(toFile: socket + ".lock", atomically: false, encoding: .utf8)
       #expect(FileManager.default.fileExists(atPath: socket))
       let output = try await Self.dictate(
         ["--preview", "--typer", "stdout", "--duration", "1"],
@@ -97,6 +99,112 @@ extension CommandTests {
       #expect(output.status == 0, "stderr: \(output.stderr)")
       let none = try await Self.dictate(["--stop"], environment: Self.environment(directory))
       #expect(none.status == 15, "\(none)")
+    }
+
+    /// Starts a paused preview dictation with its control socket in `directory` and waits until
+    /// the socket is there.
+    static func startPaused(_ directory: TemporaryDirectory) async throws -> TranscribeProcess {
+      let socket = directory.url.appendingPathComponent("transcribe-dictate.sock").path
+      let dictation = TranscribeProcess(
+        ["dictate", "--preview", "--typer", "stdout", "--start-paused"],
+        environment: environment(directory))
+      try dictation.start()
+      let deadline = Date().addingTimeInterval(20)
+      while !FileManager.default.fileExists(atPath: socket), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      #expect(FileManager.default.fileExists(atPath: socket), "no control socket")
+      return dictation
+    }
+
+    /// Two dictations started at the same instant: one runs, the other is refused with status
+    /// 14 and one line, and `--stop` then ends the only one there is.
+    @Test(arguments: 0..<3)
+    func ofTwoDictationsStartedTogetherOneRuns(attempt: Int) async throws {
+      let directory = try TemporaryDirectory()
+      let environment = Self.environment(directory)
+      let arguments = ["dictate", "--preview", "--typer", "stdout", "--start-paused"]
+      let pair = [
+        TranscribeProcess(arguments, environment: environment),
+        TranscribeProcess(arguments, environment: environment),
+      ]
+      for process in pair { try process.start() }
+      defer { for process in pair where process.process.isRunning { process.process.terminate() } }
+      // The one refused ends by itself; the other runs until stopped.
+      let deadline = Date().addingTimeInterval(30)
+      while pair.allSatisfy(\.process.isRunning), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let refused = try #require(pair.first { !$0.process.isRunning }, "both dictations run")
+      let running = try #require(pair.first { $0.process.isRunning }, "neither dictation runs")
+      let output = await refused.wait(timeout: 5)
+      #expect(output.status == 14, "\(output)")
+      #expect(
+        output.stderr
+          == "transcribe: error: a dictation is already running (pid "
+          + "\(running.process.processIdentifier)); control it with transcribe dictate --toggle, "
+          + "--pause, --resume or --stop.\n", "\(output.stderr)")
+
+      let stop = try await Self.dictate(["--stop"], environment: environment)
+      #expect(stop.status == 0, "\(stop)")
+      let ended = await running.wait(timeout: 20)
+      #expect(ended.reason == .exit && ended.status == 0, "\(ended)")
+      let none = try await Self.dictate(["--toggle"], environment: environment)
+      #expect(none.status == 15, "\(none)")
+    }
+
+    /// A client that connects to the control socket and says nothing is dropped: it does not
+    /// keep a stopped dictation from exiting.
+    @Test func anIdleControlClientDoesNotKeepAStoppedDictationRunning() async throws {
+      let directory = try TemporaryDirectory()
+      let environment = Self.environment(directory)
+      let socket = directory.url.appendingPathComponent("transcribe-dictate.sock").path
+      let dictation = try await Self.startPaused(directory)
+      defer { if dictation.process.isRunning { dictation.process.terminate() } }
+      let idle = Process()
+      idle.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      idle.arguments = [
+        "-c",
+        "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+          + "time.sleep(120)",
+        socket,
+      ]
+      try idle.run()
+      defer { if idle.isRunning { idle.terminate() } }
+      try await Task.sleep(for: .milliseconds(500))
+      let stop = try await Self.dictate(["--stop"], environment: environment)
+      #expect(stop.status == 0 && stop.stdout == "stopping\n", "\(stop)")
+      // Exits rather than hangs (the idle client would hold it for two minutes).
+      let output = await dictation.wait(timeout: 60)
+      #expect(output.reason == .exit && output.status == 0, "\(output)")
+    }
+
+    /// A dictation that does not answer (stopped with SIGSTOP): `--toggle` gives up with one
+    /// line naming the fix and status 17, and a new dictation is still refused with status 14.
+    @Test func aDictationThatDoesNotAnswerMakesControlGiveUpWithStatus17() async throws {
+      let directory = try TemporaryDirectory()
+      let environment = Self.environment(directory)
+      let dictation = try await Self.startPaused(directory)
+      let pid = dictation.process.processIdentifier
+      defer {
+        kill(pid, SIGCONT)
+        if dictation.process.isRunning { dictation.process.terminate() }
+      }
+      kill(pid, SIGSTOP)
+      let toggle = try await Self.dictate(["--toggle"], environment: environment, timeout: 60)
+      #expect(toggle.reason == .exit && toggle.status == 17, "\(toggle)")
+      #expect(toggle.stderr.split(separator: "\n").count == 1, "\(toggle.stderr)")
+      #expect(toggle.stderr.contains("did not answer"), "\(toggle.stderr)")
+      #expect(toggle.stderr.contains("kill \(pid)"), "\(toggle.stderr)")
+      let second = try await Self.dictate(["--preview"], environment: environment, timeout: 60)
+      #expect(second.status == 14, "\(second)")
+      #expect(second.stderr.contains("already running (pid \(pid))"), "\(second.stderr)")
+
+      kill(pid, SIGCONT)
+      let stop = try await Self.dictate(["--stop"], environment: environment)
+      #expect(stop.status == 0, "\(stop)")
+      let output = await dictation.wait(timeout: 30)
+      #expect(output.reason == .exit && output.status == 0, "\(output)")
     }
 
     @Test(arguments: [

@@ -140,6 +140,93 @@ extension CommandTests {
     }
   }
 
+  /// Whatever ends `transcribe dictate --typer xdotool`, the X keymap is what it was before:
+  /// the keycodes xdotool bound for characters outside the map are given back.
+  @Suite(
+    .enabled(
+      if: TypingTarget.x11Runs, "needs Xvfb, xterm and xdotool (./scripts/install-dependencies.sh)"
+    ))
+  struct DictateKeymapCommandTests {
+    /// How a dictation ends.
+    enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+      case ctrlC, ctrlCTwice, sigterm, sighup, typerDies
+      var testDescription: String { rawValue }
+    }
+
+    /// The X keymap (`xmodmap -pke`).
+    static func keymap(_ target: TypingTarget) throws -> String {
+      try target.run("xmodmap", ["-pke"])
+    }
+
+    @Test(arguments: Ending.allCases)
+    func theKeymapIsRestored(ending: Ending) async throws {
+      let target = try TypingTarget.start(.x11)
+      defer { target.stop() }
+      let runtime = try TemporaryDirectory()
+      // The map loses "e" and "o": typing lorem ipsum then needs keycodes bound to them.
+      for letter in ["e", "o"] {
+        let line = try Self.keymap(target).split(separator: "\n").first {
+          $0.split(separator: " ").dropFirst(3).first == Substring(letter)
+        }
+        let keycode = try #require(line?.split(separator: " ").dropFirst().first)
+        try target.run("xmodmap", ["-e", "keycode \(keycode) ="])
+      }
+      let before = try Self.keymap(target)
+      var environment = target.environment
+      environment["XDG_RUNTIME_DIR"] = runtime.url.path
+      // A second Ctrl-C must come while the first one's stop still types (standard signals
+      // that arrive together merge into one), so there xdotool waits a second before each run
+      // and typing lags behind; for a typer that dies, the xdotool that types dies by a signal
+      // each time.
+      let wrapper: String? =
+        switch ending {
+        case .ctrlCTwice: "sleep 1"
+        case .typerDies: #"if [ "$1" = type ]; then "$REAL" "$@"; kill -KILL $$; fi"#
+        default: nil
+        }
+      if let wrapper {
+        let bin = runtime.url.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let real = try #require(
+          (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/xdotool" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) })
+        let script = bin.appendingPathComponent("xdotool")
+        try "#!/bin/sh\nREAL='\(real)'\n\(wrapper)\nexec \"$REAL\" \"$@\"\n"
+          .write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+      }
+      let process = TranscribeProcess(
+        ["dictate", "--preview", "--typer", "xdotool"], environment: environment)
+      try process.start()
+      defer { if process.process.isRunning { process.process.terminate() } }
+      // Typing has bound keycodes.
+      let deadline = Date().addingTimeInterval(40)
+      while try Self.keymap(target) == before, process.process.isRunning, Date() < deadline {
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      #expect(try Self.keymap(target) != before, "no keycode was bound: \(process.stderrSoFar)")
+      let pid = process.process.processIdentifier
+      switch ending {
+      case .ctrlC: kill(pid, SIGINT)
+      case .ctrlCTwice:
+        kill(pid, SIGINT)
+        try await Task.sleep(for: .milliseconds(300))
+        kill(pid, SIGINT)
+      case .sigterm, .typerDies: kill(pid, SIGTERM)
+      case .sighup: kill(pid, SIGHUP)
+      }
+      let output = await process.wait(timeout: 60)
+      #expect(output.reason == .exit, "\(output)")
+      #expect(output.status == (ending == .ctrlCTwice ? 130 : 0), "\(output.stderr)")
+      if ending == .typerDies {
+        #expect(output.stderr.contains("warning"), "the typer did not fail: \(output.stderr)")
+      }
+      let after = try Self.keymap(target)
+      #expect(after == before, "the keymap was left changed")
+    }
+  }
+
   /// `transcribe dictate` on Wayland: a headless sway with a foot window, typed into by wtype.
   @Suite(
     .enabled(

@@ -127,6 +127,32 @@ extension CommandTests {
       #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is left behind")
     }
 
+    /// A second server on the same socket file is refused (status 12, one line) and the first
+    /// goes on answering; the socket a killed server left behind is replaced.
+    @Test func aLiveUnixSocketIsNeverReplacedAndAStaleOneIs() async throws {
+      let directory = try TemporaryDirectory()
+      let socket = directory.url.appendingPathComponent("stt.sock").path
+      let first = try await WyomingServer(["--wyoming", "unix://\(socket)"])
+      let second = try await TranscribeProcess.run(
+        ["serve", "--no-http", "--wyoming", "unix://\(socket)"], timeout: 60)
+      #expect(second.status == 12, "\(second.stderr)")
+      #expect(second.stderr.contains("unix://\(socket) is already in use"), "\(second.stderr)")
+      let describe = try await PythonClient.run(
+        "wyoming_client.py", ["unix://\(socket)", "describe"])
+      #expect(describe.status == 0, "the first server lost its socket: \(describe.stderr)")
+
+      // Killed, it leaves its socket file; the next server replaces it.
+      kill(first.pid, SIGKILL)
+      _ = await first.process.wait(timeout: 30)
+      #expect(FileManager.default.fileExists(atPath: socket))
+      let third = try await WyomingServer(["--wyoming", "unix://\(socket)"])
+      let again = try await PythonClient.run(
+        "wyoming_client.py", ["unix://\(socket)", "describe"])
+      #expect(again.status == 0, "\(again.stderr)")
+      let output = await third.terminate()
+      #expect(output.status == 0, "\(output.stderr)")
+    }
+
     /// Home Assistant's sequence on `clip` with `engine` picked by name: the transcript is the
     /// first utterance `transcribe --input` hears (the server ends the command at a pause).
     func expectSequenceHearsWhatTheFileCommandHears(_ engine: String) async throws {

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 import KeyboardClient
 
@@ -86,10 +87,16 @@ struct ToolRunner: Sendable {
 }
 
 /// One child process: started, read, waited for and, past its deadline, killed.
+///
+/// Signals reach it through a pidfd (``ProcessHandle``), never by its pid alone: once the child
+/// has exited and been reaped, its pid may belong to any other process.
 private final class ChildProcess: @unchecked Sendable {
   private let process = Process()
   private let tool: String
   private let terminated = DispatchSemaphore(value: 0)
+  /// The started child's pidfd; guarded by `lock`.
+  private var handle: ProcessHandle?
+  private let lock = NSLock()
 
   init(executable: URL, arguments: [String], environment: [String: String]) {
     tool = executable.lastPathComponent
@@ -114,6 +121,9 @@ private final class ChildProcess: @unchecked Sendable {
       return .failure(
         .failed(tool: tool, message: "could not start: \(error.localizedDescription)"))
     }
+    let handle = ProcessHandle(process)
+    lock.withLock { self.handle = handle }
+    defer { lock.withLock { self.handle = nil } }
     let outputReader = PipeReader(output.fileHandleForReading)
     let errorReader = PipeReader(errors.fileHandleForReading)
     if let input {
@@ -127,9 +137,9 @@ private final class ChildProcess: @unchecked Sendable {
     var timedOut = false
     if terminated.wait(timeout: .now() + seconds) == .timedOut {
       timedOut = true
-      send(SIGTERM, to: process.processIdentifier)
+      handle.send(SIGTERM)
       if terminated.wait(timeout: .now() + 0.5) == .timedOut {
-        send(SIGKILL, to: process.processIdentifier)
+        handle.send(SIGKILL)
         terminated.wait()
       }
     }
@@ -151,8 +161,43 @@ private final class ChildProcess: @unchecked Sendable {
 
   /// Kills the process if it still runs (the task that waits for it was cancelled).
   func kill() {
-    guard process.isRunning else { return }
-    send(SIGKILL, to: process.processIdentifier)
+    lock.withLock { handle?.send(SIGKILL) }
+  }
+}
+
+/// A pidfd for a child process, open from just after its start until it has been waited for.
+private final class ProcessHandle: @unchecked Sendable {
+  private let process: Process
+  /// The pidfd, or -1 when the kernel offers none (before Linux 5.3) or the process had ended.
+  private let descriptor: Int32
+  private let hasPidfd: Bool
+
+  /// The pidfd of `process`, which has just started.
+  init(_ process: Process) {
+    self.process = process
+    var descriptor = transcribe_pidfd_open(process.processIdentifier)
+    hasPidfd = descriptor >= 0 || errno != ENOSYS
+    // Foundation reaps the child when it exits; only until then is its pid surely its own. If
+    // it still runs now, the pidfd names it; if not, there is nothing to signal.
+    if descriptor >= 0, !process.isRunning {
+      close(descriptor)
+      descriptor = -1
+    }
+    self.descriptor = descriptor
+  }
+
+  /// Sends `signal`; a process that has exited meanwhile gets nothing (ESRCH).
+  func send(_ signal: Int32) {
+    if descriptor >= 0 {
+      _ = transcribe_pidfd_send_signal(descriptor, signal)
+    } else if !hasPidfd, process.isRunning {
+      // A kernel without pidfds: the pid, while Foundation has not reaped the child.
+      _ = kill(process.processIdentifier, signal)
+    }
+  }
+
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
   }
 }
 
@@ -173,9 +218,4 @@ private final class PipeReader: @unchecked Sendable {
     done.wait()
     return data
   }
-}
-
-private func send(_ signal: Int32, to pid: pid_t) {
-  guard pid > 0 else { return }
-  _ = kill(pid, signal)
 }

@@ -35,6 +35,7 @@ struct WyomingListener: Service {
     }
     let server: NIOAsyncChannel<Connection, Never>
     var listening = address
+    var lock: UnixSocketLock?
     do {
       switch address {
       case .tcp(let host, let port):
@@ -42,17 +43,20 @@ struct WyomingListener: Service {
           host: host, port: port, childChannelInitializer: initializer)
         listening = .tcp(host: host, port: server.channel.localAddress?.port ?? port)
       case .unix(let path):
+        lock = try Self.claim(path)
         server = try await bootstrap.bind(
-          unixDomainSocketPath: path, cleanupExistingSocketFile: true,
+          unixDomainSocketPath: path, cleanupExistingSocketFile: false,
           childChannelInitializer: initializer)
       }
     } catch {
+      lock?.release()
       throw WyomingListenFailure(error, address: address)
     }
     core.logger.info("wyoming listening", metadata: ["address": "\(listening)"])
     await onListening(listening)
     defer {
       if case .unix(let path) = address { unlink(path) }
+      lock?.release()
     }
     let channel = server.channel
     try await withGracefulShutdownHandler {
@@ -66,6 +70,25 @@ struct WyomingListener: Service {
     } onGracefulShutdown: {
       channel.close(promise: nil)
     }
+  }
+
+  /// Takes the socket path at `path` for this listener: its lock (held while it listens), then
+  /// the stale socket a killed server left is removed. A path another server holds or listens
+  /// at is refused (`EADDRINUSE`): never replace a live socket.
+  private static func claim(_ path: String) throws -> UnixSocketLock {
+    let lock: UnixSocketLock?
+    do {
+      lock = try UnixSocketLock.acquire(socket: path)
+    } catch {
+      throw IOError(errnoCode: error.code, reason: "lock \(error.path)")
+    }
+    guard let lock else { throw IOError(errnoCode: EADDRINUSE, reason: "locked by another server") }
+    guard !UnixSocketLock.isLive(path) else {
+      lock.release()
+      throw IOError(errnoCode: EADDRINUSE, reason: "another program listens there")
+    }
+    UnixSocketLock.removeStaleSocket(at: path)
+    return lock
   }
 
   /// Serves one connection, within the server's connection limit.

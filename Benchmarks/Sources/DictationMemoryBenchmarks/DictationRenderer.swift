@@ -1,0 +1,1 @@
+../../../Sources/transcribe/DictationRenderer.swift
