@@ -164,10 +164,4 @@ extension RecognitionEvent {
     if case .utterance = self { return true }
     return false
   }
-
-  fileprivate var words: [RecognizedWord] {
-    switch self {
-    case let .partial(words), let .utterance(words): words
-    }
-  }
 }
