@@ -20,7 +20,7 @@ enum LastWords {
   /// records that audio — the session's last audio message is still `last` (`audioMessages`;
   /// a new run of recognition starts with a number of its own).
   ///
-  /// Ending the audio takes a while (the inbox hands over its last chunk), and recognition can
+  /// Ending the audio takes a while (its effect runs later), and recognition can
   /// end by itself meanwhile — the session may have dropped it, or started another. So the
   /// session decides when the audio *has* ended, from the state it has then; a stop sent
   /// straight away could reach a recognition that is no longer there.

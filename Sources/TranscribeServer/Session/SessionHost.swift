@@ -1,5 +1,7 @@
 import Architecture
 import Foundation
+import SpeechClient
+import Synchronization
 
 /// How a host turns what it reads into a session's actions.
 struct StreamReading<Action: Sendable, Message>: Sendable {
@@ -32,6 +34,8 @@ where Session.State: Sendable, Session.Action: Sendable {
 
   /// The session's store.
   let store: Store<Session.State, Session.Action>
+  /// The audios the reader pushed into.
+  let audios = PushedAudios()
 
   /// Runs the session until it is over: reads `messages` as `reading` says, writes each
   /// output with `write` (given the state it is in), and lets `observe` see every state the
@@ -47,6 +51,7 @@ where Session.State: Sendable, Session.Action: Sendable {
     let (clientLeft, shutdown) = (
       Session.streamAction(.clientLeft), Session.streamAction(.shutdown)
     )
+    let audios = self.audios
     let (allowances, allowance) = AsyncStream.makeStream(
       of: Int.self, bufferingPolicy: .bufferingNewest(1))
     let states = await store.states(bufferingPolicy: .bufferingNewest(1))
@@ -65,7 +70,7 @@ where Session.State: Sendable, Session.Action: Sendable {
                 return nil
               }
               let (action, isLast) = reading.message(message)
-              _ = await store.send(action)
+              if let audio = await Self.deliver(action, to: store) { audios.note(audio) }
               if isLast { return nil }
             } catch {
               guard !Task.isCancelled else { return nil }
@@ -126,6 +131,43 @@ where Session.State: Sendable, Session.Action: Sendable {
     let final = await MainActor.run { store.state }
     return (final, readFailure)
   }
+
+  /// Sends a message's action and, when the session took the message as audio (its count of
+  /// audio messages grew), pushes the audio's PCM into the audio its recognition reads now, in
+  /// the same turn: the reader reads messages in order, so the audio goes in in that order, and
+  /// an end of the audio the session decides on later cannot overtake it. Returns the audio
+  /// pushed into.
+  @MainActor
+  private static func deliver(
+    _ action: Session.Action, to store: Store<Session.State, Session.Action>
+  ) -> PushedAudio? {
+    let before = store.withState(\.audioMessages)
+    store.send(action)
+    return store.withState { state in
+      guard state.audioMessages > before, let audio = state.audio,
+        let pcm = Session.pcm(of: action, in: state)
+      else { return nil }
+      audio.push(littleEndian: pcm.readableBytesView)
+      return audio
+    }
+  }
+}
+
+/// The audios a session's reader pushed into, for the seconds the decoder took from them all.
+final class PushedAudios: Sendable {
+  private let audios = Mutex<[PushedAudio]>([])
+
+  /// Remembers `audio` (once).
+  func note(_ audio: PushedAudio) {
+    audios.withLock { audios in
+      if audios.last !== audio, !audios.contains(where: { $0 === audio }) { audios.append(audio) }
+    }
+  }
+
+  /// The seconds the decoder has taken from all of them.
+  var consumedSeconds: Double {
+    audios.withLock { $0.reduce(0) { $0 + $1.consumedDuration } }
+  }
 }
 
 extension SessionCore {
@@ -158,9 +200,9 @@ extension SessionOutcome {
 
 extension SessionCore {
   /// The store of one streaming session: `reducer` on a recognizer borrowed from the core and
-  /// the core's clock, its audio going to `audioInbox`.
+  /// the core's clock.
   func makeSessionStore<R: Reducer & Sendable>(
-    _ initialState: R.State, audioInbox: AudioInbox, reducer: @escaping @Sendable () -> R
+    _ initialState: R.State, reducer: @escaping @Sendable () -> R
   ) async -> Store<R.State, R.Action> where R.State: Sendable {
     await MainActor.run {
       Store(initialState: initialState) {
@@ -168,7 +210,6 @@ extension SessionCore {
       } withDependencies: {
         $0.speechClient = makeSpeechClient()
         $0.continuousClock = clock
-        $0.audioInbox = audioInbox
       }
     }
   }

@@ -5,7 +5,7 @@ import Foundation
 /// an action, how an output becomes what is written, its names, and what it measures.
 ///
 /// A protocol is one codec (``VoskCodec``, ``RealtimeCodec``, ``WyomingCodec``); everything
-/// else about a stream (admission, the audio inbox, the store, the loop, the ending and its
+/// else about a stream (admission, the store, the loop with its audio, the ending and its
 /// log line) is the host's, once.
 protocol StreamCodec {
   associatedtype Session: StreamingSession & Sendable
@@ -31,7 +31,7 @@ protocol StreamCodec {
   /// Measures from every state the host sees.
   mutating func observe(_ state: Session.State)
   /// Counts the session's decoding once it is over; returns the seconds of audio its log line
-  /// names (`consumedSeconds`: what the decoder took from the audio inbox).
+  /// names (`consumedSeconds`: what the decoder took from the session's audio).
   func finish(_ final: Session.State, consumedSeconds: Double) -> Double
   /// What answers a session the core turned away, and whether it waits for the client's first
   /// message (frames right behind a WebSocket upgrade can be lost by a client still finishing
@@ -39,8 +39,8 @@ protocol StreamCodec {
   mutating func refusal(_ problem: SessionProblem) -> (frames: [Frame], waitsForMessage: Bool)
 }
 
-/// The one host of every streaming session: admits it through the session core, opens its
-/// audio inbox, makes its store, runs it in ``SessionHost``'s loop with the protocol's codec,
+/// The one host of every streaming session: admits it through the session core, makes its
+/// store, runs it in ``SessionHost``'s loop with the protocol's codec,
 /// and ends it with its outcome.
 ///
 /// It knows nothing of sockets: it reads messages from any sequence and writes frames through
@@ -79,10 +79,10 @@ struct StreamHost {
       return
     }
     if codec.countsSessions { core.metrics.protocolSessionStarted(codec.protocolName) }
-    let (inbox, _, consumedSeconds) = AudioInbox.live()
     let (initial, reducer) = codec.session(id: session.log.id)
-    let store = await core.makeSessionStore(initial, audioInbox: inbox) { reducer }
-    let (final, readFailure) = await SessionHost<Codec.Session>(store: store).run(
+    let store = await core.makeSessionStore(initial) { reducer }
+    let host = SessionHost<Codec.Session>(store: store)
+    let (final, readFailure) = await host.run(
       messages, reading: codec.reading, session: session, shutdownNotice: shutdownNotice,
       connection: connection
     ) { state in
@@ -91,7 +91,7 @@ struct StreamHost {
       for frame in codec.frames(for: output, in: state) { try await write(frame) }
       codec.wrote(output, in: state)
     }
-    let audioSeconds = codec.finish(final, consumedSeconds: consumedSeconds())
+    let audioSeconds = codec.finish(final, consumedSeconds: host.audios.consumedSeconds)
     let ending = final[keyPath: Codec.Session.streamState].ending ?? .clientGone
     let outcome = connection.map { ending.outcome.seen(by: $0) } ?? ending.outcome
     session.end(outcome, audioSeconds: audioSeconds)

@@ -1,5 +1,7 @@
 import Architecture
 import Foundation
+import NIOCore
+import SpeechClient
 import SpeechRecognitionFeature
 
 /// What every streaming session shares, whatever its protocol, as a child reducer: the outbox
@@ -102,8 +104,8 @@ struct StreamSession<Output: Equatable & Sendable, Problem: StreamProblem>: Redu
     case readFailed(String)
     /// The server is shutting down.
     case shutdown
-    /// The session's audio has ended after its audio message `after` (the inbox has its last
-    /// chunk): the protocol's session stops its recognition if it still records that audio
+    /// The session's audio has ended after its audio message `after`: the protocol's session
+    /// stops its recognition if it still records that audio
     /// (``LastWords/stop(_:endedAfter:audioMessages:finish:)``).
     case audioEnded(after: Int)
     /// What the session's protocol decides on.
@@ -212,16 +214,31 @@ where
   func lastWordsLate(_ state: inout State, _ problem: Problem) -> Effect<Action>
   /// The session is over: its timers stop and its recognition is abandoned if it still runs.
   func end(_ state: inout State, _ ending: StreamSession<Output, Problem>.Ending) -> Effect<Action>
+  /// The audio `action` brings, as 16-bit little-endian mono PCM, given the state the session
+  /// is in once it took the action: the host pushes it into ``StreamingSessionState/audio``
+  /// when the session counted it as an audio message (``StreamingSessionState/audioMessages``
+  /// grew).
+  static func pcm(of action: Action, in state: State) -> ByteBuffer?
 }
 
 /// A streaming session's state: its stream, the recognition of its current audio, and how many
-/// audio messages it has counted (the inbox's numbers).
+/// audio messages it has counted.
 protocol StreamingSessionState<Output, Problem> {
   associatedtype Output: Equatable & Sendable
   associatedtype Problem: StreamProblem
   var stream: StreamSession<Output, Problem>.State { get set }
   var recognition: SpeechRecognition.State? { get }
+  /// Audio messages taken (and, where a session starts one audio after another, their starts):
+  /// a number that grows with every message the host is to push.
   var audioMessages: Int { get }
+}
+
+extension StreamingSessionState {
+  /// The audio the current recognition reads: the host pushes what the session takes into it.
+  var audio: PushedAudio? {
+    guard case .pushed(let audio) = recognition?.request.source else { return nil }
+    return audio
+  }
 }
 
 /// A streaming session's actions for its stream's and its recognition's (its cases `stream`
@@ -260,6 +277,13 @@ extension StreamingSession {
     default:
       .none
     }
+  }
+
+  /// Ends the audio the current recognition reads, after every message the session took (the
+  /// host pushed each in the turn that took it); once or again, it changes nothing.
+  func endAudio(_ state: State) -> Effect<Action> {
+    guard let audio = state.audio else { return .none }
+    return .run { _ in audio.finish() }
   }
 
   /// Does what the stream's delegate action asks.

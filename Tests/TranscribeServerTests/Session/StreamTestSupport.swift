@@ -2,6 +2,7 @@ import Architecture
 import Foundation
 import SpeechClient
 import SpeechRecognitionFeature
+import Synchronization
 
 @testable import TranscribeServer
 
@@ -46,5 +47,28 @@ extension TestStore {
     await receive(action.appending(path: \.recognitionStarted)) {
       $0[keyPath: recognition]?.status = .recording
     }
+  }
+}
+
+/// The audios a session's recognition requests read, the very instances, in the order the
+/// requests started: a test's speech client records them (``record(_:)``).
+final class RequestedAudios: Sendable {
+  private let audios = Mutex<[PushedAudio]>([])
+
+  /// Records the pushed audio `request` reads.
+  func record(_ request: SpeechRecognitionRequest) {
+    guard case .pushed(let audio) = request.source else { return }
+    audios.withLock { $0.append(audio) }
+  }
+
+  /// The audios recorded.
+  var all: [PushedAudio] { audios.withLock { $0 } }
+
+  /// Their sample rates, and whether each has ended.
+  var summary: [Summary] { all.map { Summary(rate: $0.sampleRate, isFinished: $0.isFinished) } }
+
+  struct Summary: Equatable {
+    var rate: Int
+    var isFinished: Bool
   }
 }

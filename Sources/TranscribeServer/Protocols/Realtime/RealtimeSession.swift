@@ -8,9 +8,9 @@ import SpeechRecognitionFeature
 /// `session.created` to the close, as a reducer.
 ///
 /// Audio appended to the input buffer is decoded as it arrives by ``SpeechRecognition`` (the
-/// feature every protocol runs), in *runs*: a run is one recognition task over one audio of
-/// the session's ``AudioInbox`` (started with ``AudioInbox/start``), from the first audio after the start, a commit or a clear, to the
-/// next commit or clear. Items come out of runs:
+/// feature every protocol runs), in *runs*: a run is one recognition task over one audio the
+/// host pushes into (``pcm(of:in:)``), from the first audio after the start, a commit or a
+/// clear, to the next commit or clear. Items come out of runs:
 /// - with `turn_detection` `server_vad` (the default), each utterance the recognizer ends at a
 ///   pause is an item: `input_audio_buffer.speech_started` when its first words are heard,
 ///   `conversation.item.input_audio_transcription.delta` as the words grow, then
@@ -83,8 +83,7 @@ struct RealtimeSession: StreamingSession, Sendable {
     var run = 0
     /// The current run's sample rate.
     var runRate = RealtimeAudioFormat.pcmRate
-    /// The numbers handed to the audio inbox so far: one for each run's start, one for each
-    /// audio message.
+    /// Audio messages taken so far, and the runs' starts: one for each.
     var audioMessages = 0
     /// Samples pushed in the current run.
     var runSamples = 0
@@ -143,8 +142,6 @@ struct RealtimeSession: StreamingSession, Sendable {
 
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
-
-  @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
   var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
@@ -240,15 +237,12 @@ struct RealtimeSession: StreamingSession, Sendable {
       state.bufferMilliseconds += milliseconds
       state.uncommittedMilliseconds += milliseconds
       state.stream.wantsMessage = true
-      let push = Effect<Action>.run { [audioInbox, number = state.audioMessages] _ in
-        audioInbox.push(number, ByteBuffer(bytes: format.pcm(bytes)))
-      }
       let renew = timers.audioArrived(
         &state.stream.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate)
       )
       triggerTimeoutIfQuiet(&state)
       allowNextMessageIfBuffered(&state)
-      return .merge(start, push, renew)
+      return .merge(start, renew)
 
     case .commit:
       guard state.uncommittedMilliseconds >= ServerConfiguration.realtimeMinimumCommitMilliseconds,
@@ -327,9 +321,7 @@ struct RealtimeSession: StreamingSession, Sendable {
       request.engine = .automatic
     }
     state.recognition = SpeechRecognition.State(request: request)
-    return .merge(
-      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
-      .send(.recognition(.start)))
+    return .send(.recognition(.start))
   }
 
   /// Ends the current run's audio and asks recognition for its last words.
@@ -602,10 +594,10 @@ struct RealtimeSession: StreamingSession, Sendable {
 
   // MARK: - Audio
 
-  /// Ends the current run's audio after its last message (once or again: it changes nothing).
-  private func endAudio(_ state: State) -> Effect<Action> {
-    guard state.recognition != nil else { return .none }
-    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  /// An `input_audio_buffer.append`'s audio as 16-bit PCM (G.711 expands: a byte a sample).
+  static func pcm(of action: Action, in state: State) -> ByteBuffer? {
+    guard case .message(.event(.append(let bytes), _)) = action else { return nil }
+    return ByteBuffer(bytes: state.configuration.format.pcm(bytes))
   }
 }
 

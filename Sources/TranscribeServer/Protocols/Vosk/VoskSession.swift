@@ -14,8 +14,8 @@ import SpeechRecognitionFeature
 /// their code (``WebSocketSessionError``); an idle stream, one past its maximum length and a
 /// server shutting down first deliver the last words.
 ///
-/// Nothing here touches the socket or the audio buffer: the state holds values only. Audio goes
-/// to the decoder by effects through ``AudioInbox``, and how far the decoder has got comes back
+/// Nothing here touches the socket or the audio buffer: the state holds values only. The host
+/// pushes each audio message the session takes (``pcm(of:in:)``), and how far the decoder has got comes back
 /// as recognition's own results (their progress), so pacing is decided from the state alone.
 /// What every streaming session shares is ``StreamSession``'s, in ``State/stream``: the outbox
 /// the host writes and acknowledges, the message allowance (a message is read only once the
@@ -63,10 +63,10 @@ struct VoskSession: StreamingSession, Sendable {
   struct State: Equatable {
     /// The stream's configuration (its first message, or the defaults).
     var configuration = VoskStreamConfiguration()
-    /// Recognition, from the first audio message (or the end) on; its request reads the
-    /// session's ``AudioInbox``.
+    /// Recognition, from the first audio message (or the end) on; its request reads the audio
+    /// the host pushes.
     var recognition: SpeechRecognition.State?
-    /// The samples pushed to the inbox so far.
+    /// The samples taken so far (the host pushes them).
     var pushedSamples = 0
     var phase = Phase.streaming
     /// The reply being waited for.
@@ -118,7 +118,6 @@ struct VoskSession: StreamingSession, Sendable {
   var biasesPhraseList: Bool { limits.engines.first == .moonshine }
 
   @Dependency(\.continuousClock) var clock
-  @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
   var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
@@ -182,7 +181,7 @@ struct VoskSession: StreamingSession, Sendable {
         state.pushedSamples += bytes / 2
         state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
         return .merge(
-          start, push(buffer, number: state.audioMessages),
+          start,
           timers.audioArrived(
             &state.stream.idleAudio,
             IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
@@ -228,8 +227,7 @@ struct VoskSession: StreamingSession, Sendable {
       }
     }
     state.recognition = SpeechRecognition.State(request: request)
-    return .merge(
-      .run { [audioInbox] _ in audioInbox.start(audio, 0) }, .send(.recognition(.start)))
+    return .send(.recognition(.start))
   }
 
   /// Sends the pending reply once the decoder has reached its audio, and lets the next message
@@ -406,20 +404,13 @@ struct VoskSession: StreamingSession, Sendable {
     return .merge(effects)
   }
 
-  // MARK: - Audio
+  // MARK: - Audio and timers
 
-  /// Hands message `number`'s audio to the inbox.
-  private func push(_ buffer: ByteBuffer, number: Int) -> Effect<Action> {
-    .run { [audioInbox] _ in audioInbox.push(number, buffer) }
+  /// An audio message's bytes: 16-bit little-endian PCM already.
+  static func pcm(of action: Action, in state: State) -> ByteBuffer? {
+    guard case .audio(let buffer) = action else { return nil }
+    return buffer
   }
-
-  /// Ends the inbox's audio after the last message pushed (once, or again: it changes nothing).
-  private func endAudio(_ state: State) -> Effect<Action> {
-    guard state.recognition != nil else { return .none }
-    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
-  }
-
-  // MARK: - Timers
 
   private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
     .run { send in

@@ -21,9 +21,9 @@ import SpeechRecognitionFeature
 /// only audio renews the idle time, so a connection sending `describe` or `ping` over and over,
 /// or a trickle of tiny chunks, is closed after the idle timeout like a silent one.
 ///
-/// Nothing here touches the socket or the audio buffer: the state holds values only. Each
-/// utterance's audio goes to the decoder by effects through ``AudioInbox``, and how far the
-/// decoder has got comes back as recognition's own results (their progress), so pacing is
+/// Nothing here touches the socket or the audio buffer: the state holds values only. The host
+/// pushes each audio chunk the session takes into the utterance's audio (``pcm(of:in:)``), and
+/// how far the decoder has got comes back as recognition's own results (their progress), so pacing is
 /// decided from the state alone. What every streaming session shares is ``StreamSession``'s, in
 /// ``State/stream``: the outbox the host writes and acknowledges, the allowance (one event more
 /// each time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed
@@ -71,13 +71,12 @@ struct WyomingSession: StreamingSession, Sendable {
     var hotwords = Hotwords()
     /// The format of the audio streaming now.
     var format: WyomingAudioFormat?
-    /// The utterance's recognition; its request reads the audio the session's ``AudioInbox``
-    /// started for the utterance.
+    /// The utterance's recognition; its request reads the audio the host pushes the utterance's
+    /// chunks into.
     var recognition: SpeechRecognition.State?
-    /// The numbers handed to the audio inbox so far: one for each utterance's start, one for
-    /// each of its chunks.
+    /// Audio chunks taken so far, and the utterances' starts: one for each.
     var audioMessages = 0
-    /// The samples of the utterance pushed to the inbox so far (frames at its rate).
+    /// The samples of the utterance taken so far (frames at its rate).
     var pushedSamples = 0
     /// The words streamed out as `transcript-chunk`s for this utterance.
     var streamedWords: [String] = []
@@ -123,8 +122,6 @@ struct WyomingSession: StreamingSession, Sendable {
   let models: [WyomingModel]
   /// The version `info` reports.
   let version: String
-
-  @Dependency(\.audioInbox) var audioInbox
 
   /// The idle, maximum-length and last-words timers.
   var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
@@ -305,9 +302,7 @@ struct WyomingSession: StreamingSession, Sendable {
     request.language = state.requestedLanguage ?? limits.defaultLanguage
     state.recognition = SpeechRecognition.State(request: request)
     state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
-    return .merge(
-      .run { [audioInbox, number = state.audioMessages] _ in audioInbox.start(audio, number) },
-      .send(.recognition(.start)))
+    return .send(.recognition(.start))
   }
 
   /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the
@@ -338,12 +333,7 @@ struct WyomingSession: StreamingSession, Sendable {
     state.audioMessages += 1
     state.pushedSamples += frames
     let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
-    // Other widths and channel counts become 16-bit mono in the push, off the main actor.
-    return .merge(
-      .run { [audioInbox, number = state.audioMessages, format] _ in
-        audioInbox.push(number, format.monoPCM(payload))
-      },
-      timers.audioArrived(&state.stream.idleAudio, duration))
+    return timers.audioArrived(&state.stream.idleAudio, duration)
   }
 
   /// Lets the next event in once the audio waiting to be decoded (pushed, and not reached by
@@ -531,10 +521,15 @@ struct WyomingSession: StreamingSession, Sendable {
 
   // MARK: - Audio
 
-  /// Ends the utterance's audio after its last chunk (once, or again: it changes nothing).
-  private func endAudio(_ state: State) -> Effect<Action> {
-    guard state.recognition != nil else { return .none }
-    return .run { [audioInbox, last = state.audioMessages] _ in await audioInbox.finish(last) }
+  /// An `audio-chunk`'s payload as 16-bit mono PCM, in the chunk's own format when it names
+  /// one (the session checked it when it took the chunk), else the utterance's.
+  static func pcm(of action: Action, in state: State) -> ByteBuffer? {
+    guard case .received(let event) = action, event.type == "audio-chunk",
+      let payload = event.payload, let start = state.format
+    else { return nil }
+    let format =
+      (try? WyomingAudioFormat(event.data, event: event.type, rates: 1...Int.max)) ?? start
+    return format.monoPCM(payload)
   }
 }
 

@@ -16,7 +16,8 @@ import Testing
 struct RealtimeSessionTests {
   /// The decoder's side of the recognition tasks the test drives (one per run).
   let results = Locked<[AsyncThrowingStream<SpeechRecognitionResult, any Error>.Continuation]>([])
-  let audio = AudioLog()
+  /// The audios the runs' recognition read, as the speech client got them.
+  let requested = RequestedAudios()
   let clock = TestClock()
   let finishes = Locked(0)
 
@@ -27,56 +28,25 @@ struct RealtimeSessionTests {
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
   }
 
-  /// What the session did with its audio, in the order of the inbox's numbers (effects run
-  /// in any order; the live inbox puts them in this one).
-  final class AudioLog: Sendable {
-    enum Call: Equatable {
-      case start(rate: Int, number: Int)
-      case push(number: Int, bytes: Int)
-      case finish(afterMessage: Int)
-
-      /// Where the call stands in the inbox's order: a start before the messages after it, an
-      /// end after the message it follows.
-      var place: (Int, Int) {
-        switch self {
-        case .start(_, let number): (number, 0)
-        case .push(let number, _): (number, 1)
-        case .finish(let number): (number, 2)
-        }
-      }
-    }
-    private let calls = Mutex<[Call]>([])
-    func record(_ call: Call) { calls.withLock { $0.append(call) } }
-    var log: [Call] { calls.withLock { $0 }.sorted { $0.place < $1.place } }
-  }
-
   func makeStore(
     limits: ServerConfiguration = ServerConfiguration()
   ) -> TestStoreOf<RealtimeSession> {
-    let audio = self.audio
     let results = self.results
     let finishes = self.finishes
+    let requested = self.requested
     let store = TestStore(initialState: RealtimeSession.State(id: "test")) {
       RealtimeSession(limits: limits)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { _ in
+      $0.speechClient.startTask = { request in
+        requested.record(request)
         let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
           .makeStream()
         results.withLock { $0.append(continuation) }
         return stream
       }
       $0.speechClient.finishTask = { finishes.withLock { $0 += 1 } }
-      $0.audioInbox.start = { pushed, number in
-        audio.record(.start(rate: pushed.sampleRate, number: number))
-      }
-      $0.audioInbox.push = { number, bytes in
-        audio.record(.push(number: number, bytes: bytes.readableBytes))
-      }
-      $0.audioInbox.finish = { number in
-        audio.record(.finish(afterMessage: number))
-      }
     }
     store.exhaustivity = .off(showSkippedAssertions: false)
     return store
@@ -433,13 +403,10 @@ struct RealtimeSessionTests {
       ))
     await startRun(store, seconds: 0.25, format: .pcmu)
     await store.send(.read(Self.append(seconds: 0.25, format: .pcmu)))
-    await until { audio.log.count >= 3 }
     // 8 kHz μ-law: 2,000 bytes a message, pushed as 4,000 bytes of 16-bit PCM.
-    #expect(
-      audio.log == [
-        .start(rate: 8_000, number: 1), .push(number: 2, bytes: 4_000),
-        .push(number: 3, bytes: 4_000),
-      ])
+    #expect(store.state.audio?.sampleRate == 8_000)
+    let append = RealtimeSession.Action.read(Self.append(seconds: 0.25, format: .pcmu))
+    #expect(RealtimeSession.pcm(of: append, in: store.state)?.readableBytes == 4_000)
     #expect(store.state.bufferMilliseconds == 500)
     #expect(RealtimeAudioFormat.muLaw(0xFF) == 0)
     #expect(RealtimeAudioFormat.muLaw(0x80) == 32_124)
@@ -661,12 +628,13 @@ struct RealtimeSessionTests {
         .committed(itemID: "item_test_2", previousItemID: "item_test_1"),
         .completed(itemID: "item_test_2", transcript: "", words: 0, logprobs: nil),
       ])
-    await until { finishes.withLock { $0 } == 2 && audio.log.count >= 6 }
+    await until { finishes.withLock { $0 } == 2 }
+    // Each run read an audio of its own, ended by its commit.
     #expect(
-      audio.log.filter { if case .push = $0 { false } else { true } } == [
-        .start(rate: 24_000, number: 1), .finish(afterMessage: 2),
-        .start(rate: 24_000, number: 3), .finish(afterMessage: 4),
+      requested.summary == [
+        .init(rate: 24_000, isFinished: true), .init(rate: 24_000, isFinished: true),
       ])
+    #expect(requested.all.count == 2 && requested.all[0] !== requested.all[1])
     await leave(store)
   }
 

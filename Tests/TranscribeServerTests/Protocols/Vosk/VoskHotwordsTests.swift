@@ -25,9 +25,6 @@ struct VoskHotwordsTests {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
-      $0.audioInbox.start = { _, _ in }
-      $0.audioInbox.push = { _, _ in }
-      $0.audioInbox.finish = { _ in }
     }
   }
 

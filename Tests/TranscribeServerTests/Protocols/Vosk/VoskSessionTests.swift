@@ -18,15 +18,12 @@ struct VoskSessionTests {
   /// The audio the session makes for its recognition request (equal to the one it makes, by
   /// its name); nothing reads it (the speech client is the test's).
   let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 0")
-  /// What the session handed to its audio inbox.
-  let inbox = InboxLog()
   let clock = TestClock()
 
   func makeStore(
     finishTask: (@Sendable () async -> Void)? = nil
   ) -> TestStoreOf<VoskSession> {
     let (stream, _) = results
-    let inbox = self.inbox
     return TestStore(initialState: VoskSession.State()) {
       VoskSession()
     } withDependencies: {
@@ -34,46 +31,6 @@ struct VoskSessionTests {
       $0.speechClient.requestAuthorization = { .authorized }
       $0.speechClient.startTask = { _ in stream }
       if let finishTask { $0.speechClient.finishTask = finishTask }
-      $0.audioInbox.start = { audio, number in inbox.record(start: audio, number) }
-      $0.audioInbox.push = { number, bytes in
-        inbox.record(.push(number, bytes: bytes.readableBytes))
-      }
-      $0.audioInbox.finish = { inbox.record(.finish(afterMessage: $0)) }
-    }
-  }
-
-  /// What a session did with its audio inbox, in the order the calls ran.
-  final class InboxLog: Sendable {
-    enum Call: Equatable {
-      case start(Int)
-      case push(Int, bytes: Int)
-      case finish(afterMessage: Int)
-    }
-    private let calls = Mutex<[Call]>([])
-    private let started = Mutex<[PushedAudio]>([])
-
-    func record(_ call: Call) { calls.withLock { $0.append(call) } }
-
-    /// Records the start of `audio` under `number`.
-    func record(start audio: PushedAudio, _ number: Int) {
-      started.withLock { $0.append(audio) }
-      record(.start(number))
-    }
-
-    /// The audios started, the very instances.
-    var startedAudios: [PushedAudio] { started.withLock { $0 } }
-
-    /// The calls, the start first and pushes in message order (effects may run in any order;
-    /// the live inbox puts them back in order by their numbers).
-    var log: [Call] {
-      calls.withLock { calls in
-        calls.filter { if case .start = $0 { true } else { false } }
-          + calls.filter { if case .push = $0 { true } else { false } }
-          .sorted { lhs, rhs in
-            guard case .push(let l, _) = lhs, case .push(let r, _) = rhs else { return false }
-            return l < r
-          } + calls.filter { if case .finish = $0 { true } else { false } }
-      }
     }
   }
 
@@ -156,13 +113,16 @@ struct VoskSessionTests {
     }
     await receiveCancelledRecognition(store)
     await store.finish()
-    #expect(inbox.log == [.start(0), .push(1, bytes: 6_400), .finish(afterMessage: 1)])
-    // The inbox pushes into the very audio the recognition request reads.
+    // The host pushes the message into the very audio the recognition request reads, and the
+    // session ended it.
     guard case .pushed(let audio)? = requested else {
       Issue.record("expected pushed audio, got \(String(describing: requested))")
       return
     }
-    #expect(inbox.startedAudios.count == 1 && inbox.startedAudios.first === audio)
+    #expect(store.state.audio === audio && audio.isFinished)
+    #expect(
+      VoskSession.pcm(of: .audio(Self.chunk(seconds: 0.2)), in: store.state)?.readableBytes == 6_400
+    )
   }
 
   @Test func theStopAfterTheAudioEndedReachesOnlyTheRecognitionOfThatAudio() async {
@@ -269,7 +229,7 @@ struct VoskSessionTests {
     }
     await receiveCancelledRecognition(store)
     await store.finish()
-    #expect(inbox.log == [.start(0), .push(1, bytes: 166_400), .finish(afterMessage: 1)])
+    #expect(store.state.audio?.isFinished == true)
   }
 
   @Test func anIdleStreamIsClosedWith1008AfterTheIdleTimeout() async {
@@ -332,7 +292,7 @@ struct VoskSessionTests {
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     // The stop went out after the end of the audio.
-    #expect(inbox.log == [.start(0), .push(1, bytes: 12_800), .finish(afterMessage: 1)])
+    #expect(store.state.audio?.isFinished == true)
     await store.receive(\.recognition.recognitionFinished)
     // The client has no message waiting: the last words answer the next one it sends, or go
     // out two seconds later.
@@ -414,7 +374,7 @@ struct VoskSessionTests {
     // Nothing is left running: no reply deadline, idle or maximum-length timer, no decoder.
     await store.finish()
     await clock.advance(by: .seconds(7_200))
-    #expect(inbox.log == [.start(0), .push(1, bytes: 96_000), .finish(afterMessage: 1)])
+    #expect(store.state.audio?.isFinished == true)
   }
 
   @Test func protocolErrorsCloseAtOnceWithTheirCode() async {

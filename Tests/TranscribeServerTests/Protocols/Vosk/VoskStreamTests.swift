@@ -124,6 +124,63 @@ import Testing
     #expect(ended?.metadata["audio_seconds"] == "2.40")
   }
 
+  /// A speech client that reads every sample of its pushed audio as it comes, reporting how
+  /// far it has got, and ends when the audio does: what it read is what reached the decoder.
+  final class Decoder: Sendable {
+    private let read = Mutex<[Int16]>([])
+    var samples: [Int16] { read.withLock { $0 } }
+
+    var client: SpeechClient {
+      SpeechClient(
+        requestAuthorization: { .authorized },
+        startTask: { [self] request in
+          let (stream, continuation) = AsyncThrowingStream<SpeechRecognitionResult, any Error>
+            .makeStream()
+          guard case .pushed(let audio) = request.source else {
+            continuation.finish()
+            return stream
+          }
+          let task = Task {
+            func result(isFinal: Bool) -> SpeechRecognitionResult {
+              SpeechRecognitionResult(
+                bestTranscription: Transcription(segments: []), isFinal: isFinal,
+                progress: RecognitionProgress(audioDuration: audio.consumedDuration))
+            }
+            while let samples = await audio.next() {
+              read.withLock { $0 += samples }
+              continuation.yield(result(isFinal: false))
+            }
+            continuation.yield(result(isFinal: true))
+            continuation.finish()
+          }
+          continuation.onTermination = { _ in task.cancel() }
+          return stream
+        },
+        finishTask: {}, captureDevices: { [] })
+    }
+  }
+
+  @Test func theAudioReachesTheDecoderWholeAndInTheOrderItWasSent() async {
+    let decoder = Decoder()
+    let core = SessionCore(
+      configuration: ServerConfiguration(maxSessions: 1),
+      logger: recorder.logger(level: .info), recognizers: Recognizers { decoder.client })
+    // Forty messages of different lengths, each sample its message's number.
+    let counts = (1...40).map { 160 * (1 + $0 % 7) }
+    let messages = zip(1..., counts).map { number, count in
+      WebSocketMessage.binary(
+        ByteBuffer(bytes: (0..<count).flatMap { _ in [UInt8(number), 0] }))
+    }
+    let (written, thrown) = await serve(messages + [Self.eof], on: core)
+    #expect(thrown == nil)
+    #expect(written.outputs.last == .close(nil))
+    let expected = zip(1..., counts).flatMap { number, count in
+      [Int16](repeating: Int16(number), count: count)
+    }
+    #expect(decoder.samples.count == expected.count)
+    #expect(decoder.samples == expected)
+  }
+
   @Test func aClientThatLeavesGetsNothingMoreAndTheSessionEndsOnce() async {
     let core = makeCore()
     let (written, thrown) = await serve([Self.audio(seconds: 0.3)], on: core)

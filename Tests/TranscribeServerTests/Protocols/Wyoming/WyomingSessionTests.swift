@@ -19,23 +19,8 @@ struct WyomingSessionTests {
   /// The audio the session makes for its first utterance's recognition request (equal to the
   /// one it makes, by its name); nothing reads it (the speech client is the test's).
   let audio = PushedAudio(sampleRate: 16_000, identifier: "audio 1")
-  /// What the session handed to its audio inbox.
-  let inbox = VoskSessionTests.InboxLog()
-  /// The utterances' audio the session started in its inbox.
-  let starts = StartLog()
-
-  /// The utterances' audio a session started in its inbox: number and sample rate.
-  final class StartLog: Sendable {
-    struct Start: Equatable {
-      var number: Int
-      var rate: Int
-    }
-    private let starts = Mutex<[Start]>([])
-
-    func record(_ start: Start) { starts.withLock { $0.append(start) } }
-
-    var log: [Start] { starts.withLock { $0 } }
-  }
+  /// The audios the utterances' recognition read, as the speech client got them.
+  let requested = RequestedAudios()
   let clock = TestClock()
 
   static let limits: ServerConfiguration = {
@@ -48,22 +33,17 @@ struct WyomingSessionTests {
     limits: ServerConfiguration = limits, finishTask: (@Sendable () async -> Void)? = nil
   ) -> TestStoreOf<WyomingSession> {
     let (stream, _) = results
-    let inbox = self.inbox
-    let starts = self.starts
+    let requested = self.requested
     return TestStore(initialState: WyomingSession.State()) {
       WyomingSession(limits: limits)
     } withDependencies: {
       $0.continuousClock = clock
       $0.speechClient.requestAuthorization = { .authorized }
-      $0.speechClient.startTask = { _ in stream }
+      $0.speechClient.startTask = { request in
+        requested.record(request)
+        return stream
+      }
       if let finishTask { $0.speechClient.finishTask = finishTask }
-      $0.audioInbox.start = { audio, number in
-        starts.record(.init(number: number, rate: audio.sampleRate))
-      }
-      $0.audioInbox.push = { number, bytes in
-        inbox.record(.push(number, bytes: bytes.readableBytes))
-      }
-      $0.audioInbox.finish = { inbox.record(.finish(afterMessage: $0)) }
     }
   }
 
@@ -99,8 +79,8 @@ struct WyomingSessionTests {
   static let transcriptStart = WyomingSession.Output.event(
     WyomingEvent("transcript-start", data: ["language": .string("en")]))
 
-  /// Sends `audio-start` (the connection's `number`th event, the inbox's `audioMessage`th
-  /// number) and lets recognition start.
+  /// Sends `audio-start` (the connection's `number`th event, the session's `audioMessage`th
+  /// audio message) and lets recognition start.
   func startAudio(
     _ store: TestStoreOf<WyomingSession>, number: Int, audioMessage: Int = 1
   ) async {
@@ -211,9 +191,9 @@ struct WyomingSessionTests {
       $0.language = nil
       $0.requestedLanguage = nil
     }
-    // The audio went to the inbox and ended before the stop.
-    #expect(starts.log == [.init(number: 1, rate: 16_000)])
-    #expect(inbox.log == [.push(2, bytes: 12_800), .finish(afterMessage: 2)])
+    // The utterance's audio ended before the stop.
+    #expect(requested.summary == [.init(rate: 16_000, isFinished: true)])
+
     await store.send(.stream(.written(through: 5))) {
       $0.stream.outbox = []
       $0.stream.written = 5
@@ -267,8 +247,7 @@ struct WyomingSessionTests {
     }
     await store.finish()
     // The utterance's audio ended when its transcript went out; the rest was not pushed.
-    #expect(starts.log == [.init(number: 1, rate: 16_000)])
-    #expect(inbox.log == [.push(2, bytes: 32_000), .finish(afterMessage: 2)])
+    #expect(requested.summary == [.init(rate: 16_000, isFinished: true)])
   }
 
   @Test func withoutEndpointingAPauseDoesNotEndTheCommand() async {
@@ -359,7 +338,7 @@ struct WyomingSessionTests {
       $0.decoded = [.moonshine: 0.2]
     }
     await store.finish()
-    #expect(inbox.log == [.push(2, bytes: 166_400), .finish(afterMessage: 2)])
+    #expect(requested.summary == [.init(rate: 16_000, isFinished: true)])
   }
 
   @Test func aTrickleOfTinyChunksIsClosedAfterTheIdleTimeWithTooLittleAudio() async {
