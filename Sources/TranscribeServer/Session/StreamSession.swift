@@ -207,13 +207,18 @@ where
   associatedtype Output: Equatable & Sendable
   associatedtype Problem: StreamProblem
 
+  /// The limits the session runs under (the server's configuration).
+  var limits: ServerConfiguration { get }
   /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
   /// last words where the problem and the phase allow.
   func fail(_ state: inout State, _ problem: Problem) -> Effect<Action>
   /// The last words did not arrive within ``ServerConfiguration/finalWait``.
   func lastWordsLate(_ state: inout State, _ problem: Problem) -> Effect<Action>
-  /// The session is over: its timers stop and its recognition is abandoned if it still runs.
-  func end(_ state: inout State, _ ending: StreamSession<Output, Problem>.Ending) -> Effect<Action>
+  /// What the protocol writes to close: for `problem`, or a normal close for `nil`.
+  static func closing(_ problem: Problem?) -> [Output]
+  /// What the protocol alone drops when the session ends (its own timers, the utterance it
+  /// holds), before ``end(_:_:)`` ends the audio and abandons recognition.
+  func ending(_ state: inout State) -> Effect<Action>
   /// The audio `action` brings, as 16-bit little-endian mono PCM, given the state the session
   /// is in once it took the action: the host pushes it into ``StreamingSessionState/audio``
   /// when the session counted it as an audio message (``StreamingSessionState/audioMessages``
@@ -234,6 +239,9 @@ protocol StreamingSessionState<Output, Problem> {
 }
 
 extension StreamingSessionState {
+  /// Whether the session is over: the one place that says so is the stream's ending.
+  var isOver: Bool { stream.ending != nil }
+
   /// The audio the current recognition reads: the host pushes what the session takes into it.
   var audio: PushedAudio? {
     guard case .pushed(let audio) = recognition?.request.source else { return nil }
@@ -243,7 +251,7 @@ extension StreamingSessionState {
 
 /// A streaming session's actions for its stream's and its recognition's (its cases `stream`
 /// and `recognition`).
-protocol StreamingSessionAction<Output, Problem> {
+protocol StreamingSessionAction<Output, Problem>: Sendable {
   associatedtype Output: Equatable & Sendable
   associatedtype Problem: StreamProblem
   static func stream(_ action: StreamSession<Output, Problem>.Action) -> Self
@@ -251,6 +259,37 @@ protocol StreamingSessionAction<Output, Problem> {
 }
 
 extension StreamingSession {
+  /// The idle, maximum-length and last-words timers, as the session's actions.
+  var timers: SessionTimers<Action> {
+    StreamSession<Output, Problem>.timers(limits, embed: Action.stream)
+  }
+
+  /// Nothing of the protocol's own to drop.
+  func ending(_ state: inout State) -> Effect<Action> { .none }
+
+  /// Closes the session: writes what closes for `problem` (a normal close for `nil`), then ends
+  /// it (``end(_:_:)``) with that problem, or as finished.
+  func close(_ state: inout State, _ problem: Problem?) -> Effect<Action> {
+    guard !state.isOver else { return .none }
+    state.stream.outbox += Self.closing(problem)
+    return end(&state, problem.map { .problem($0) } ?? .finished)
+  }
+
+  /// The session is over, once: the protocol drops what it alone holds (``ending(_:)``), the
+  /// audio ends, every timer stops, and recognition is abandoned if it still runs.
+  func end(
+    _ state: inout State, _ ending: StreamSession<Output, Problem>.Ending
+  ) -> Effect<Action> {
+    guard !state.isOver else { return .none }
+    let own = self.ending(&state)
+    state.stream.ending = ending
+    var effects = [own, endAudio(state), timers.stopAll()]
+    if let recognition = state.recognition, recognition.status != .idle {
+      effects.append(.send(.recognition(.cancel)))
+    }
+    return .merge(effects)
+  }
+
   /// Where the session keeps its stream.
   static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> {
     \.stream

@@ -58,8 +58,6 @@ struct RealtimeSession: StreamingSession, Sendable {
     case committing
     /// The session is ending for `closing` once the last words are in.
     case finishing(closing: WebSocketSessionError)
-    /// The session is over (see ``StreamSession/State/ending``).
-    case over
   }
 
   /// The item the words being heard belong to.
@@ -143,9 +141,6 @@ struct RealtimeSession: StreamingSession, Sendable {
   /// The limits the session runs under (the server's configuration).
   let limits: ServerConfiguration
 
-  /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
-
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
   }
@@ -165,7 +160,7 @@ struct RealtimeSession: StreamingSession, Sendable {
 
       case .message(let message):
         state.stream.messageReceived()
-        guard state.phase == .streaming else { return .none }
+        guard !state.isOver, state.phase == .streaming else { return .none }
         switch message {
         case .tooLarge(let bytes):
           return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
@@ -177,7 +172,7 @@ struct RealtimeSession: StreamingSession, Sendable {
 
       case .binary(let bytes):
         state.stream.messageReceived()
-        guard state.phase == .streaming else { return .none }
+        guard !state.isOver, state.phase == .streaming else { return .none }
         guard bytes <= limits.maxFrameBytes else {
           return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
         }
@@ -409,19 +404,17 @@ struct RealtimeSession: StreamingSession, Sendable {
   private func recognitionChanged(
     _ state: inout State, isNewResult: Bool = false
   ) -> Effect<Action> {
-    guard let recognition = state.recognition else { return .none }
+    guard !state.isOver, let recognition = state.recognition else { return .none }
     switch recognition.outcome {
     case .failed, .notAuthorized:
       if let problem = RecognitionProblem(recognition.outcome) {
         let error = WebSocketSessionError(problem)
-        return closeWithError(&state, error)
+        return close(&state, error)
       }
     default:
       break
     }
     switch state.phase {
-    case .over:
-      return .none
     case .streaming, .finishing:
       if state.configuration.turnDetection != nil, state.item?.isCommitted != true {
         takeUtterances(&state)
@@ -459,14 +452,12 @@ struct RealtimeSession: StreamingSession, Sendable {
         state.item = item
         complete(&state, words: words)
       }
-      return closeWithError(&state, closing)
+      return close(&state, closing)
     case .streaming:
       // The run ended by itself (it should not before a commit): the next audio starts
       // another.
       if !words.isEmpty, state.item != nil { complete(&state, words: words) }
       state.recognition = nil
-      return .none
-    case .over:
       return .none
     }
   }
@@ -527,7 +518,7 @@ struct RealtimeSession: StreamingSession, Sendable {
   /// Lets the next message in once the audio waiting to be decoded is within
   /// ``ServerConfiguration/maxBufferedAudio``.
   private func allowNextMessageIfBuffered(_ state: inout State) {
-    guard state.phase == .streaming else { return }
+    guard !state.isOver, state.phase == .streaming else { return }
     let waiting =
       state.recognition == nil
       ? 0 : Double(state.runSamples - state.decodedSamples) / Double(state.runRate)
@@ -536,7 +527,7 @@ struct RealtimeSession: StreamingSession, Sendable {
 
   /// Lets the host read one message more than it has, while events are read.
   private func allowNextMessage(_ state: inout State) {
-    guard state.phase == .streaming else { return }
+    guard !state.isOver, state.phase == .streaming else { return }
     state.stream.allowNextMessage()
   }
 
@@ -545,13 +536,14 @@ struct RealtimeSession: StreamingSession, Sendable {
   /// Ends the session because of `error`: after the last words for a limit or a shutdown, at
   /// once otherwise.
   func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
+    guard !state.isOver else { return .none }
     switch state.phase {
     case .streaming, .committing: break
-    case .finishing, .over: return .none
+    case .finishing: return .none
     }
     let stopTimers = timers.stopLimits()
     guard error.deliversLastWords, state.recognition != nil else {
-      return .merge(stopTimers, closeWithError(&state, error))
+      return .merge(stopTimers, close(&state, error))
     }
     let wasCommitting = state.phase == .committing
     state.phase = .finishing(closing: error)
@@ -563,33 +555,19 @@ struct RealtimeSession: StreamingSession, Sendable {
     return .merge(effects)
   }
 
-  /// Writes the error event and closes with the error's code.
-  private func closeWithError(
-    _ state: inout State, _ error: WebSocketSessionError
-  ) -> Effect<Action> {
-    guard state.phase != .over else { return .none }
-    state.stream.outbox.append(.event(.error(RealtimeError(closing: error))))
-    state.stream.outbox.append(.close(error))
-    return end(&state, .problem(error))
+  /// An `error` event, then the close with the error's code; a normal close for `nil`.
+  static func closing(_ error: WebSocketSessionError?) -> [Output] {
+    guard let error else { return [.close(nil)] }
+    return [.event(.error(RealtimeError(closing: error))), .close(error)]
   }
 
-  /// The session is over: timers stop and recognition is abandoned if it still runs.
+  /// The last words of a commit or of the end are late: the session closes saying so.
   func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
+    guard !state.isOver else { return .none }
     switch state.phase {
-    case .committing, .finishing: closeWithError(&state, late)
-    case .streaming, .over: .none
+    case .committing, .finishing: return close(&state, late)
+    case .streaming: return .none
     }
-  }
-
-  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
-    guard state.phase != .over else { return .none }
-    state.phase = .over
-    state.stream.ending = ending
-    var effects: [Effect<Action>] = [endAudio(state), timers.stopAll()]
-    if let recognition = state.recognition, recognition.status != .idle {
-      effects.append(.send(.recognition(.cancel)))
-    }
-    return .merge(effects)
   }
 
   // MARK: - Audio

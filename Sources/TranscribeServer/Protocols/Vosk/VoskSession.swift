@@ -48,8 +48,6 @@ struct VoskSession: StreamingSession, Sendable {
     /// The last words are ready but the client has no message waiting for an answer: they go
     /// out as the answer to its next message, or when ``ServerConfiguration/replyWait`` passes.
     case awaitingMessage(words: [TranscriptionSegment], closing: WebSocketSessionError)
-    /// The session is over (see ``StreamSession/State/ending``).
-    case over
   }
 
   /// The reply an audio message waits for.
@@ -119,9 +117,6 @@ struct VoskSession: StreamingSession, Sendable {
 
   @Dependency(\.continuousClock) var clock
 
-  /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
-
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
   }
@@ -137,6 +132,7 @@ struct VoskSession: StreamingSession, Sendable {
 
       case .message(let read):
         state.stream.messageReceived()
+        guard !state.isOver else { return .none }
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
         let message: VoskMessage
         switch read {
@@ -169,6 +165,7 @@ struct VoskSession: StreamingSession, Sendable {
 
       case .audio(let buffer):
         state.stream.messageReceived()
+        guard !state.isOver else { return .none }
         guard state.phase == .streaming else { return messageWhileEnding(&state) }
         let bytes = buffer.readableBytes
         guard bytes <= limits.maxFrameBytes else {
@@ -193,14 +190,16 @@ struct VoskSession: StreamingSession, Sendable {
         return recognitionChanged(&state)
 
       case .replyDeadlineElapsed:
-        guard state.phase == .streaming, state.pending != nil else { return .none }
+        guard !state.isOver, state.phase == .streaming, state.pending != nil else { return .none }
         reply(&state)
         return .none
 
       case .messageWaitElapsed:
-        guard case .awaitingMessage(let words, let closing) = state.phase else { return .none }
+        guard !state.isOver, case .awaitingMessage(let words, let closing) = state.phase else {
+          return .none
+        }
         if !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
-        return closeWithError(&state, closing)
+        return close(&state, closing)
       }
     }
     .ifLet(\.recognition, action: \.recognition) {
@@ -276,8 +275,8 @@ struct VoskSession: StreamingSession, Sendable {
       return .none
     case .awaitingMessage(let words, let closing):
       state.stream.outbox.append(.reply(.result(words)))
-      return closeWithError(&state, closing)
-    case .streaming, .over:
+      return close(&state, closing)
+    case .streaming:
       return .none
     }
   }
@@ -293,7 +292,7 @@ struct VoskSession: StreamingSession, Sendable {
   }
 
   private func recognitionChanged(_ state: inout State) -> Effect<Action> {
-    guard let recognition = state.recognition else { return .none }
+    guard !state.isOver, let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
       switch recognition.outcome {
@@ -308,7 +307,7 @@ struct VoskSession: StreamingSession, Sendable {
     case .finishing(let closing):
       guard recognition.isOver else { return .none }
       return lastWordsArrived(&state, closing: closing)
-    case .awaitingMessage, .over:
+    case .awaitingMessage:
       return .none
     }
   }
@@ -337,14 +336,13 @@ struct VoskSession: StreamingSession, Sendable {
     // failure (never an empty result that looks like silence).
     if let problem = LastWords.problem(state.recognition) {
       return .merge(
-        cancelWait, closeWithError(&state, closing ?? .session(SessionProblem(problem))))
+        cancelWait, close(&state, closing ?? .session(SessionProblem(problem))))
     }
     let words = Array(state.finals.joined())
     state.finals = []
     guard let closing else {
       state.stream.outbox.append(.reply(.result(words)))
-      state.stream.outbox.append(.close(nil))
-      return .merge(cancelWait, end(&state, .finished))
+      return .merge(cancelWait, close(&state, nil))
     }
     // A client that sends and then waits for the answer (vosk's example does) gets the last
     // words as the answer to its message: one it sent already, or, unless it went quiet, the
@@ -358,50 +356,37 @@ struct VoskSession: StreamingSession, Sendable {
         cancelWait, timer(.messageWaitElapsed, after: limits.replyWait, id: .messageWait))
     }
     if isAnswer || !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
-    return .merge(cancelWait, closeWithError(&state, closing))
+    return .merge(cancelWait, close(&state, closing))
   }
 
   /// Ends the stream because of `error`: at once for the client's mistakes and failures, after
   /// the last words for an idle stream, one past its limit, or a shutdown.
   func fail(_ state: inout State, _ error: WebSocketSessionError) -> Effect<Action> {
-    guard state.phase == .streaming else { return .none }
+    guard !state.isOver, state.phase == .streaming else { return .none }
     let stopTimers = Effect<Action>.merge(
       .cancel(id: CancelID.replyDeadline), timers.stopLimits())
     guard error.deliversLastWords, state.recognition != nil else {
-      return .merge(stopTimers, closeWithError(&state, error))
+      return .merge(stopTimers, close(&state, error))
     }
     return .merge(stopTimers, finishAudio(&state, closing: error))
   }
 
-  /// Writes the error and closes with its code.
-  private func closeWithError(
-    _ state: inout State, _ error: WebSocketSessionError
-  ) -> Effect<Action> {
-    state.stream.outbox.append(.reply(.error(error.message)))
-    state.stream.outbox.append(.close(error))
-    return end(&state, .problem(error))
+  /// An error message, then the close with its code; a normal close for `nil`.
+  static func closing(_ error: WebSocketSessionError?) -> [Output] {
+    guard let error else { return [.close(nil)] }
+    return [.reply(.error(error.message)), .close(error)]
   }
 
-  /// The session is over: timers stop and recognition is abandoned if it still runs.
+  /// The last words are late: the session closes with its limit's error, or says so.
   func lastWordsLate(_ state: inout State, _ late: WebSocketSessionError) -> Effect<Action> {
-    guard case .finishing(let closing) = state.phase else { return .none }
-    return closeWithError(&state, closing ?? late)
+    guard !state.isOver, case .finishing(let closing) = state.phase else { return .none }
+    return close(&state, closing ?? late)
   }
 
-  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
-    guard state.phase != .over else { return .none }
-    state.phase = .over
-    state.stream.ending = ending
+  /// The reply and the wait for a message go with the session.
+  func ending(_ state: inout State) -> Effect<Action> {
     state.pending = nil
-    var effects: [Effect<Action>] = [
-      endAudio(state),
-      .cancel(id: CancelID.replyDeadline), timers.stopAll(),
-      .cancel(id: CancelID.messageWait),
-    ]
-    if let recognition = state.recognition, recognition.status != .idle {
-      effects.append(.send(.recognition(.cancel)))
-    }
-    return .merge(effects)
+    return .merge(.cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.messageWait))
   }
 
   // MARK: - Audio and timers

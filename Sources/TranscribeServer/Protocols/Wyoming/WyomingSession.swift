@@ -55,8 +55,6 @@ struct WyomingSession: StreamingSession, Sendable {
     /// The transcript went out at the end of speech: the utterance's remaining audio is
     /// ignored until its `audio-stop` (or the next `transcribe` or `audio-start`).
     case endpointed
-    /// The connection is over (see ``StreamSession/State/ending``).
-    case over
   }
 
   struct State: Equatable {
@@ -123,9 +121,6 @@ struct WyomingSession: StreamingSession, Sendable {
   /// The version `info` reports.
   let version: String
 
-  /// The idle, maximum-length and last-words timers.
-  var timers: SessionTimers<Action> { Stream.timers(limits, embed: Action.stream) }
-
   init(
     limits: ServerConfiguration = ServerConfiguration(),
     models: [WyomingModel]? = nil,
@@ -147,27 +142,27 @@ struct WyomingSession: StreamingSession, Sendable {
 
       case .received(let event):
         state.stream.messageReceived()
-        guard state.phase != .over else { return .none }
+        guard !state.isOver else { return .none }
         // Only audio renews the idle time (in `push`): other events hold no place.
         let effect = received(event, &state)
-        guard state.phase != .over else { return effect }
+        guard !state.isOver else { return effect }
         allowNextEventIfBuffered(&state, wanted: true)
         return effect
 
       case .malformed(let problem):
-        return closeWithError(&state, problem)
+        return close(&state, problem)
 
       case .clientFinishedSending:
         state.isClientDone = true
+        guard !state.isOver else { return .none }
         switch state.phase {
         case .ready, .endpointed:
-          state.stream.outbox.append(.close)
-          return end(&state, .finished)
+          return close(&state, nil)
         case .streaming:
           // The end of its sending is the end of its audio: it gets the transcript, then the
           // close (a client that is gone altogether fails the write, which ends it).
           return finishAudio(&state, closing: nil)
-        case .finishing, .over:
+        case .finishing:
           return .none
         }
 
@@ -207,7 +202,7 @@ struct WyomingSession: StreamingSession, Sendable {
       state.phase = .ready
       if let name = event.data["name"]?.stringValue, !name.isEmpty {
         guard let model = WyomingModel.named(name, among: models) else {
-          return closeWithError(&state, .unknownModel(name: name, available: models.map(\.name)))
+          return close(&state, .unknownModel(name: name, available: models.map(\.name)))
         }
         state.model = model
       } else {
@@ -221,14 +216,14 @@ struct WyomingSession: StreamingSession, Sendable {
         guard let served = limits.servedLanguage(language),
           served.isEnglish || state.model == nil || state.model?.engine == .whisper
         else {
-          return closeWithError(&state, .unsupportedLanguage(language))
+          return close(&state, .unsupportedLanguage(language))
         }
         state.requestedLanguage = served
       }
       state.language = language
       state.hotwords = WyomingHotwords.hotwords(in: event.data)
       if let problem = state.hotwords.problem {
-        return closeWithError(&state, .badHotwords(problem))
+        return close(&state, .badHotwords(problem))
       }
       return .none
 
@@ -241,17 +236,17 @@ struct WyomingSession: StreamingSession, Sendable {
         format = try WyomingAudioFormat(
           event.data, event: "audio-start", rates: limits.sampleRates)
       } catch {
-        return closeWithError(&state, error)
+        return close(&state, error)
       }
       return startUtterance(format, &state)
 
     case "audio-chunk":
       switch state.phase {
       case .ready:
-        return closeWithError(&state, .audioBeforeStart(event: "audio-chunk"))
+        return close(&state, .audioBeforeStart(event: "audio-chunk"))
       case .streaming:
         return push(event, &state)
-      case .finishing, .endpointed, .over:
+      case .finishing, .endpointed:
         // The utterance's transcript is on its way or sent: the rest of its audio is not heard.
         return .none
       }
@@ -259,13 +254,13 @@ struct WyomingSession: StreamingSession, Sendable {
     case "audio-stop":
       switch state.phase {
       case .ready:
-        return closeWithError(&state, .audioBeforeStart(event: "audio-stop"))
+        return close(&state, .audioBeforeStart(event: "audio-stop"))
       case .streaming:
         return finishAudio(&state, closing: nil)
       case .endpointed:
         state.phase = .ready
         return .none
-      case .finishing, .over:
+      case .finishing:
         return .none
       }
 
@@ -283,7 +278,7 @@ struct WyomingSession: StreamingSession, Sendable {
       case .finishing: .finishing
       default: .idle
       }
-    return closeWithError(&state, .unexpectedEvent(event: event, expected: expected))
+    return close(&state, .unexpectedEvent(event: event, expected: expected))
   }
 
   /// Starts recognizing an utterance in `format`.
@@ -315,10 +310,10 @@ struct WyomingSession: StreamingSession, Sendable {
         format = try WyomingAudioFormat(
           event.data, event: "audio-chunk", rates: limits.sampleRates)
       } catch {
-        return closeWithError(&state, error)
+        return close(&state, error)
       }
       guard format.rate == start.rate else {
-        return closeWithError(
+        return close(
           &state,
           .input(.rateChanged(rate: format.rate, startedAt: start.rate)))
       }
@@ -328,7 +323,7 @@ struct WyomingSession: StreamingSession, Sendable {
     do throws(WyomingProblem) {
       frames = try format.frames(in: payload)
     } catch {
-      return closeWithError(&state, error)
+      return close(&state, error)
     }
     state.audioMessages += 1
     state.pushedSamples += frames
@@ -377,13 +372,13 @@ struct WyomingSession: StreamingSession, Sendable {
 
   private func recognitionChanged(_ state: inout State) -> Effect<Action> {
     allowNextEventIfBuffered(&state)
-    guard let recognition = state.recognition else { return .none }
+    guard !state.isOver, let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
       switch recognition.outcome {
       case .failed, .notAuthorized:
         let problem = RecognitionProblem(recognition.outcome)
-        return closeWithError(&state, .session(.recognitionFailed(problem?.message ?? "unknown")))
+        return close(&state, .session(.recognitionFailed(problem?.message ?? "unknown")))
       default:
         break
       }
@@ -399,7 +394,7 @@ struct WyomingSession: StreamingSession, Sendable {
     case .finishing(let closing):
       guard recognition.isOver else { return .none }
       return lastWordsArrived(&state, closing: closing)
-    case .ready, .endpointed, .over:
+    case .ready, .endpointed:
       return .none
     }
   }
@@ -465,15 +460,14 @@ struct WyomingSession: StreamingSession, Sendable {
     if let problem = LastWords.problem(state.recognition, orNotAuthorized: true) {
       return .merge(
         timers.stop(.finalWait),
-        closeWithError(&state, closing ?? .session(SessionProblem(problem))))
+        close(&state, closing ?? .session(SessionProblem(problem))))
     }
     let effect = sendTranscript(Self.words(state.recognition), &state, then: .ready)
     if let closing {
-      return .merge(effect, closeWithError(&state, closing))
+      return .merge(effect, close(&state, closing))
     }
     if state.isClientDone {
-      state.stream.outbox.append(.close)
-      return .merge(effect, end(&state, .finished))
+      return .merge(effect, close(&state, nil))
     }
     return effect
   }
@@ -481,6 +475,7 @@ struct WyomingSession: StreamingSession, Sendable {
   /// Ends the connection because of `problem`: at once for the client's mistakes and
   /// failures, after the transcript so far for the server's limits and a shutdown.
   func fail(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
+    guard !state.isOver else { return .none }
     switch state.phase {
     case .streaming where problem.deliversLastWords:
       return .merge(timers.stopLimits(), finishAudio(&state, closing: problem))
@@ -490,33 +485,26 @@ struct WyomingSession: StreamingSession, Sendable {
         state.phase = .finishing(closing: closing ?? problem)
       }
       return .none
-    case .over:
-      return .none
     case .ready, .streaming, .endpointed:
-      return closeWithError(&state, problem)
+      return close(&state, problem)
     }
   }
 
-  /// Writes the error event and closes.
-  private func closeWithError(_ state: inout State, _ problem: WyomingProblem) -> Effect<Action> {
-    guard state.phase != .over else { return .none }
-    state.stream.outbox.append(.event(problem.event))
-    state.stream.outbox.append(.close)
-    return end(&state, .problem(problem))
+  /// The error event, then the close; only the close for `nil`.
+  static func closing(_ problem: WyomingProblem?) -> [Output] {
+    guard let problem else { return [.close] }
+    return [.event(problem.event), .close]
   }
 
-  /// The connection is over: timers stop and recognition is abandoned if it still runs.
+  /// The last words are late: the connection closes with its limit's problem, or says so.
   func lastWordsLate(_ state: inout State, _ late: WyomingProblem) -> Effect<Action> {
-    guard case .finishing(let closing) = state.phase else { return .none }
-    return closeWithError(&state, closing ?? late)
+    guard !state.isOver, case .finishing(let closing) = state.phase else { return .none }
+    return close(&state, closing ?? late)
   }
 
-  func end(_ state: inout State, _ ending: Stream.Ending) -> Effect<Action> {
-    guard state.phase != .over else { return .none }
-    let endAudio = endUtterance(&state)
-    state.phase = .over
-    state.stream.ending = ending
-    return .merge(endAudio, timers.stopAll())
+  /// The utterance goes with the connection.
+  func ending(_ state: inout State) -> Effect<Action> {
+    endUtterance(&state)
   }
 
   // MARK: - Audio

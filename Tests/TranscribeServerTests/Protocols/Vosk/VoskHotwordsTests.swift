@@ -68,7 +68,6 @@ struct VoskHotwordsTests {
     await store.send(.read(#"{"config": {"phrase_list": ["# + phrases + "]}}")) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
-      $0.phase = .over
       $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1007)

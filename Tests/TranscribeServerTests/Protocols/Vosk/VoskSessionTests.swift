@@ -108,7 +108,6 @@ struct VoskSessionTests {
     await clock.advance(by: .seconds(2))
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
@@ -175,7 +174,6 @@ struct VoskSessionTests {
     #expect(store.state.stream.outbox.isEmpty)
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
@@ -224,7 +222,6 @@ struct VoskSessionTests {
     }
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
     }
     await receiveCancelledRecognition(store)
@@ -245,7 +242,6 @@ struct VoskSessionTests {
     await store.receive(\.stream.idleTimeoutElapsed)
     await store.receive(\.stream.delegate.mustClose) {
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
-      $0.phase = .over
       $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1008)
@@ -266,7 +262,6 @@ struct VoskSessionTests {
     await store.receive(\.stream.idleTimeoutElapsed)
     await store.receive(\.stream.delegate.mustClose) {
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
-      $0.phase = .over
       $0.stream.ending = .problem(error)
     }
   }
@@ -308,7 +303,6 @@ struct VoskSessionTests {
         .reply(.error(WebSocketSessionError.session(.shuttingDown).message)),
         .close(.session(.shuttingDown)),
       ]
-      $0.phase = .over
       $0.stream.ending = .problem(.session(.shuttingDown))
     }
     #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)
@@ -366,7 +360,6 @@ struct VoskSessionTests {
     await start(store, seconds: 3)
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
       $0.pending = nil
     }
@@ -384,7 +377,6 @@ struct VoskSessionTests {
     await store.send(.audio(ByteBuffer(bytes: [0, 0, 0]))) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
-      $0.phase = .over
       $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1007)
@@ -403,7 +395,6 @@ struct VoskSessionTests {
     await store.send(.read(text)) {
       $0.stream.receivedMessages = 1
       $0.stream.outbox = [.reply(.error(error.message)), .close(error)]
-      $0.phase = .over
       $0.stream.ending = .problem(error)
     }
     #expect(error.closeCode == 1009)

@@ -112,7 +112,6 @@ struct WyomingSessionTests {
     await store.send(.clientFinishedSending) {
       $0.isClientDone = true
       $0.stream.outbox.append(.close)
-      $0.phase = .over
       $0.stream.ending = .finished
     }
     guard case .array(let programs)? = info.data["asr"], case .object(let asr)? = programs.first,
@@ -202,7 +201,6 @@ struct WyomingSessionTests {
     await store.send(.clientFinishedSending) {
       $0.isClientDone = true
       $0.stream.outbox = [.close]
-      $0.phase = .over
       $0.stream.ending = .finished
     }
   }
@@ -242,7 +240,6 @@ struct WyomingSessionTests {
     }
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
     }
     await store.finish()
@@ -300,7 +297,6 @@ struct WyomingSessionTests {
       $0.stream.outbox = [
         .event(WyomingProblem.session(.idle(Self.limits.idleTimeout)).event), .close,
       ]
-      $0.phase = .over
       $0.stream.ending = .problem(.session(.idle(Self.limits.idleTimeout)))
     }
   }
@@ -330,7 +326,6 @@ struct WyomingSessionTests {
     }
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
-      $0.phase = .over
       $0.stream.ending = .clientGone
       $0.recognition = nil
       $0.format = nil
@@ -492,7 +487,6 @@ struct WyomingSessionTests {
     await store.send(.stream(.start))
     await store.send(.malformed(.notJSON(part: "header line"))) {
       $0.stream.outbox = [.event(WyomingProblem.notJSON(part: "header line").event), .close]
-      $0.phase = .over
       $0.stream.ending = .problem(.notJSON(part: "header line"))
     }
   }
