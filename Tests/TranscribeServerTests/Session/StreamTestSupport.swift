@@ -31,6 +31,24 @@ extension SpeechRecognitionResult {
 }
 
 extension TestStore {
+  /// Receives recognition's start, as ``receiveRecognitionStarting(_:_:)`` does, for a
+  /// recognition its child `holder` holds (a Wyoming utterance, a Realtime run).
+  func receiveRecognitionStarting<Holder: RecognitionHolder>(
+    in holder: WritableKeyPath<State, Holder?>,
+    _ action: CaseKeyPath<Action, SpeechRecognition.Action>
+  ) async {
+    await receive(action.appending(path: \.start)) {
+      $0[keyPath: holder]?.recognition.isRecording = true
+      $0[keyPath: holder]?.recognition.status = .authorizing
+    }
+    await receive(action.appending(path: \.authorizationResponse)) {
+      $0[keyPath: holder]?.recognition.status = .starting
+    }
+    await receive(action.appending(path: \.recognitionStarted)) {
+      $0[keyPath: holder]?.recognition.status = .recording
+    }
+  }
+
   /// Receives recognition's start as every session sees it with an authorized client:
   /// authorizing, starting, then recording.
   func receiveRecognitionStarting(

@@ -71,24 +71,32 @@ struct RealtimeSession: StreamingSession, Sendable {
     var sentWords = 0
   }
 
+  /// One run of recognition, from the first audio after the start, a commit or a clear to the
+  /// next commit or clear: what belongs to it alone goes with it.
+  struct Run: RecognitionHolder {
+    var recognition: SpeechRecognition.State
+    /// Its sample rate.
+    var rate: Int
+    /// Where it starts in the session's audio, in milliseconds.
+    var start: Double
+    /// Samples taken.
+    var samples = 0
+    /// Finished utterances already in items.
+    var takenUtterances = 0
+    /// The looks at the words not in an item yet, for the ones that have settled
+    /// (``SettledWords``): kept before the client knows the item too, so the words two looks
+    /// agreed on go out as soon as it does.
+    var heard = SettledWords()
+  }
+
   struct State: Equatable {
     /// The session's id (`sess_…` in `session.created`), and the stem of its items' ids.
     let id: String
     var configuration = RealtimeConfiguration()
-    /// The current run's recognition.
-    var recognition: SpeechRecognition.State?
-    /// The current run's number (0 before the first).
-    var run = 0
-    /// The current run's sample rate.
-    var runRate = RealtimeAudioFormat.pcmRate
+    /// The current run, while one goes.
+    var run: Run?
     /// Audio messages taken so far, and the runs' starts: one for each.
     var audioMessages = 0
-    /// Samples pushed in the current run.
-    var runSamples = 0
-    /// Where the current run starts in the session's audio, in milliseconds.
-    var runStart = 0.0
-    /// Finished utterances of the current run already in items.
-    var takenUtterances = 0
     /// The audio written to the buffer in the session, in milliseconds.
     var bufferMilliseconds = 0.0
     /// The audio appended since the last commit, clear or end of an item, in milliseconds.
@@ -99,10 +107,6 @@ struct RealtimeSession: StreamingSession, Sendable {
     /// the last item or of the last timeout.
     var quietStart = 0.0
     var item: Item?
-    /// The looks at the words not in an item yet, for the ones that have settled
-    /// (``SettledWords``): kept before the client knows the item too, so the words two looks
-    /// agreed on go out as soon as it does.
-    var heard = SettledWords()
     /// Items made so far.
     var items = 0
     /// The last item committed.
@@ -115,10 +119,13 @@ struct RealtimeSession: StreamingSession, Sendable {
       self.id = id
     }
 
+    /// The current run's recognition.
+    var recognition: SpeechRecognition.State? { run?.recognition }
+
     /// The samples of the current run the decoder has reached, as it last reported.
     var decodedSamples: Int {
-      guard let progress = recognition?.progress else { return 0 }
-      return Int((progress.audioDuration * Double(runRate)).rounded())
+      guard let run, let progress = run.recognition.progress else { return 0 }
+      return Int((progress.audioDuration * Double(run.rate)).rounded())
     }
 
     /// Whether the current run's recognition is over.
@@ -187,8 +194,8 @@ struct RealtimeSession: StreamingSession, Sendable {
 
       }
     }
-    .ifLet(\.recognition, action: \.recognition) {
-      SpeechRecognition()
+    .ifLet(\.run, action: \.recognition) {
+      Recognizing<Run>()
     }
   }
 
@@ -228,7 +235,7 @@ struct RealtimeSession: StreamingSession, Sendable {
       let milliseconds = Double(samples) * 1000 / Double(format.sampleRate)
       let start = startRun(&state)
       state.audioMessages += 1
-      state.runSamples += samples
+      state.run?.samples += samples
       state.bufferMilliseconds += milliseconds
       state.uncommittedMilliseconds += milliseconds
       state.stream.wantsMessage = true
@@ -268,9 +275,7 @@ struct RealtimeSession: StreamingSession, Sendable {
       state.stream.outbox.append(.event(.cleared))
       let end = endAudio(state)
       // Dropping the run cancels its recognition (its effects go with its state).
-      state.recognition = nil
-      state.takenUtterances = 0
-      state.heard.reset()
+      state.run = nil
       allowNextMessage(&state)
       return end
     }
@@ -291,16 +296,10 @@ struct RealtimeSession: StreamingSession, Sendable {
 
   /// Starts a run of recognition when none is going.
   private func startRun(_ state: inout State) -> Effect<Action> {
-    guard state.recognition == nil else { return .none }
-    state.run += 1
+    guard state.run == nil else { return .none }
     state.audioMessages += 1
-    state.runSamples = 0
-    state.takenUtterances = 0
-    state.heard.reset()
-    state.runStart = state.bufferMilliseconds
-    state.runRate = state.configuration.format.sampleRate
-    let audio = PushedAudio(
-      sampleRate: state.runRate, identifier: "audio \(state.audioMessages)")
+    let rate = state.configuration.format.sampleRate
+    let audio = PushedAudio(sampleRate: rate, identifier: "audio \(state.audioMessages)")
     var request = SpeechRecognitionRequest(source: .pushed(audio))
     if let engine = state.configuration.engine, limits.engines.contains(engine) {
       request.engine = engine.defaultEngine
@@ -315,7 +314,9 @@ struct RealtimeSession: StreamingSession, Sendable {
     if !request.language.isEnglish, request.engine.name != .whisper {
       request.engine = .automatic
     }
-    state.recognition = SpeechRecognition.State(request: request)
+    state.run = Run(
+      recognition: SpeechRecognition.State(request: request), rate: rate,
+      start: state.bufferMilliseconds)
     return .send(.recognition(.start))
   }
 
@@ -339,8 +340,9 @@ struct RealtimeSession: StreamingSession, Sendable {
     item.isAnnounced = true
     state.item = item
     let padding = Double(state.configuration.turnDetection?.prefixPaddingMilliseconds ?? 0)
+    let runStart = state.run?.start ?? state.bufferMilliseconds
     let start = max(
-      state.runStart + firstWord.timestamp * 1000 - padding, state.runStart, state.lastItemEnd)
+      runStart + firstWord.timestamp * 1000 - padding, runStart, state.lastItemEnd)
     state.stream.outbox.append(
       .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
   }
@@ -356,8 +358,9 @@ struct RealtimeSession: StreamingSession, Sendable {
     if !isFinal {
       // The pending words are finished utterances' words, then the partial ones.
       let partial = state.recognition?.result?.bestTranscription.partialSegments.count ?? 0
-      let settled = state.heard.settle(
-        allWords.map(SettledWords.Word.init), finished: max(0, allWords.count - partial))
+      let settled =
+        state.run?.heard.settle(
+          allWords.map(SettledWords.Word.init), finished: max(0, allWords.count - partial)) ?? 0
       words = Array(allWords.prefix(settled))
     }
     guard var item = state.item, item.isAnnounced else { return }
@@ -388,16 +391,17 @@ struct RealtimeSession: StreamingSession, Sendable {
           logprobs: state.configuration.includesLogprobs
             ? OpenAITranscription.logprobs(of: [words]) : nil)))
     state.item = nil
-    state.heard.reset()
+    state.run?.heard.reset()
   }
 
   /// The words of the current run not in an item yet: its finished utterances not taken, then
   /// its partial words.
   private func pendingWords(_ state: State) -> [TranscriptionSegment] {
-    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
+    guard let run = state.run, let transcription = run.recognition.result?.bestTranscription
+    else { return [] }
     let utterances = transcription.finishedUtterances
     var words: [TranscriptionSegment] = []
-    for index in state.takenUtterances..<utterances.count { words += utterances[index] }
+    for index in run.takenUtterances..<utterances.count { words += utterances[index] }
     return words + transcription.partialSegments
   }
 
@@ -436,7 +440,7 @@ struct RealtimeSession: StreamingSession, Sendable {
     switch state.phase {
     case .committing:
       complete(&state, words: words)
-      state.recognition = nil
+      state.run = nil
       state.phase = .streaming
       allowNextMessage(&state)
       return timers.stop(.finalWait)
@@ -457,7 +461,7 @@ struct RealtimeSession: StreamingSession, Sendable {
       // The run ended by itself (it should not before a commit): the next audio starts
       // another.
       if !words.isEmpty, state.item != nil { complete(&state, words: words) }
-      state.recognition = nil
+      state.run = nil
       return .none
     }
   }
@@ -488,19 +492,18 @@ struct RealtimeSession: StreamingSession, Sendable {
 
   /// Makes an item of each utterance server VAD ended since the last look.
   private func takeUtterances(_ state: inout State) {
-    guard let recognition = state.recognition,
-      let transcription = recognition.result?.bestTranscription
+    guard let run = state.run, let transcription = run.recognition.result?.bestTranscription
     else { return }
     let utterances = transcription.finishedUtterances
-    while state.takenUtterances < utterances.count {
-      let words = Array(utterances[state.takenUtterances])
-      state.takenUtterances += 1
+    for index in run.takenUtterances..<utterances.count {
+      let words = Array(utterances[index])
+      state.run?.takenUtterances = index + 1
       guard let first = words.first else { continue }
       announceSpeech(&state, firstWord: first)
       guard let item = state.item else { continue }
-      let decoded = (recognition.progress?.audioDuration ?? 0) * 1000
+      let decoded = (run.recognition.progress?.audioDuration ?? 0) * 1000
       let lastEnd = (words.last.map { $0.timestamp + $0.duration } ?? 0) * 1000
-      let end = state.runStart + max(decoded, lastEnd)
+      let end = run.start + max(decoded, lastEnd)
       state.stream.outbox.append(
         .event(.speechStopped(itemID: item.id, audioEndMilliseconds: Int(end.rounded()))))
       state.stream.outbox.append(
@@ -520,8 +523,7 @@ struct RealtimeSession: StreamingSession, Sendable {
   private func allowNextMessageIfBuffered(_ state: inout State) {
     guard !state.isOver, state.phase == .streaming else { return }
     let waiting =
-      state.recognition == nil
-      ? 0 : Double(state.runSamples - state.decodedSamples) / Double(state.runRate)
+      state.run.map { Double($0.samples - state.decodedSamples) / Double($0.rate) } ?? 0
     state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
   }
 

@@ -151,7 +151,7 @@ struct RealtimeCodec: StreamCodec {
   }
 
   mutating func observe(_ state: RealtimeSession.State) {
-    let isBehind = state.recognition != nil && state.decodedSamples < state.runSamples
+    let isBehind = state.decodedSamples < (state.run?.samples ?? 0)
     switch (behindSince, isBehind) {
     case (nil, true): behindSince = .now
     case (let since?, false):
@@ -162,7 +162,7 @@ struct RealtimeCodec: StreamCodec {
   }
 
   func finish(_ final: RealtimeSession.State, consumedSeconds: Double) -> Double {
-    if final.run > 0 {
+    if final.audioMessages > 0 {
       core.metrics.decoded(
         audioSeconds: consumedSeconds, processingSeconds: processing.timeInterval,
         engine: final.configuration.engine?.rawValue ?? defaultModel)

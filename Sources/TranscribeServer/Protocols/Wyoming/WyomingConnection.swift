@@ -123,7 +123,7 @@ struct DecoderBusyTime {
 
   mutating func observe(_ state: WyomingSession.State, at now: ContinuousClock.Instant = .now) {
     if let busySince { processing += now - busySince }
-    busySince = state.pushedSamples > state.decodedSamples ? now : nil
+    busySince = (state.utterance?.pushedSamples ?? 0) > state.decodedSamples ? now : nil
   }
 }
 

@@ -57,29 +57,41 @@ struct WyomingSession: StreamingSession, Sendable {
     case endpointed
   }
 
-  struct State: Equatable {
-    var phase = Phase.ready
-    /// The model the next utterance uses (`transcribe`'s `name`), `nil` for the default.
+  /// What `transcribe` asked of the next utterance; it goes when the utterance ends.
+  struct Request: Equatable, Sendable {
+    /// The model (`name`), `nil` for the default.
     var model: WyomingModel?
-    /// The language `transcribe` asked for, as it named it.
+    /// The language, as the client named it.
     var language: String?
     /// That language as the server decodes it.
-    var requestedLanguage: SpeechRecognitionRequest.Language?
+    var servedLanguage: SpeechRecognitionRequest.Language?
+  }
+
+  /// One utterance, from `audio-start` to its transcript: what belongs to it alone goes with
+  /// it.
+  struct Utterance: RecognitionHolder {
+    /// Its recognition; the request reads the audio the host pushes the chunks into.
+    var recognition: SpeechRecognition.State
+    /// The format `audio-start` gave.
+    var format: WyomingAudioFormat
+    /// The samples taken so far (frames at its rate).
+    var pushedSamples = 0
+    /// The words streamed out as `transcript-chunk`s.
+    var streamedWords: [String] = []
+    /// The looks at its words so far, for the ones that have settled.
+    var heardWords = SettledWords()
+  }
+
+  struct State: Equatable {
+    var phase = Phase.ready
+    /// What the last `transcribe` asked of the next utterance.
+    var request = Request()
     /// The phrases the last `transcribe` asked to favour (``WyomingHotwords``).
     var hotwords = Hotwords()
-    /// The format of the audio streaming now.
-    var format: WyomingAudioFormat?
-    /// The utterance's recognition; its request reads the audio the host pushes the utterance's
-    /// chunks into.
-    var recognition: SpeechRecognition.State?
+    /// The utterance streaming or finishing now.
+    var utterance: Utterance?
     /// Audio chunks taken so far, and the utterances' starts: one for each.
     var audioMessages = 0
-    /// The samples of the utterance taken so far (frames at its rate).
-    var pushedSamples = 0
-    /// The words streamed out as `transcript-chunk`s for this utterance.
-    var streamedWords: [String] = []
-    /// The looks at the utterance's words so far, for the ones that have settled.
-    var heardWords = SettledWords()
     /// Whether the client has finished sending (its side of the connection is closed).
     var isClientDone = false
     /// The transcripts sent.
@@ -95,9 +107,12 @@ struct WyomingSession: StreamingSession, Sendable {
     /// The audio decoded by the utterances that are over, in seconds.
     var decodedSeconds: Double { decoded.values.reduce(0, +) }
 
+    /// The utterance's recognition.
+    var recognition: SpeechRecognition.State? { utterance?.recognition }
+
     /// The samples of the utterance the decoder has reached, as it last reported.
     var decodedSamples: Int {
-      guard let progress = recognition?.progress, let format else { return 0 }
+      guard let progress = recognition?.progress, let format = utterance?.format else { return 0 }
       return Int((progress.audioDuration * Double(format.rate)).rounded())
     }
   }
@@ -171,8 +186,8 @@ struct WyomingSession: StreamingSession, Sendable {
 
       }
     }
-    .ifLet(\.recognition, action: \.recognition) {
-      SpeechRecognition()
+    .ifLet(\.utterance, action: \.recognition) {
+      Recognizing<Utterance>()
     }
   }
 
@@ -204,23 +219,24 @@ struct WyomingSession: StreamingSession, Sendable {
         guard let model = WyomingModel.named(name, among: models) else {
           return close(&state, .unknownModel(name: name, available: models.map(\.name)))
         }
-        state.model = model
+        state.request.model = model
       } else {
-        state.model = nil
+        state.request.model = nil
       }
       // Home Assistant sends the pipeline's language: it picks the engine (English the
       // server's default, any other Whisper) unless `name` picked a model.
       let language = event.data["language"]?.stringValue
-      state.requestedLanguage = nil
+      state.request.servedLanguage = nil
       if let language, !language.isEmpty {
         guard let served = limits.servedLanguage(language),
-          served.isEnglish || state.model == nil || state.model?.engine == .whisper
+          served.isEnglish || state.request.model == nil
+            || state.request.model?.engine == .whisper
         else {
           return close(&state, .unsupportedLanguage(language))
         }
-        state.requestedLanguage = served
+        state.request.servedLanguage = served
       }
-      state.language = language
+      state.request.language = language
       state.hotwords = WyomingHotwords.hotwords(in: event.data)
       if let problem = state.hotwords.problem {
         return close(&state, .badHotwords(problem))
@@ -288,14 +304,12 @@ struct WyomingSession: StreamingSession, Sendable {
     state.audioMessages += 1
     let audio = PushedAudio(sampleRate: format.rate, identifier: "audio \(state.audioMessages)")
     state.phase = .streaming
-    state.format = format
-    state.pushedSamples = 0
-    state.streamedWords = []
-    let engine = state.model?.engine.defaultEngine ?? .automatic
+    let engine = state.request.model?.engine.defaultEngine ?? .automatic
     var request = SpeechRecognitionRequest(source: .pushed(audio), engine: engine)
     request.hotwords = state.hotwords
-    request.language = state.requestedLanguage ?? limits.defaultLanguage
-    state.recognition = SpeechRecognition.State(request: request)
+    request.language = state.request.servedLanguage ?? limits.defaultLanguage
+    state.utterance = Utterance(
+      recognition: SpeechRecognition.State(request: request), format: format)
     state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
     return .send(.recognition(.start))
   }
@@ -303,7 +317,7 @@ struct WyomingSession: StreamingSession, Sendable {
   /// Pushes an audio chunk's samples, converted to 16-bit mono, and counts them towards the
   /// idle time.
   private func push(_ event: WyomingEvent, _ state: inout State) -> Effect<Action> {
-    guard let start = state.format else { return .none }
+    guard let start = state.utterance?.format else { return .none }
     var format = start
     if event.data["rate"] != nil || event.data["width"] != nil || event.data["channels"] != nil {
       do throws(WyomingProblem) {
@@ -326,7 +340,7 @@ struct WyomingSession: StreamingSession, Sendable {
       return close(&state, error)
     }
     state.audioMessages += 1
-    state.pushedSamples += frames
+    state.utterance?.pushedSamples += frames
     let duration = IdleAudio.duration(samples: frames, sampleRate: format.rate)
     return timers.audioArrived(&state.stream.idleAudio, duration)
   }
@@ -336,7 +350,9 @@ struct WyomingSession: StreamingSession, Sendable {
   private func allowNextEventIfBuffered(_ state: inout State, wanted: Bool = false) {
     if wanted { state.stream.wantsMessage = true }
     let waiting =
-      state.format.map { Double(state.pushedSamples - state.decodedSamples) / Double($0.rate) }
+      state.utterance.map {
+        Double($0.pushedSamples - state.decodedSamples) / Double($0.format.rate)
+      }
       ?? 0
     state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
   }
@@ -355,17 +371,18 @@ struct WyomingSession: StreamingSession, Sendable {
     guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
     let words = transcription.segments.map(SettledWords.Word.init)
     let finished = words.count - transcription.partialSegments.count
-    return words.prefix(state.heardWords.settle(words, finished: finished)).map(\.text)
+    let settled = state.utterance?.heardWords.settle(words, finished: finished) ?? 0
+    return words.prefix(settled).map(\.text)
   }
 
   /// Streams the words heard since the last chunk, when they extend what went out.
   private func streamNewWords(_ words: [String], _ state: inout State) {
-    guard words.count > state.streamedWords.count,
-      words.starts(with: state.streamedWords, by: SettledWords.sameWord)
+    let streamed = state.utterance?.streamedWords ?? []
+    guard words.count > streamed.count, words.starts(with: streamed, by: SettledWords.sameWord)
     else { return }
-    let new = words[state.streamedWords.count...].joined(separator: " ")
-    let text = state.streamedWords.isEmpty ? new : " " + new
-    state.streamedWords = words
+    let new = words[streamed.count...].joined(separator: " ")
+    let text = streamed.isEmpty ? new : " " + new
+    state.utterance?.streamedWords = words
     state.stream.outbox.append(
       .event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
   }
@@ -400,7 +417,7 @@ struct WyomingSession: StreamingSession, Sendable {
   }
 
   private func languageData(_ state: State) -> [String: JSONValue] {
-    ["language": .string(state.language ?? "en")]
+    ["language": .string(state.request.language ?? "en")]
   }
 
   /// Sends the utterance's transcript (after its last chunk) and `transcript-stop`, and ends
@@ -426,18 +443,12 @@ struct WyomingSession: StreamingSession, Sendable {
     let isFinishing = if case .finishing = state.phase { true } else { false }
     let endAudio = isFinishing ? .none : self.endAudio(state)
     if let progress = state.recognition?.progress,
-      let engine = state.model?.engine ?? models.first?.engine
+      let engine = state.request.model?.engine ?? models.first?.engine
     {
       state.decoded[engine, default: 0] += progress.audioDuration
     }
-    state.recognition = nil
-    state.format = nil
-    state.pushedSamples = 0
-    state.streamedWords = []
-    state.heardWords.reset()
-    state.model = nil
-    state.language = nil
-    state.requestedLanguage = nil
+    state.utterance = nil
+    state.request = Request()
     return endAudio
   }
 
@@ -513,7 +524,7 @@ struct WyomingSession: StreamingSession, Sendable {
   /// one (the session checked it when it took the chunk), else the utterance's.
   static func pcm(of action: Action, in state: State) -> ByteBuffer? {
     guard case .received(let event) = action, event.type == "audio-chunk",
-      let payload = event.payload, let start = state.format
+      let payload = event.payload, let start = state.utterance?.format
     else { return nil }
     let format =
       (try? WyomingAudioFormat(event.data, event: event.type, rates: 1...Int.max)) ?? start

@@ -1,6 +1,8 @@
 import Clocks
 import Foundation
 import NIOCore
+import SpeechClient
+import SpeechRecognitionFeature
 import Synchronization
 import Testing
 
@@ -109,13 +111,16 @@ import Testing
   @Test func theProcessingTimeIsHowLongAudioWaitedForTheDecoder() {
     var busy = DecoderBusyTime()
     var state = WyomingSession.State()
-    state.format = WyomingAudioFormat(rate: 16_000, width: 2, channels: 1)
+    state.utterance = .init(
+      recognition: SpeechRecognition.State(
+        request: SpeechRecognitionRequest(source: .pushed(PushedAudio()))),
+      format: WyomingAudioFormat(rate: 16_000, width: 2, channels: 1))
     let start = ContinuousClock.now
     busy.observe(state, at: start)
     // A chunk waits for the decoder for 0.3 s, then nothing waits for a second.
-    state.pushedSamples = 1_600
+    state.utterance?.pushedSamples = 1_600
     busy.observe(state, at: start + .seconds(1))
-    state.pushedSamples = 0
+    state.utterance?.pushedSamples = 0
     busy.observe(state, at: start + .milliseconds(1_300))
     busy.observe(state, at: start + .milliseconds(2_300))
     #expect(busy.processing == .milliseconds(300))

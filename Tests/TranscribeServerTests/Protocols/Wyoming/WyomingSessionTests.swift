@@ -88,14 +88,14 @@ struct WyomingSessionTests {
       $0.stream.receivedMessages = number
       $0.stream.allowedMessages = number + 1
       $0.phase = .streaming
-      $0.format = WyomingAudioFormat(rate: 16000, width: 2, channels: 1)
       $0.audioMessages = audioMessage
-      $0.pushedSamples = 0
-      $0.recognition = SpeechRecognition.State(
-        request: SpeechRecognitionRequest(source: .pushed(audio)))
+      $0.utterance = .init(
+        recognition: SpeechRecognition.State(
+          request: SpeechRecognitionRequest(source: .pushed(audio))),
+        format: WyomingAudioFormat(rate: 16000, width: 2, channels: 1))
       $0.stream.outbox = [Self.transcriptStart]
     }
-    await store.receiveRecognitionStarting(\.recognition, \.recognition)
+    await store.receiveRecognitionStarting(in: \.utterance, \.recognition)
   }
 
   @Test func describeIsAnsweredWithInfoListingTheInstalledModels() async throws {
@@ -139,27 +139,27 @@ struct WyomingSessionTests {
     await store.send(.received(WyomingEvent("transcribe", data: ["language": .string("en")]))) {
       $0.stream.receivedMessages = 1
       $0.stream.allowedMessages = 2
-      $0.language = "en"
-      $0.requestedLanguage = .english
+      $0.request.language = "en"
+      $0.request.servedLanguage = .english
     }
     await startAudio(store, number: 2)
     await store.send(.received(Self.chunk(seconds: 0.4))) {
       $0.stream.receivedMessages = 3
       $0.stream.allowedMessages = 4
       $0.audioMessages = 2
-      $0.pushedSamples = 6_400
+      $0.utterance?.pushedSamples = 6_400
     }
     // Partial words stream once two results in a row agree on them.
     results.continuation.yield(Self.heard("go for", at: 0.2))
     await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("go for", at: 0.2)
-      _ = $0.heardWords.settle(["go", "for"], finished: 0)
+      $0.utterance?.recognition.result = Self.heard("go for", at: 0.2)
+      _ = $0.utterance?.heardWords.settle(["go", "for"], finished: 0)
     }
     results.continuation.yield(Self.heard("go forward ten", at: 0.3))
     await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("go forward ten", at: 0.3)
-      _ = $0.heardWords.settle(["go", "forward", "ten"], finished: 0)
-      $0.streamedWords = ["go"]
+      $0.utterance?.recognition.result = Self.heard("go forward ten", at: 0.3)
+      _ = $0.utterance?.heardWords.settle(["go", "forward", "ten"], finished: 0)
+      $0.utterance?.streamedWords = ["go"]
       $0.stream.outbox.append(Self.chunkEvent("go"))
     }
     await store.send(.received(WyomingEvent("audio-stop"))) {
@@ -169,11 +169,12 @@ struct WyomingSessionTests {
     }
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish) {
-      $0.recognition?.isRecording = false
-      $0.recognition?.status = .finishing
+      $0.utterance?.recognition.isRecording = false
+      $0.utterance?.recognition.status = .finishing
     }
     await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("", finished: ["go forward ten meters"], at: 0.4)
+      $0.utterance?.recognition.result = Self.heard(
+        "", finished: ["go forward ten meters"], at: 0.4)
     }
     await store.receive(\.recognition.recognitionFinished) {
       $0.stream.outbox +=
@@ -182,13 +183,8 @@ struct WyomingSessionTests {
       $0.transcripts = 1
       $0.phase = .ready
       $0.decoded = [.moonshine: 0.4]
-      $0.pushedSamples = 0
-      $0.recognition = nil
-      $0.format = nil
-      $0.streamedWords = []
-      $0.heardWords = SettledWords()
-      $0.language = nil
-      $0.requestedLanguage = nil
+      $0.utterance = nil
+      $0.request = .init()
     }
     // The utterance's audio ended before the stop.
     #expect(requested.summary == [.init(rate: 16_000, isFinished: true)])
@@ -213,7 +209,7 @@ struct WyomingSessionTests {
       $0.stream.receivedMessages = 2
       $0.stream.allowedMessages = 3
       $0.audioMessages = 2
-      $0.pushedSamples = 16_000
+      $0.utterance?.pushedSamples = 16_000
     }
     // The detector heard a pause after "turn on the light": that is the command.
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
@@ -223,9 +219,7 @@ struct WyomingSessionTests {
       $0.transcripts = 1
       $0.phase = .endpointed
       $0.decoded = [.moonshine: 1]
-      $0.pushedSamples = 0
-      $0.recognition = nil
-      $0.format = nil
+      $0.utterance = nil
     }
 
     // The client goes on sending until it sees the transcript: ignored, then its audio-stop.
@@ -258,7 +252,7 @@ struct WyomingSessionTests {
     await store.receive(\.recognition.speech.success)
     #expect(store.state.phase == .streaming)
     // The finished utterance's words have settled.
-    #expect(store.state.streamedWords == ["turn", "on", "the", "light"])
+    #expect(store.state.utterance?.streamedWords == ["turn", "on", "the", "light"])
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end)
   }
@@ -310,26 +304,24 @@ struct WyomingSessionTests {
       $0.stream.receivedMessages = 2
       $0.stream.wantsMessage = true
       $0.audioMessages = 2
-      $0.pushedSamples = 83_200
+      $0.utterance?.pushedSamples = 83_200
     }
     // 5.1 s still wait to be decoded, as the decoder reports: no event yet.
     results.continuation.yield(Self.heard("", at: 0.1))
     await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("", at: 0.1)
+      $0.utterance?.recognition.result = Self.heard("", at: 0.1)
     }
     // 5 s wait: there is room again, and the next event may be read.
     results.continuation.yield(Self.heard("", at: 0.2))
     await store.receive(\.recognition.speech.success) {
-      $0.recognition?.result = Self.heard("", at: 0.2)
+      $0.utterance?.recognition.result = Self.heard("", at: 0.2)
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 3
     }
     await store.send(.stream(.clientLeft))
     await store.receive(\.stream.delegate.end) {
       $0.stream.ending = .clientGone
-      $0.recognition = nil
-      $0.format = nil
-      $0.pushedSamples = 0
+      $0.utterance = nil
       $0.decoded = [.moonshine: 0.2]
     }
     await store.finish()
