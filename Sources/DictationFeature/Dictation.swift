@@ -170,23 +170,13 @@ public struct Dictation: Sendable {
         return listen(&state)
 
       case .pause:
-        guard !state.isPaused, !state.isStopping else { return .none }
-        state.isPaused = true
-        state.resumesWhenIdle = false
-        return state.isListening ? .send(.speech(.finish)) : .none
+        return pause(&state)
 
       case .resume:
-        guard state.isPaused, !state.isStopping else { return .none }
-        state.isPaused = false
-        guard !state.isListening else {
-          // The paused session is still finishing: a new one starts once it is over.
-          state.resumesWhenIdle = true
-          return .none
-        }
-        return listen(&state)
+        return resume(&state)
 
       case .toggle:
-        return .send(state.isPaused ? .resume : .pause)
+        return state.isPaused ? resume(&state) : pause(&state)
 
       case .stop:
         guard !state.isStopping else { return .none }
@@ -248,6 +238,27 @@ public struct Dictation: Sendable {
         return .none
       }
     }
+  }
+
+  /// Pauses: the speech session finishes (its last words are still typed) and the microphone
+  /// is released.
+  private func pause(_ state: inout State) -> Effect<Action> {
+    guard !state.isPaused, !state.isStopping else { return .none }
+    state.isPaused = true
+    state.resumesWhenIdle = false
+    return state.isListening ? .send(.speech(.finish)) : .none
+  }
+
+  /// Resumes: a new speech session starts, once the paused one is over.
+  private func resume(_ state: inout State) -> Effect<Action> {
+    guard state.isPaused, !state.isStopping else { return .none }
+    state.isPaused = false
+    guard !state.isListening else {
+      // The paused session is still finishing: a new one starts once it is over.
+      state.resumesWhenIdle = true
+      return .none
+    }
+    return listen(&state)
   }
 
   /// Starts a new speech session.

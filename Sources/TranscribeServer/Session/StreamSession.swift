@@ -242,6 +242,13 @@ extension StreamingSessionState {
   /// Whether the session is over: the one place that says so is the stream's ending.
   var isOver: Bool { stream.ending != nil }
 
+  /// Counts a message the host read; `false` once the session is over, when the message
+  /// changes nothing more.
+  mutating func takeMessage() -> Bool {
+    stream.messageReceived()
+    return !isOver
+  }
+
   /// The audio the current recognition reads: the host pushes what the session takes into it.
   var audio: PushedAudio? {
     guard case .pushed(let audio) = recognition?.request.source else { return nil }
@@ -256,6 +263,37 @@ protocol StreamingSessionAction<Output, Problem>: Sendable {
   associatedtype Problem: StreamProblem
   static func stream(_ action: StreamSession<Output, Problem>.Action) -> Self
   static func recognition(_ action: SpeechRecognition.Action) -> Self
+  /// The stream's action this is, if it is one.
+  var streamAction: StreamSession<Output, Problem>.Action? { get }
+}
+
+/// A protocol's session's stream, as the first reducer of its body: ``StreamSession`` on
+/// ``StreamingSessionState/stream``, then the session's reading of what the stream did
+/// (``StreamingSession/reduce(stream:_:)``): stops its recognition once the audio has ended,
+/// closes or ends as the stream's delegate actions ask.
+///
+/// ```swift
+/// var body: some ReducerOf<Self> {
+///   StreamScope(self)
+///   Reduce { state, action in … }
+/// }
+/// ```
+struct StreamScope<Session: StreamingSession>: Reducer {
+  let session: Session
+
+  init(_ session: Session) {
+    self.session = session
+  }
+
+  func reduce(
+    into state: inout Session.State, action: Session.Action
+  ) -> Effect<Session.Action> {
+    guard let action = action.streamAction else { return .none }
+    let stream = StreamSession<Session.Output, Session.Problem>(limits: session.limits)
+      .reduce(into: &state.stream, action: action)
+      .map { Session.Action.stream($0) }
+    return .merge(stream, session.reduce(stream: action, &state))
+  }
 }
 
 extension StreamingSession {

@@ -153,45 +153,44 @@ struct RealtimeSession: StreamingSession, Sendable {
   }
 
   var body: some ReducerOf<Self> {
-    Scope(state: \.stream, action: \.stream) {
-      Stream(limits: limits)
-    }
-    Reduce { state, action in
-      switch action {
-      case .stream(.start):
-        state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
-        return .none
+    // The stream's ending can drop the recognition too: the `ifLet` must see it go.
+    CombineReducers {
+      StreamScope(self)
+      Reduce { state, action in
+        switch action {
+        case .stream(.start):
+          state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
+          return .none
 
-      case .stream(let action):
-        return reduce(stream: action, &state)
+        case .stream:
+          return .none
 
-      case .message(let message):
-        state.stream.messageReceived()
-        guard !state.isOver, state.phase == .streaming else { return .none }
-        switch message {
-        case .tooLarge(let bytes):
-          return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
-        case .invalid(let error):
-          return reject(&state, error)
-        case .event(let event, let eventID):
-          return handle(event, eventID: eventID, &state)
+        case .message(let message):
+          guard state.takeMessage(), state.phase == .streaming else { return .none }
+          switch message {
+          case .tooLarge(let bytes):
+            return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+          case .invalid(let error):
+            return reject(&state, error)
+          case .event(let event, let eventID):
+            return handle(event, eventID: eventID, &state)
+          }
+
+        case .binary(let bytes):
+          guard state.takeMessage(), state.phase == .streaming else { return .none }
+          guard bytes <= limits.maxFrameBytes else {
+            return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+          }
+          return reject(&state, .binaryMessage)
+
+        case .recognition(let action):
+          // Only a new result is a new look at the words.
+          if case .speech(.success) = action {
+            return recognitionChanged(&state, isNewResult: true)
+          }
+          return recognitionChanged(&state)
+
         }
-
-      case .binary(let bytes):
-        state.stream.messageReceived()
-        guard !state.isOver, state.phase == .streaming else { return .none }
-        guard bytes <= limits.maxFrameBytes else {
-          return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
-        }
-        return reject(&state, .binaryMessage)
-
-      case .recognition(let action):
-        // Only a new result is a new look at the words.
-        if case .speech(.success) = action {
-          return recognitionChanged(&state, isNewResult: true)
-        }
-        return recognitionChanged(&state)
-
       }
     }
     .ifLet(\.run, action: \.recognition) {
@@ -582,4 +581,9 @@ struct RealtimeSession: StreamingSession, Sendable {
 }
 
 extension RealtimeSession.State: StreamingSessionState {}
-extension RealtimeSession.Action: StreamingSessionAction {}
+extension RealtimeSession.Action: StreamingSessionAction {
+  var streamAction: RealtimeSession.Stream.Action? {
+    guard case .stream(let action) = self else { return nil }
+    return action
+  }
+}

@@ -147,43 +147,43 @@ struct WyomingSession: StreamingSession, Sendable {
   }
 
   var body: some ReducerOf<Self> {
-    Scope(state: \.stream, action: \.stream) {
-      Stream(limits: limits)
-    }
-    Reduce { state, action in
-      switch action {
-      case .stream(let action):
-        return reduce(stream: action, &state)
-
-      case .received(let event):
-        state.stream.messageReceived()
-        guard !state.isOver else { return .none }
-        // Only audio renews the idle time (in `push`): other events hold no place.
-        let effect = received(event, &state)
-        guard !state.isOver else { return effect }
-        allowNextEventIfBuffered(&state, wanted: true)
-        return effect
-
-      case .malformed(let problem):
-        return close(&state, problem)
-
-      case .clientFinishedSending:
-        state.isClientDone = true
-        guard !state.isOver else { return .none }
-        switch state.phase {
-        case .ready, .endpointed:
-          return close(&state, nil)
-        case .streaming:
-          // The end of its sending is the end of its audio: it gets the transcript, then the
-          // close (a client that is gone altogether fails the write, which ends it).
-          return finishAudio(&state, closing: nil)
-        case .finishing:
+    // The stream's ending can drop the recognition too: the `ifLet` must see it go.
+    CombineReducers {
+      StreamScope(self)
+      Reduce { state, action in
+        switch action {
+        case .stream:
           return .none
+
+        case .received(let event):
+          guard state.takeMessage() else { return .none }
+          // Only audio renews the idle time (in `push`): other events hold no place.
+          let effect = received(event, &state)
+          guard !state.isOver else { return effect }
+          allowNextEventIfBuffered(&state, wanted: true)
+          return effect
+
+        case .malformed(let problem):
+          return close(&state, problem)
+
+        case .clientFinishedSending:
+          state.isClientDone = true
+          guard !state.isOver else { return .none }
+          switch state.phase {
+          case .ready, .endpointed:
+            return close(&state, nil)
+          case .streaming:
+            // The end of its sending is the end of its audio: it gets the transcript, then the
+            // close (a client that is gone altogether fails the write, which ends it).
+            return finishAudio(&state, closing: nil)
+          case .finishing:
+            return .none
+          }
+
+        case .recognition:
+          return recognitionChanged(&state)
+
         }
-
-      case .recognition:
-        return recognitionChanged(&state)
-
       }
     }
     .ifLet(\.utterance, action: \.recognition) {
@@ -533,4 +533,9 @@ struct WyomingSession: StreamingSession, Sendable {
 }
 
 extension WyomingSession.State: StreamingSessionState {}
-extension WyomingSession.Action: StreamingSessionAction {}
+extension WyomingSession.Action: StreamingSessionAction {
+  var streamAction: WyomingSession.Stream.Action? {
+    guard case .stream(let action) = self else { return nil }
+    return action
+  }
+}
