@@ -1,1 +1,1 @@
-../../../Sources/transcribe/DictationRenderer.swift
+../../../Sources/transcribe/Dictate/DictationRenderer.swift

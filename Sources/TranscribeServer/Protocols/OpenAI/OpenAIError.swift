@@ -6,8 +6,8 @@ import Hummingbird
 ///
 /// Each case carries what the message names, so a client sees what to fix; the official SDKs
 /// raise their matching exception (`BadRequestError`, `AuthenticationError`, …) from the status.
-/// Its sentences (``message``) are written in the server's problem catalogue, beside
-/// ``ProtocolProblem``.
+/// Its sentences (``message``) are written in `OpenAIError+Message.swift`, beside an upload's
+/// part of the problem catalogue (``ProtocolProblem/Upload``).
 public enum OpenAIError: Error, Equatable, Sendable {
   /// The request has no `Authorization: Bearer` header with the server's token (401).
   case unauthorized

@@ -3,8 +3,8 @@ import SpeechClient
 
 /// Why a WebSocket stream ends other than by the client's `{"eof" : 1}`: each has a message the
 /// client gets as `{"error": "…"}` (a Realtime client as an `error` event) and a close code.
-/// Every problem is the catalogue's (``SessionProblem``, its words written there); vosk only
-/// renders it, with this close code.
+/// Every problem is the catalogue's (``SessionProblem``, its words written there); the two
+/// WebSocket protocols, vosk and Realtime, only render it, with this close code.
 ///
 /// | close code | when |
 /// | --- | --- |
