@@ -8,7 +8,7 @@ import Foundation
 /// else about a stream (admission, the store, the loop with its audio, the ending and its
 /// log line) is the host's, once.
 protocol StreamCodec {
-  associatedtype Session: StreamingSession & Sendable
+  associatedtype Session: ProtocolSession & Sendable
   where Session.State: Sendable, Session.Action: Sendable
   associatedtype Message: Sendable
   associatedtype Frame
@@ -20,7 +20,7 @@ protocol StreamCodec {
   /// Whether each session counts in `transcribe_protocol_sessions_total`.
   var countsSessions: Bool { get }
   /// How the host turns what it reads into actions (run by the reader, off the main actor).
-  var reading: SessionHost<Session>.Reading<Message> { get }
+  var reading: StreamLoop<Session>.Reading<Message> { get }
 
   /// The session's first state and its reducer, for a session the log calls `id`.
   func session(id: String) -> (state: Session.State, reducer: Session)
@@ -40,7 +40,7 @@ protocol StreamCodec {
 }
 
 /// The one host of every streaming session: admits it through the session core, makes its
-/// store, runs it in ``SessionHost``'s loop with the protocol's codec,
+/// store, runs it in ``StreamLoop``'s loop with the protocol's codec,
 /// and ends it with its outcome.
 ///
 /// It knows nothing of sockets: it reads messages from any sequence and writes frames through
@@ -72,7 +72,7 @@ struct StreamHost {
     } catch {
       let (frames, waits) = codec.refusal(SessionProblem(error))
       if waits {
-        await SessionHosting.waitForFirstMessage(
+        await StreamHost.waitForFirstMessage(
           messages, atMost: core.configuration.turnAwayWait)
       }
       for frame in frames { try await write(frame) }
@@ -81,7 +81,7 @@ struct StreamHost {
     if codec.countsSessions { core.metrics.protocolSessionStarted(codec.protocolName) }
     let (initial, reducer) = codec.session(id: session.log.id)
     let store = await core.makeSessionStore(initial) { reducer }
-    let host = SessionHost<Codec.Session>(store: store)
+    let host = StreamLoop<Codec.Session>(store: store)
     let (final, readFailure) = await host.run(
       messages, reading: codec.reading, session: session, shutdownNotice: shutdownNotice,
       connection: connection

@@ -36,7 +36,7 @@ import SpeechRecognitionFeature
 /// `error` events and the session goes on; the idle timeout, the maximum length and a
 /// shutdown first deliver the last words, then an `error` event and the close.
 @Reducer
-struct RealtimeSession: StreamingSession, Sendable {
+struct RealtimeSession: ProtocolSession, Sendable {
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     case event(RealtimeServerEvent)
@@ -580,8 +580,8 @@ struct RealtimeSession: StreamingSession, Sendable {
   }
 }
 
-extension RealtimeSession.State: StreamingSessionState {}
-extension RealtimeSession.Action: StreamingSessionAction {
+extension RealtimeSession.State: ProtocolSessionState {}
+extension RealtimeSession.Action: ProtocolSessionAction {
   var streamAction: RealtimeSession.Stream.Action? {
     guard case .stream(let action) = self else { return nil }
     return action

@@ -54,7 +54,7 @@ struct RealtimeStream {
     if let address = client.address { logger[metadataKey: "remote"] = .string(address) }
     logger.info(
       "realtime session refused", metadata: ["reason": .string("intent is not transcription")])
-    await SessionHosting.waitForFirstMessage(
+    await StreamHost.waitForFirstMessage(
       inbound.messages(maxSize: core.configuration.frameReadLimit),
       atMost: core.configuration.turnAwayWait)
     for frame in RealtimeCodec(core: core).closing(error) {
@@ -100,7 +100,7 @@ struct RealtimeCodec: StreamCodec {
   /// The model events name when the session has not chosen one.
   private var defaultModel: String { core.configuration.engines.first?.rawValue ?? "default" }
 
-  var reading: SessionHost<RealtimeSession>.Reading<WebSocketMessage> {
+  var reading: StreamLoop<RealtimeSession>.Reading<WebSocketMessage> {
     let limit = core.configuration.maxFrameBytes
     return .init(
       message: { message in

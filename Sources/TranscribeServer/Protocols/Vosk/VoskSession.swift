@@ -23,7 +23,7 @@ import SpeechRecognitionFeature
 /// to be decoded), the idle, too-long and last-words timers, and the ending. The reply deadline
 /// is this protocol's own timer.
 @Reducer
-struct VoskSession: StreamingSession, Sendable {
+struct VoskSession: ProtocolSession, Sendable {
   /// Something for the host to write to the socket.
   enum Output: Equatable, Sendable {
     /// A text message.
@@ -406,8 +406,8 @@ struct VoskSession: StreamingSession, Sendable {
 
 }
 
-extension VoskSession.State: StreamingSessionState {}
-extension VoskSession.Action: StreamingSessionAction {
+extension VoskSession.State: ProtocolSessionState {}
+extension VoskSession.Action: ProtocolSessionAction {
   var streamAction: VoskSession.Stream.Action? {
     guard case .stream(let action) = self else { return nil }
     return action

@@ -75,7 +75,7 @@ struct VoskCodec: StreamCodec {
   var protocolName: String { VoskStream.protocolName }
   var countsSessions: Bool { false }
 
-  var reading: SessionHost<VoskSession>.Reading<WebSocketMessage> {
+  var reading: StreamLoop<VoskSession>.Reading<WebSocketMessage> {
     let limits = core.configuration
     return .init(
       message: { message in

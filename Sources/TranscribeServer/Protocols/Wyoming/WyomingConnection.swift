@@ -45,7 +45,7 @@ struct WyomingCodec: StreamCodec {
   var protocolName: String { WyomingConnection.protocolName }
   var countsSessions: Bool { true }
 
-  var reading: SessionHost<WyomingSession>.Reading<WyomingInbound> {
+  var reading: StreamLoop<WyomingSession>.Reading<WyomingInbound> {
     let lastEvent = self.lastEvent
     return .init(
       message: { inbound in

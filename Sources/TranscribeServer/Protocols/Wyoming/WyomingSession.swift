@@ -29,7 +29,7 @@ import SpeechRecognitionFeature
 /// each time, unless more than ``ServerConfiguration/maxBufferedAudio`` of the audio pushed
 /// waits to be decoded), the limits and the ending.
 @Reducer
-struct WyomingSession: StreamingSession, Sendable {
+struct WyomingSession: ProtocolSession, Sendable {
   /// Something for the host to write.
   enum Output: Equatable, Sendable {
     case event(WyomingEvent)
@@ -532,8 +532,8 @@ struct WyomingSession: StreamingSession, Sendable {
   }
 }
 
-extension WyomingSession.State: StreamingSessionState {}
-extension WyomingSession.Action: StreamingSessionAction {
+extension WyomingSession.State: ProtocolSessionState {}
+extension WyomingSession.Action: ProtocolSessionAction {
   var streamAction: WyomingSession.Stream.Action? {
     guard case .stream(let action) = self else { return nil }
     return action

@@ -27,7 +27,7 @@ struct StreamReading<Action: Sendable, Message>: Sendable {
 ///   session has ended (``StreamSession/State/ending``) and everything is written. The
 ///   session's place is freed as soon as it has ended, before the client learns it; a failure
 ///   to write means the client is gone.
-struct SessionHost<Session: StreamingSession>
+struct StreamLoop<Session: ProtocolSession>
 where Session.State: Sendable, Session.Action: Sendable {
   /// How the host turns what it reads into actions.
   typealias Reading<Message> = StreamReading<Session.Action, Message>
@@ -172,7 +172,7 @@ final class PushedAudios: Sendable {
 
 extension SessionCore {
   /// Admits a streaming session; the notice it returns is marked gone when the server shuts
-  /// down (``SessionHost`` watches it).
+  /// down (``StreamLoop`` watches it).
   func admitStream(
     endpoint: String, remoteAddress: String?
   ) throws(AdmissionRefusal) -> (session: AdmittedSession, shutdownNotice: ClientConnection) {
@@ -215,8 +215,7 @@ extension SessionCore {
   }
 }
 
-/// What sessions and hosts share beside the loop of ``SessionHost``.
-enum SessionHosting {
+extension StreamHost {
   /// Returns once the client has sent its first message, or after `wait` (a client turned
   /// away is answered then: frames right behind a WebSocket upgrade can be lost by a client
   /// still finishing its side of it).
