@@ -75,19 +75,14 @@ struct YdotoolTyper: Sendable {
   }
 
   /// ydotool 0.1.8 reads options from every argument (text starting with "-" would be one), so
-  /// the text goes through a private file (`--file`; its `-` for stdin does not work).
+  /// the text goes on standard input, read as a file (`--file /dev/stdin`: 0.1.8 opens the
+  /// path and reads it to its end; its own `-` is taken for an option): never in argv, never on
+  /// disk.
   private func typeLine(_ line: String) async throws(KeyboardClientFailure) {
     guard !line.isEmpty else { return }
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "transcribe-ydotool-\(getpid())-\(UUID().uuidString.prefix(8))")
-    guard
-      FileManager.default.createFile(
-        atPath: file.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600])
-    else { throw .failed(tool: "ydotool", message: "could not write \(file.path)") }
-    defer { try? FileManager.default.removeItem(at: file) }
     try await run(
-      ["type", "--delay", "0", "--key-delay", "1", "--file", file.path],
-      keys: line.unicodeScalars.count)
+      ["type", "--delay", "0", "--key-delay", "1", "--file", "/dev/stdin"],
+      input: Data(line.utf8), keys: line.unicodeScalars.count)
   }
 
   private func key(_ name: String, count: Int) async throws(KeyboardClientFailure) {
@@ -98,9 +93,11 @@ struct YdotoolTyper: Sendable {
 
   /// ydotool 0.1.8 exits with its argument count, not 0, when it worked: success is an exit
   /// without a signal and without an error message.
-  private func run(_ arguments: [String], keys: Int) async throws(KeyboardClientFailure) {
+  private func run(
+    _ arguments: [String], input: Data? = nil, keys: Int
+  ) async throws(KeyboardClientFailure) {
     let output = try await runner.run(
-      ydotool, arguments, timeout: runner.deadline(keys: keys))
+      ydotool, arguments, input: input, timeout: runner.deadline(keys: keys))
     let text = output.standardError
     if text.contains("uinput") { throw .refused(tool: "ydotool", reason: Self.unreachable) }
     if output.signaled || text.contains("error") || text.contains("rror:") {
