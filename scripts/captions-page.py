@@ -38,8 +38,9 @@ import time
 CHROMIUM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
 DRIVER_CANDIDATES = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
 
-# Runs before the page's own script: notes when each WebSocket text message arrives and when
-# the captions change, and the frame after each change (when the words are on the screen).
+# Runs before the page's own script: notes when each WebSocket text message arrives, when the
+# first transcript.text.delta of an upload arrives, when the captions change, and the frame after
+# each change (when the words are on the screen).
 PROBE = """
 window.__probe = {messages: [], changes: []};
 const NativeWebSocket = window.WebSocket;
@@ -53,6 +54,16 @@ window.WebSocket = class extends NativeWebSocket {
     });
   }
 };
+const nativeSend = XMLHttpRequest.prototype.send;
+XMLHttpRequest.prototype.send = function (...args) {
+  this.addEventListener('progress', (event) => {
+    if (window.__probe.firstDelta === undefined
+        && this.responseText.includes('transcript.text.delta')) {
+      window.__probe.firstDelta = event.timeStamp;
+    }
+  });
+  return nativeSend.apply(this, args);
+};
 document.addEventListener('DOMContentLoaded', () => {
   const partial = document.getElementById('partial');
   const finals = document.getElementById('finals');
@@ -62,7 +73,7 @@ document.addEventListener('DOMContentLoaded', () => {
       finals: finals.querySelectorAll('.line').length, painted: null,
     };
     window.__probe.changes.push(change);
-    requestAnimationFrame((frame) => { change.painted = frame; });
+    requestAnimationFrame(() => { change.painted = performance.now(); });
   };
   new MutationObserver(note).observe(partial, {childList: true, characterData: true, subtree: true});
   new MutationObserver(note).observe(finals, {childList: true, subtree: true});
@@ -295,6 +306,11 @@ def scenario_file(page, arguments):
         time.sleep(0.02)
     marks = page.driver.execute_script(
         "return performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]);")
+    probe = page.driver.execute_script("return window.__probe;")
+    first_delta = probe.get("firstDelta")
+    shown = next((change["painted"] for change in probe["changes"]
+                  if first_delta is not None and change["finals"] > 0
+                  and change["painted"] is not None and change["at"] >= first_delta), None)
     page.screenshot("page-file")
     page.click("download-srt")
     name, srt = page.downloaded("srt")
@@ -310,6 +326,8 @@ def scenario_file(page, arguments):
         "file_status_kind": state["fileStatusKind"],
         "srt_name": name, "srt": srt, "vtt_name": vtt_name, "vtt": vtt,
         "marks": marks,
+        # The first delta's bytes arriving in the browser, and the frame showing its line (ms).
+        "first_delta_arrived": first_delta, "first_line_painted": shown,
         "lines_after_reload": [line["text"] for line in reloaded["lines"]],
     }
 
