@@ -16,6 +16,8 @@ Chromium's fake microphone plays --wav (in a loop). Scenarios:
              itself and show new lines below the earlier ones.
   overlay    Open ?view=overlay (which starts listening by itself) and wait for a line; report
              the background and the lines that show.
+  refused    Start, and choose the --file files, on a server that refuses them (a token the
+             page lacks): report what the page says.
   subtitles  Put --transcript (the page's stored form) in the browser's storage, reload, and
              download the .srt, .vtt and .txt the page makes of it.
 
@@ -371,6 +373,19 @@ def scenario_overlay(page, arguments):
     }
 
 
+def scenario_refused(page, arguments):
+    page.open(arguments.url)
+    page.click("toggle")
+    live = page.wait(lambda s: s["live"] == "idle" and s["statusKind"] == "error", arguments.timeout)
+    page.driver.find_element(page.by.ID, "file").send_keys("\n".join(arguments.file))
+    files = page.wait(lambda s: s["files"] == "idle" and s["fileItems"]
+                      and s["fileStatusKind"] == "error", arguments.timeout)
+    page.screenshot("page-refused")
+    return {"status": live["status"], "status_kind": live["statusKind"], "live": live["live"],
+            "toggle": live["toggle"], "file_items": files["fileItems"],
+            "file_status_kind": files["fileStatusKind"]}
+
+
 def scenario_subtitles(page, arguments):
     page.open(arguments.url)
     with open(arguments.transcript, encoding="utf-8") as file:
@@ -390,7 +405,7 @@ def scenario_subtitles(page, arguments):
 
 SCENARIOS = {
     "live": scenario_live, "file": scenario_file, "reconnect": scenario_reconnect,
-    "overlay": scenario_overlay, "subtitles": scenario_subtitles,
+    "overlay": scenario_overlay, "subtitles": scenario_subtitles, "refused": scenario_refused,
 }
 
 

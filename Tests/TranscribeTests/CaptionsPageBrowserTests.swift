@@ -171,6 +171,27 @@ extension CommandTests.CaptionsBrowserTests {
     #expect(BrowserTools.screenshotExists("overlay", since: started))
   }
 
+  @Test(.enabled(if: canRun, "needs pocketsphinx-testdata, chromium, chromium-driver and selenium"))
+  func withoutTheTokenThePageSaysSoForTheMicrophoneAndForFiles() async throws {
+    let started = Date()
+    let directory = try TemporaryDirectory()
+    let speech = try SpeechTestData.goForwardWAV(in: directory.url)
+    let server = try await ServeProcess(["--token", "s3cret"])
+    defer { server.kill() }
+    let report: RefusedReport = try await BrowserTools.runCaptionsScenario(
+      "refused", url: server.baseURL + "/", wav: speech,
+      [
+        "--file", speech.path, "--screenshots", BrowserTools.outputDirectory.path,
+      ])
+    let message =
+      "This server needs an access token: open the page as ?token=YOUR_TOKEN "
+      + "(the token transcribe serve was given)."
+    #expect(report.status == message, "\(report)")
+    #expect(report.toggle == "Start", "a refused start is not retried; \(report)")
+    #expect(report.fileItems == [speech.lastPathComponent + ": " + message], "\(report)")
+    #expect(BrowserTools.screenshotExists("page-refused", since: started))
+  }
+
   /// The page's cue rules against the CLI's (`SubtitleFormat`) on words chosen for the edges:
   /// a long utterance cut at 7 s, lines wrapped at 42 characters, a word too long for a line,
   /// accented letters written with combining marks, times to round.
@@ -324,6 +345,18 @@ struct OverlayReport: Decodable, CustomStringConvertible {
   var description: String {
     "view \(view), live \(live), \(lines) lines, shown \(shown), partial \"\(partial)\", "
       + "backgrounds \(htmlBackground) / \(bodyBackground)"
+  }
+}
+
+struct RefusedReport: Decodable {
+  var status: String
+  var live: String
+  var toggle: String
+  var fileItems: [String]
+
+  enum CodingKeys: String, CodingKey {
+    case status, live, toggle
+    case fileItems = "file_items"
   }
 }
 
