@@ -6,7 +6,8 @@ Chromium's fake microphone plays --wav (in a loop). Scenarios:
 
   live       Start; wait until a finished line holds the --expect words; read the microphone
              list, the engine line and the level meter; stop with the Space key; reload and read
-             the lines again; screenshots of the page and of the caption view (the F key).
+             the lines again; screenshots of the page, of the caption view (the F key) and of
+             the page in dark mode.
              Reports the page's delay: from each utterance's first words arriving on the
              WebSocket to the frame that shows them.
   file       Choose the --file files through the file input; follow the progress bar and the
@@ -273,7 +274,15 @@ def scenario_live(page, arguments):
     left = page.wait(lambda s: s["view"] == "", 5)
     page.open(arguments.url)
     reloaded = page.wait(lambda s: len(s["lines"]) >= len(stopped["lines"]), 10)
+    # Dark, as a system set to dark asks for it.
+    colour = "return getComputedStyle(document.body).color;"
+    light_text = page.driver.execute_script(colour)
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    dark_text = page.driver.execute_script(colour)
+    page.screenshot("page-dark")
     return {
+        "text_colour_light": light_text, "text_colour_dark": dark_text,
         "found": found, "seconds_to_final": seconds if found else None,
         "devices_before_start": before["devices"], "devices": listening["devices"],
         "engine": listening["engine"], "languages": listening["languages"],

@@ -43,7 +43,10 @@ extension CommandTests.CaptionsBrowserTests {
     #expect(report.captionView == "captions", "\(context)")
     #expect(report.leftCaptionView, "\(context)")
     #expect(report.linesAfterReload == report.lines, "lines stay across a reload; \(context)")
-    for name in ["page-live", "caption-view"] {
+    // Light or dark as the system asks.
+    #expect(report.textColourLight == "rgb(0, 0, 0)", "\(context)")
+    #expect(report.textColourDark == "rgb(255, 255, 255)", "\(context)")
+    for name in ["page-live", "caption-view", "page-dark"] {
       #expect(BrowserTools.screenshotExists(name, since: started), "screenshot \(name)")
     }
   }
@@ -261,6 +264,8 @@ struct LiveReport: Decodable, CustomStringConvertible {
   var captionView: String
   var leftCaptionView: Bool
   var linesAfterReload: [String]
+  var textColourLight: String
+  var textColourDark: String
   var delays: [Double]
   var console: [String]
 
@@ -270,6 +275,8 @@ struct LiveReport: Decodable, CustomStringConvertible {
     case captionView = "caption_view"
     case leftCaptionView = "left_caption_view"
     case linesAfterReload = "lines_after_reload"
+    case textColourLight = "text_colour_light"
+    case textColourDark = "text_colour_dark"
   }
 
   var description: String {
