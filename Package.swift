@@ -424,6 +424,7 @@ let package = Package(
         "Dependencies",
         "SpeechClient",
         "SpeechRecognitionFeature",
+        "TranscriptFormats",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
@@ -465,6 +466,7 @@ let package = Package(
         "SpeechClientLive",
         "SpeechRecognitionFeature",
         "TranscribeServer",
+        "TranscriptFormats",
         "LiveTestSupport",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]

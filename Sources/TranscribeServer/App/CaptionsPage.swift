@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SpeechClient
 
 /// The live-captions page `GET /` serves: the browser's microphone, streamed to the WebSocket on
 /// the same path, with the words appearing as they are spoken.
@@ -17,9 +18,11 @@ import Hummingbird
 ///   progress, `{"text": …}` replies become finished lines.
 ///
 /// What the server owns, the page is told rather than keeping its own copy: whether a token is
-/// required (to explain a refused connection) and how long the server waits for the last words
-/// (``ServerConfiguration/finalWait``, so the page knows when to stop waiting for the close). Both
-/// go into a small JSON script, `captions-config` (``Settings``).
+/// required (to explain a refused connection), how long the server waits for the last words
+/// (``ServerConfiguration/finalWait``, so the page knows when to stop waiting for the close),
+/// and the languages it decodes with the engine of each (the page shows which engine listens and
+/// offers a language picker when there is more than one). They go into a small JSON script,
+/// `captions-config` (``Settings``).
 ///
 /// Both scripts are inlined into the document rather than served at addresses of their own. The
 /// page then stays one response: it works behind any path prefix a proxy adds (a relative
@@ -33,7 +36,7 @@ import Hummingbird
 /// the token.
 ///
 /// ```swift
-/// let page = CaptionsPage(tokenRequired: configuration.token != nil)
+/// let page = CaptionsPage(configuration: configuration)
 /// router.get("/") { _, _ in page.response() }
 /// ```
 public struct CaptionsPage: Sendable, Equatable {
@@ -41,6 +44,13 @@ public struct CaptionsPage: Sendable, Equatable {
   public var tokenRequired: Bool
   /// How long the server waits for the last words after the end of a stream.
   var finalWait: Duration
+  /// The server's engines, its default first.
+  var engines: [SpeechRecognitionRequest.EngineName] = [.pocketsphinx]
+  /// The languages besides English the server decodes (Whisper's), English first; empty when it
+  /// hears English only.
+  var languages: [ServedLanguage] = []
+  /// The language of a stream that names none.
+  var defaultLanguage: SpeechRecognitionRequest.Language = .english
 
   /// Creates the page for a server that does or does not require a token.
   public init(tokenRequired: Bool) {
@@ -53,26 +63,66 @@ public struct CaptionsPage: Sendable, Equatable {
     self.finalWait = finalWait
   }
 
+  /// Creates the page for a server with `configuration`: its token, its wait for the last
+  /// words, its engines and its languages.
+  public init(configuration: ServerConfiguration) {
+    self.init(tokenRequired: configuration.token != nil, finalWait: configuration.finalWait)
+    engines = configuration.engines
+    languages = configuration.languages
+    defaultLanguage = configuration.defaultLanguage
+  }
+
   /// What the server tells the page, as the JSON of its `captions-config` script.
   struct Settings: Equatable, Sendable, Codable {
     /// Whether the server wants a token.
     var tokenRequired: Bool
     /// ``CaptionsPage/finalWait`` in whole milliseconds.
     var finalWaitMilliseconds: Int
+    /// The languages a stream may ask for, each with the engine that decodes it: English
+    /// alone on a server without Whisper; else English, the others, and `auto` (detected).
+    var languages: [Language] = [Language(code: "en", name: "English", engine: "pocketsphinx")]
+    /// The code of the language a stream gets when it names none (`en`, `de`, `auto`).
+    var language = "en"
 
-    /// The settings as JSON. Written out by hand: a Bool and an Int need no escaping, and no
-    /// `<` can end the script early.
+    /// A language on offer.
+    struct Language: Equatable, Sendable, Codable {
+      /// What the stream's `language` says: `en`, `de`, `auto`.
+      var code: String
+      /// Its name as the page shows it: `English`, `German`, `Detected`.
+      var name: String
+      /// The engine that decodes it, as people write its name: `Moonshine`, `Whisper`.
+      var engine: String
+    }
+
+    /// The settings as JSON that may stand inside a script element: no `<` can end it early.
     var json: String {
-      #"{"tokenRequired":\#(tokenRequired),"finalWaitMilliseconds":\#(finalWaitMilliseconds)}"#
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      let text = (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+      return text.replacingOccurrences(of: "<", with: "\\u003c")
+        .replacingOccurrences(of: ">", with: "\\u003e")
+        .replacingOccurrences(of: "&", with: "\\u0026")
     }
   }
 
   /// The settings this page is served with.
   var settings: Settings {
     let (seconds, attoseconds) = finalWait.components
+    let english = Settings.Language(
+      code: "en", name: "English", engine: (engines.first ?? .pocketsphinx).displayName)
+    // Every language but English, and detection, is Whisper's (the live client's rule).
+    let whisper = SpeechRecognitionRequest.EngineName.whisper.displayName
+    let others = languages.filter { $0.code != "en" }.map {
+      Settings.Language(code: $0.code, name: $0.name.capitalized, engine: whisper)
+    }.sorted { $0.name < $1.name }
+    let offered =
+      languages.isEmpty
+      ? [english]
+      : [english] + others + [Settings.Language(code: "auto", name: "Detected", engine: whisper)]
     return Settings(
       tokenRequired: tokenRequired,
-      finalWaitMilliseconds: Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+      finalWaitMilliseconds: Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000),
+      languages: offered, language: defaultLanguage.code)
   }
 
   /// The whole document.

@@ -10,9 +10,7 @@ struct WebController: Sendable {
   let readinessReport: @Sendable () -> ReadinessReport
 
   init(core: SessionCore) {
-    page = CaptionsPage(
-      tokenRequired: core.configuration.token != nil,
-      finalWait: core.configuration.finalWait)
+    page = CaptionsPage(configuration: core.configuration)
     readinessReport = core.readinessReport
   }
 

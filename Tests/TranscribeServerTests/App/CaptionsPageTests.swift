@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import SpeechClient
 import Testing
+import TranscriptFormats
 
 @testable import TranscribeServer
 
@@ -89,7 +90,8 @@ import Testing
     #expect(!worklet.contains("sinc"))
     let script = CaptionsPage.script
     #expect(script.contains("context.audioWorklet.addModule(moduleURL)"))
-    #expect(script.contains("JSON.stringify({ config: { sample_rate: context.sampleRate } })"))
+    #expect(script.contains("const config = { sample_rate: current.context.sampleRate };"))
+    #expect(script.contains("socket.send(JSON.stringify({ config }));"))
     #expect(!script.contains("16000"))
   }
 
@@ -105,26 +107,109 @@ import Testing
   }
 
   @Test func pageLoadsNothingFromOutside() {
-    let page = CaptionsPage(tokenRequired: false).html
+    // The one address in the document is the icon's, which is empty: the browser asks the
+    // server for nothing.
+    let served = CaptionsPage(tokenRequired: false).html
+    #expect(served.contains(#"<link rel="icon" href="data:,">"#))
+    let page = served.replacingOccurrences(of: #"<link rel="icon" href="data:,">"#, with: "")
     // No element pulls in a script, style, font or image, and the CSS imports nothing.
     #expect(page.firstMatch(of: /\b(src|href|srcset)\s*=/) == nil)
     #expect(!page.contains("<link"))
     #expect(!page.contains("url("))
     #expect(!page.contains("@import"))
-    // The only addresses the script uses are its own: the page's, the server's `readyz` under it
-    // (whether or not a proxy's prefix ends in a slash), and the worklet's blob.
+    // The only addresses the script uses are its own: the page's, the server's `readyz` and
+    // transcription endpoint under it (whether or not a proxy's prefix ends in a slash), and
+    // blobs (the worklet, downloads).
     #expect(page.contains("new URL(location.href)"))
+    #expect(page.contains("url.pathname = url.pathname.replace(/\\/?$/, '/' + path);"))
+    #expect(page.contains("return serverURL('readyz');"))
     #expect(page.contains("fetch(readinessURL(),"))
-    #expect(page.contains("url.pathname.replace(/\\/?$/, '/readyz')"))
+    #expect(page.contains("request.open('POST', serverURL('v1/audio/transcriptions'));"))
+    #expect(page.firstMatch(of: /(fetch|open)\('?(https?:|\/)/) == nil)
   }
 
   @Test func pageHasAccessibleControlsAndLiveRegions() {
     let page = CaptionsPage(tokenRequired: false).html
     #expect(
-      page.contains(#"<button id="toggle" type="button" aria-pressed="false">Start</button>"#))
+      page.contains(
+        #"<button id="toggle" class="primary" type="button" aria-pressed="false""#))
+    #expect(page.contains(#"aria-keyshortcuts="Space">Start</button>"#))
     #expect(page.contains(#"role="status" aria-live="polite""#))
     #expect(page.contains(#"<div id="finals" role="log" aria-live="polite""#))
     #expect(page.contains(#"<meta name="viewport""#))
+    // Every control is a labelled native element, reachable by keyboard.
+    for control in [
+      #"Microphone <select id="device">"#, #"Language <select id="language">"#,
+      #"Level <meter id="level""#, #"<input id="file" class="visually-hidden" type="file""#,
+      #"Size <input id="size" type="range""#,
+    ] {
+      #expect(page.contains(control), "\(control)")
+    }
+    #expect(page.contains("@media (prefers-color-scheme: dark)"))
+  }
+
+  @Test func pageOffersFilesTranscriptDownloadsAndViews() {
+    let page = CaptionsPage(tokenRequired: false).html
+    for id in [
+      "file", "drop", "file-progress", "copy", "download-txt", "download-srt", "download-vtt",
+      "clear", "full-screen",
+    ] {
+      #expect(page.contains(#"id="\#(id)""#), "\(id)")
+    }
+    let script = CaptionsPage.script
+    // Files stream their lines, with the words' times for subtitles.
+    #expect(script.contains("form.append('stream', 'true');"))
+    #expect(script.contains("form.append('timestamp_granularities[]', 'word');"))
+    // The transcript, the microphone, the language and the size are remembered.
+    #expect(script.contains("transcript: 'transcribe.captions.transcript',"))
+    #expect(script.contains("localStorage.setItem(key, value)"))
+    // The CLI's cue rules (TranscriptFormats' SubtitleCue).
+    #expect(
+      script.contains(
+        "const cueRules = { maximumDuration: \(Int(SubtitleCue.maximumDuration)), "
+          + "maximumLineLength: \(SubtitleCue.maximumLineLength), "
+          + "maximumLines: \(SubtitleCue.maximumLines) };"))
+    // ?view=overlay: transparent, the last two lines.
+    #expect(script.contains("const overlay = view === 'overlay';"))
+    #expect(
+      page.contains(
+        #"html[data-view="overlay"], body[data-view="overlay"] { background: transparent; }"#))
+    #expect(page.contains(#"#finals .line:not(:nth-last-child(-n+2)) { display: none; }"#))
+  }
+
+  @Test func aServerWithWhisperOffersItsLanguagesWithTheEngineOfEach() throws {
+    var configuration = ServerConfiguration(port: 0)
+    configuration.engines = [.moonshine, .pocketsphinx, .whisper]
+    configuration.languages = [
+      ServedLanguage(code: "en", name: "english"), ServedLanguage(code: "de", name: "german"),
+    ]
+    configuration.defaultLanguage = .code("de")
+    let offered = CaptionsPage(configuration: configuration).settings
+    #expect(
+      offered.languages == [
+        .init(code: "en", name: "English", engine: "Moonshine"),
+        .init(code: "de", name: "German", engine: "Whisper"),
+        .init(code: "auto", name: "Detected", engine: "Whisper"),
+      ])
+    #expect(offered.language == "de")
+    // English only, on the default engine, without Whisper.
+    var englishOnly = ServerConfiguration(port: 0)
+    englishOnly.engines = [.moonshine, .pocketsphinx]
+    #expect(
+      CaptionsPage(configuration: englishOnly).settings.languages == [
+        .init(code: "en", name: "English", engine: "Moonshine")
+      ])
+    #expect(try settings(in: CaptionsPage(configuration: configuration).html) == offered)
+  }
+
+  @Test func settingsCannotEndTheirScriptEarly() throws {
+    var configuration = ServerConfiguration(port: 0)
+    configuration.engines = [.whisper]
+    configuration.languages = [ServedLanguage(code: "xx", name: "</script><b>&")]
+    let page = CaptionsPage(configuration: configuration)
+    #expect(!page.settings.json.contains("<"))
+    #expect(!page.settings.json.contains("&"))
+    #expect(try settings(in: page.html) == page.settings)
   }
 
   @Test func pageIsServedWithoutTheTokenAndSaysOneIsNeeded() async throws {

@@ -7,6 +7,10 @@ import Synchronization
 /// with (`stream=true`): a `transcript.text.delta` for each utterance once it is final, in
 /// order, then `transcript.text.done` with the whole text.
 ///
+/// With ``timestamps`` (`timestamp_granularities[]` beside `stream=true`, our extension) a delta
+/// also carries its utterance's `start` and `end` (`segment`) and its `words` with their times
+/// (`word`), in seconds from the start of the file, as `verbose_json` writes them.
+///
 /// Deltas carry only decided words: an utterance is sent when the recognizer has finished it,
 /// never a partial that could change. Joined, the deltas are the done event's text (each after
 /// the first starts with the space that separates it from the one before).
@@ -19,6 +23,8 @@ import Synchronization
 struct OpenAITranscriptStream: Equatable, Sendable {
   /// Whether deltas and the done event carry the tokens' log probabilities.
   var includesLogprobs = false
+  /// Which timestamps deltas carry.
+  var timestamps: Set<OpenAITimestampGranularity> = []
   /// How many of the finished utterances have been looked at (empty ones included).
   private(set) var finishedSeen = 0
   /// How many utterances with words have been sent.
@@ -58,14 +64,41 @@ struct OpenAITranscriptStream: Equatable, Sendable {
     defer { sentUtterances += 1 }
     return .delta(
       sentUtterances == 0 ? text : " " + text,
-      logprobs: includesLogprobs ? OpenAITranscription.logprobs(of: [words]) : nil)
+      logprobs: includesLogprobs ? OpenAITranscription.logprobs(of: [words]) : nil,
+      times: timestamps.isEmpty ? nil : DeltaTimes(words, granularities: timestamps))
+  }
+
+  /// The times a delta carries: its utterance's span, its words', or both.
+  struct DeltaTimes: Equatable, Sendable {
+    var start: Double?
+    var end: Double?
+    var words: [OpenAITranscription.Word]?
+
+    init(start: Double? = nil, end: Double? = nil, words: [OpenAITranscription.Word]? = nil) {
+      self.start = start
+      self.end = end
+      self.words = words
+    }
+
+    init(
+      _ words: ArraySlice<TranscriptionSegment>, granularities: Set<OpenAITimestampGranularity>
+    ) {
+      if granularities.contains(.segment), let first = words.first, let last = words.last {
+        start = OpenAITranscription.rounded(first.timestamp)
+        end = OpenAITranscription.rounded(last.timestamp + last.duration)
+      }
+      if granularities.contains(.word) {
+        self.words = words.map(OpenAITranscription.Word.init)
+      }
+    }
   }
 
   /// One event of the stream.
   enum Event: Equatable, Sendable {
     /// More text: an utterance, after a space unless it is the first; its tokens' log
-    /// probabilities when asked for.
-    case delta(String, logprobs: [OpenAITranscription.Logprob]? = nil)
+    /// probabilities and its times when asked for.
+    case delta(
+      String, logprobs: [OpenAITranscription.Logprob]? = nil, times: DeltaTimes? = nil)
     /// The whole text; `words` is reported as the usage's output tokens.
     case done(text: String, words: Int, logprobs: [OpenAITranscription.Logprob]? = nil)
     /// Recognition failed after the stream began: the error, in OpenAI's shape.
@@ -77,8 +110,11 @@ struct OpenAITranscriptStream: Equatable, Sendable {
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       let json: Data?
       switch self {
-      case .delta(let text, let logprobs):
-        json = try? encoder.encode(Delta(delta: text, logprobs: logprobs))
+      case .delta(let text, let logprobs, let times):
+        json = try? encoder.encode(
+          Delta(
+            delta: text, logprobs: logprobs, start: times?.start, end: times?.end,
+            words: times?.words))
       case .done(let text, let words, let logprobs):
         json = try? encoder.encode(
           Done(
@@ -97,6 +133,10 @@ struct OpenAITranscriptStream: Equatable, Sendable {
     var type = "transcript.text.delta"
     var delta: String
     var logprobs: [OpenAITranscription.Logprob]?
+    /// Ours, with `timestamp_granularities[]`: the utterance's span and its words.
+    var start: Double?
+    var end: Double?
+    var words: [OpenAITranscription.Word]?
   }
 
   /// `transcript.text.done`.
@@ -134,11 +174,13 @@ final class StreamedTranscript: Sendable {
   /// Whether the answer is a stream.
   var hasBegun: Bool { state.withLock { $0.hasBegun } }
 
-  /// The answer is a stream from now on, with log probabilities when `includesLogprobs`.
-  func begin(includesLogprobs: Bool) {
+  /// The answer is a stream from now on, with log probabilities when `includesLogprobs` and
+  /// the `timestamps` asked for.
+  func begin(includesLogprobs: Bool, timestamps: Set<OpenAITimestampGranularity> = []) {
     state.withLock {
       $0.hasBegun = true
       $0.stream.includesLogprobs = includesLogprobs
+      $0.stream.timestamps = timestamps
     }
   }
 

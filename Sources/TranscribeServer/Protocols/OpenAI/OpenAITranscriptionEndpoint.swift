@@ -186,7 +186,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
         throw OpenAIError(error, retryAfter: configuration.retryAfterSeconds)
       }
       if options.stream {
-        streamed.begin(includesLogprobs: options.includesLogprobs)
+        streamed.begin(
+          includesLogprobs: options.includesLogprobs, timestamps: options.streamedTimestamps)
         updates.yield(.began)
       }
       // Past the limit the client reads no further, whatever the header said.

@@ -6,8 +6,11 @@ import SpeechClient
 /// - `model`: `moonshine` or `pocketsphinx` picks that engine (`GET /v1/models` lists the
 ///   server's); any other name (`whisper-1`, `gpt-4o-transcribe`, …) means the server's default.
 /// - `response_format`: `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
-/// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` only (as OpenAI
-///   requires); by default `segment`.
+/// - `timestamp_granularities[]`: `segment` and/or `word`, with `verbose_json` (as OpenAI
+///   requires; by default `segment`), or with `stream=true` (ours, not OpenAI's: each
+///   `transcript.text.delta` then carries its utterance's `start` and `end`, its `words` with
+///   their times, or both, in seconds from the start of the file; the captions page asks for
+///   `word` to write subtitles).
 /// - `language`: `en` (or `english`, `en-…`); on a server that runs Whisper, any language it
 ///   knows (`de`, `german`, `de-DE`) or `auto`, and another language than English is decoded
 ///   by Whisper. The server checks it (``ServerConfiguration/servedLanguage(_:)``).
@@ -49,6 +52,9 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
   public var temperature: Double?
   /// Whether the transcript is streamed as server-sent events.
   public var stream = false
+  /// Which timestamps a stream's deltas carry (none unless `timestamp_granularities[]` names
+  /// them together with `stream=true`).
+  public var streamedTimestamps: Set<OpenAITimestampGranularity> = []
   /// Whether `include[]` asks for the tokens' log probabilities.
   public var includesLogprobs = false
   /// How the upload is cut into utterances, when `chunking_strategy` says.
@@ -89,23 +95,6 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       }
       self.responseFormat = responseFormat
     }
-    let granularities =
-      (fields["timestamp_granularities[]"] ?? []) + (fields["timestamp_granularities"] ?? [])
-    if !granularities.isEmpty {
-      var set = Set<OpenAITimestampGranularity>()
-      for text in granularities {
-        guard let granularity = OpenAITimestampGranularity(rawValue: text) else {
-          throw .invalid("timestamp_granularities[]", value: text, expected: .granularity)
-        }
-        set.insert(granularity)
-      }
-      guard responseFormat == .verboseJSON else {
-        throw .invalid(
-          "timestamp_granularities[]", value: granularities.joined(separator: ","),
-          expected: .granularitiesOnlyVerbose)
-      }
-      timestampGranularities = set
-    }
     if let language = value("language"), !language.isEmpty {
       self.language = language
     }
@@ -123,6 +112,28 @@ public struct OpenAITranscriptionOptions: Equatable, Sendable {
       }
       guard !stream || responseFormat == .json || responseFormat == .text else {
         throw .invalid("stream", value: text, expected: .streamOnlyJSONOrText)
+      }
+    }
+    let granularities =
+      (fields["timestamp_granularities[]"] ?? []) + (fields["timestamp_granularities"] ?? [])
+    if !granularities.isEmpty {
+      var set = Set<OpenAITimestampGranularity>()
+      for text in granularities {
+        guard let granularity = OpenAITimestampGranularity(rawValue: text) else {
+          throw .invalid("timestamp_granularities[]", value: text, expected: .granularity)
+        }
+        set.insert(granularity)
+      }
+      // A stream is told apart first: its events are ours to extend, the formats are OpenAI's.
+      if stream {
+        streamedTimestamps = set
+      } else {
+        guard responseFormat == .verboseJSON else {
+          throw .invalid(
+            "timestamp_granularities[]", value: granularities.joined(separator: ","),
+            expected: .granularitiesOnlyVerbose)
+        }
+        timestampGranularities = set
       }
     }
     for text in (fields["include[]"] ?? []) + (fields["include"] ?? []) {

@@ -94,6 +94,59 @@ import Testing
           "data: {\"delta\":\" on\",\"logprobs\":[{\"bytes\":[111,110],\"logprob\":-0.69"))
   }
 
+  @Test func withTimestampsEachDeltaCarriesItsSpanAndWords() {
+    let first = [Self.word("go", at: 0.25), Self.word("forward", at: 0.5, ends: true)]
+    let second = [Self.word("left", at: 2)]
+    var stream = OpenAITranscriptStream(timestamps: [.word, .segment])
+    let go = OpenAITranscription.Word(Self.word("go", at: 0.25))
+    let forward = OpenAITranscription.Word(Self.word("forward", at: 0.5))
+    #expect(
+      stream.events(for: Self.result(first)) == [
+        .delta("go forward", times: .init(start: 0.25, end: 0.9, words: [go, forward]))
+      ])
+    // The last utterance, finished by the end of the input, has its times too.
+    var words = OpenAITranscriptStream(timestamps: [.word])
+    _ = words.events(for: Self.result(first))
+    #expect(
+      words.finish(with: OpenAITranscription(Self.result(first + second, isFinal: true)))
+        == [
+          .delta(" left", times: .init(words: [.init(Self.word("left", at: 2))])),
+          .done(text: "go forward left", words: 3),
+        ])
+    #expect(
+      String(
+        buffer: OpenAITranscriptStream.Event.delta(
+          "go", times: .init(start: 0.25, end: 0.65, words: [go])
+        ).serverSentEvent)
+        == "data: {\"delta\":\"go\",\"end\":0.65,\"start\":0.25,\"type\":\"transcript.text.delta\","
+        + "\"words\":[{\"end\":0.65,\"start\":0.25,\"word\":\"go\"}]}\n\n")
+  }
+
+  @Test func anUploadAskingForWordTimesGetsThemInEachDelta() async throws {
+    let scripted = ScriptedSpeechClient()
+    let server = TranscriptionServer(
+      configuration: ServerConfiguration(port: 0, maxSessions: 1)
+    ) { scripted.client }
+    try await server.makeApplication().test(.router) { client in
+      try await client.execute(
+        uri: "/v1/audio/transcriptions", method: .post,
+        headers: [.contentType: MultipartBody.contentType],
+        body: MultipartBody.upload(
+          "AUDIO go forward | ten meters",
+          [("stream", "true"), ("timestamp_granularities[]", "word")])
+      ) { response in
+        #expect(response.status == .ok)
+        let deltas = String(buffer: response.body).components(separatedBy: "\n\n")
+          .filter { $0.contains("transcript.text.delta") }
+          .map { Data($0.dropFirst("data: ".count).utf8) }
+          .map { try? JSONDecoder().decode(OpenAITranscriptStream.Delta.self, from: $0) }
+        #expect(deltas.map { $0?.words?.map(\.word) } == [["go", "forward"], ["ten", "meters"]])
+        let times = deltas.compactMap { $0?.words }.joined().map(\.start)
+        #expect(times == times.sorted(), "the words' times run forward: \(times)")
+      }
+    }
+  }
+
   @Test(arguments: ["json", "text"])
   func anUploadWithStreamTrueIsAnsweredWithEvents(format: String) async throws {
     let scripted = ScriptedSpeechClient()

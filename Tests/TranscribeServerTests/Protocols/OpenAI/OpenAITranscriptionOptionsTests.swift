@@ -82,6 +82,38 @@ import Testing
     }
   }
 
+  @Test func timestampGranularitiesBesideStreamTrueAreTheStreamsTimes() throws {
+    let streamed = try OpenAITranscriptionOptions(fields: [
+      "stream": ["true"], "timestamp_granularities[]": ["word", "segment"],
+    ])
+    #expect(streamed.streamedTimestamps == [.word, .segment])
+    // verbose_json keeps its own default; a stream without granularities carries no times.
+    #expect(streamed.timestampGranularities == [.segment])
+    #expect(try OpenAITranscriptionOptions(fields: ["stream": ["true"]]).streamedTimestamps == [])
+    #expect(
+      try OpenAITranscriptionOptions(fields: [
+        "response_format": ["verbose_json"], "timestamp_granularities[]": ["word"],
+      ]).streamedTimestamps == [])
+    // Without a stream, granularities still need verbose_json.
+    #expect(
+      throws: OpenAIError.invalidField(
+        "timestamp_granularities[]", value: "word",
+        expected: "no timestamp granularities unless response_format is verbose_json")
+    ) {
+      try OpenAITranscriptionOptions(fields: [
+        "stream": ["false"], "timestamp_granularities[]": ["word"],
+      ])
+    }
+    #expect(
+      throws: OpenAIError.invalidField(
+        "timestamp_granularities[]", value: "letter", expected: "word or segment")
+    ) {
+      try OpenAITranscriptionOptions(fields: [
+        "stream": ["true"], "timestamp_granularities[]": ["letter"],
+      ])
+    }
+  }
+
   @Test func includeLogprobsAsksForTheTokensLogProbabilitiesInJSONOrAStream() throws {
     #expect(try OpenAITranscriptionOptions(fields: [:]).includesLogprobs == false)
     #expect(
