@@ -108,7 +108,7 @@ enum ProtocolProblem: Equatable, Sendable {
       case .responseFormat: "json, text, srt, vtt or verbose_json"
       case .granularity: "word or segment"
       case .granularitiesOnlyVerbose:
-        "no timestamp granularities unless response_format is verbose_json"
+        "no timestamp granularities unless response_format is verbose_json or stream is true"
       case .temperature: "a number from 0 to 1"
       case .boolean: "true or false"
       case .streamOnlyJSONOrText:
