@@ -98,7 +98,8 @@ import Testing
     #expect(
       throws: OpenAIError.invalidField(
         "timestamp_granularities[]", value: "word",
-        expected: "no timestamp granularities unless response_format is verbose_json or stream is true")
+        expected:
+          "no timestamp granularities unless response_format is verbose_json or stream is true")
     ) {
       try OpenAITranscriptionOptions(fields: [
         "stream": ["false"], "timestamp_granularities[]": ["word"],
