@@ -157,10 +157,11 @@ where Session.State: Sendable, Session.Action: Sendable {
 final class PushedAudios: Sendable {
   private let audios = Mutex<[PushedAudio]>([])
 
-  /// Remembers `audio` (once).
+  /// Remembers `audio` (once): a session's audios follow one another, and one that ended is
+  /// never pushed into again, so only the latest needs comparing.
   func note(_ audio: PushedAudio) {
     audios.withLock { audios in
-      if audios.last !== audio, !audios.contains(where: { $0 === audio }) { audios.append(audio) }
+      if audios.last !== audio { audios.append(audio) }
     }
   }
 
