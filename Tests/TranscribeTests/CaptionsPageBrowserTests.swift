@@ -139,7 +139,8 @@ extension CommandTests.CaptionsBrowserTests {
     let result = await script.wait(timeout: 180)
     try #require(result.status == 0, "captions-page.py failed: \(result.stderr)")
     let lines = result.stdout.split(separator: "\n")
-    let report = try JSONDecoder().decode(ReconnectReport.self, from: Data(lines.last!.utf8))
+    let report = try ScenarioReports.decoder.decode(
+      ReconnectReport.self, from: Data(lines.last!.utf8))
     let context = "\(report)"
 
     #expect(report.reconnecting, "the page should say it reconnects; \(context)")
@@ -250,6 +251,15 @@ extension CommandTests.CaptionsBrowserTests {
 
 // MARK: - What scripts/captions-page.py reports
 
+/// How the scenarios' JSON reports are read: `scripts/captions-page.py` writes snake_case keys.
+enum ScenarioReports {
+  static var decoder: JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return decoder
+  }
+}
+
 struct LiveReport: Decodable, CustomStringConvertible {
   var found: Bool
   var devicesBeforeStart: [String]
@@ -268,16 +278,6 @@ struct LiveReport: Decodable, CustomStringConvertible {
   var textColourDark: String
   var delays: [Double]
   var console: [String]
-
-  enum CodingKeys: String, CodingKey {
-    case found, devices, engine, languages, level, lines, times, status, toggle, delays, console
-    case devicesBeforeStart = "devices_before_start"
-    case captionView = "caption_view"
-    case leftCaptionView = "left_caption_view"
-    case linesAfterReload = "lines_after_reload"
-    case textColourLight = "text_colour_light"
-    case textColourDark = "text_colour_dark"
-  }
 
   var description: String {
     "lines \(lines) at \(times), status \"\(status)\", devices \(devicesBeforeStart) then "
@@ -298,13 +298,6 @@ struct FileReport: Decodable, CustomStringConvertible {
   var linesAfterReload: [String]
   var console: [String]
 
-  enum CodingKeys: String, CodingKey {
-    case lines, times, progress, statuses, srt, vtt, console
-    case srtName = "srt_name"
-    case fileItems = "file_items"
-    case linesAfterReload = "lines_after_reload"
-  }
-
   var description: String {
     "lines \(lines) at \(times), progress \(progress), statuses \(statuses), "
       + "after reload \(linesAfterReload), console \(console)"
@@ -320,12 +313,6 @@ struct ReconnectReport: Decodable, CustomStringConvertible {
   var after: [String]
   var newLines: [String]
   var status: String
-
-  enum CodingKeys: String, CodingKey {
-    case connected, before, reconnecting, back, after, status
-    case reconnectingStatus = "reconnecting_status"
-    case newLines = "new_lines"
-  }
 
   var description: String {
     "before \(before), reconnecting \(reconnecting) (\"\(reconnectingStatus)\"), back \(back), "
@@ -343,12 +330,6 @@ struct OverlayReport: Decodable, CustomStringConvertible {
   var bodyBackground: String
   var found: Bool
 
-  enum CodingKeys: String, CodingKey {
-    case view, live, lines, shown, partial, found
-    case htmlBackground = "html_background"
-    case bodyBackground = "body_background"
-  }
-
   var description: String {
     "view \(view), live \(live), \(lines) lines, shown \(shown), partial \"\(partial)\", "
       + "backgrounds \(htmlBackground) / \(bodyBackground)"
@@ -360,11 +341,6 @@ struct RefusedReport: Decodable {
   var live: String
   var toggle: String
   var fileItems: [String]
-
-  enum CodingKeys: String, CodingKey {
-    case status, live, toggle
-    case fileItems = "file_items"
-  }
 }
 
 struct SubtitlesReport: Decodable {
@@ -481,6 +457,6 @@ extension BrowserTools {
     try #require(
       result.status == 0, "captions-page.py \(scenario) failed (\(result.status)): \(result.stderr)"
     )
-    return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+    return try ScenarioReports.decoder.decode(Report.self, from: Data(result.stdout.utf8))
   }
 }
