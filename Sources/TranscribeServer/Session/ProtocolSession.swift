@@ -19,7 +19,7 @@ extension WyomingProblem: StreamProblem {}
 /// A protocol's session reducer over a ``StreamSession``: what it does when its stream tells it
 /// to close or that it is over (``handle(_:_:)``, the one reading of the stream's delegate
 /// actions).
-protocol ProtocolSession: Reducer
+protocol ProtocolSession: Reducer, SendableMetatype
 where
   State: ProtocolSessionState<Output, Problem>,
   Action: ProtocolSessionAction<Output, Problem>
