@@ -39,6 +39,10 @@ public struct Dictation: Sendable {
     public var isPaused = false
     /// Whether spoken commands are obeyed.
     public var recognizesCommands = true
+    /// The names that keep their capital at the start of an utterance that continues a
+    /// sentence: the request's hotwords written with a capital, and those the model writes with
+    /// one inside a sentence (``DictationText/Names``).
+    public var names: DictationText.Names
     /// The recent utterances heard, with what became of them, oldest first: those still to be
     /// typed, and the last ``keptEntries`` of those settled (typed, written out or scratched).
     public var entries: [Entry] = []
@@ -79,6 +83,7 @@ public struct Dictation: Sendable {
       speech: SpeechRecognition.State, startsPaused: Bool = false, recognizesCommands: Bool = true
     ) {
       self.speech = speech
+      self.names = DictationText.Names(hotwords: speech.request.hotwords.phrases)
       self.isPaused = startsPaused
       self.recognizesCommands = recognizesCommands
     }
@@ -295,10 +300,11 @@ public struct Dictation: Sendable {
     }
     var entry = Entry(id: id, heard: words, text: "")
     var context = state.context
+    state.names.learn(from: words)
     for piece in pieces {
       switch piece {
       case .words(let words):
-        let keystrokes = DictationText.keystrokes(for: words, after: context)
+        let keystrokes = DictationText.keystrokes(for: words, after: context, names: state.names)
         if entry.text.isEmpty {
           entry.erase = keystrokes.erase
         } else {

@@ -138,13 +138,15 @@ struct DictationTests {
     }
   }
 
-  /// Receives the result `utterances` (already yielded) and the typing of the new ones.
+  /// Receives the result `utterances` (already yielded) and the typing of the new ones; the
+  /// names the model wrote with a capital inside a sentence are then `names`, when given.
   func hear(
     _ store: TestStoreOf<Dictation>, _ session: SpeechSession, _ utterances: [String],
-    typing entries: [Dictation.Entry]
+    typing entries: [Dictation.Entry], names: [String]? = nil
   ) async {
     session.continuation.yield(result(utterances))
     await store.receive(\.speech.speech.success) {
+      if let names { $0.names.learned = names }
       $0.speech.result = result(utterances)
       $0.takenUtterances = utterances.count
       $0.entries += entries
@@ -235,6 +237,52 @@ struct DictationTests {
     await stop(store, session, keystrokes)
   }
 
+  @Test func namesFromTheHotwordsOrWrittenWithACapitalInsideASentenceKeepIt() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    var request = SpeechRecognitionRequest()
+    request.hotwords = Hotwords(["Kallax", "living room"])
+    let store = store(
+      Dictation.State(speech: SpeechRecognition.State(request: request)),
+      sessions: [session], keystrokes: keystrokes)
+    #expect(store.state.names.given == ["kallax"])
+    await listen(store, .start)
+    var heard = ["Put the books on the"]
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 0, heard: heard[0], text: "Put the books on the")])
+    await typed(store, 0)
+    heard.append("Kallax.")
+    await hear(
+      store, session, heard, typing: [Dictation.Entry(id: 1, heard: "Kallax.", text: " Kallax.")])
+    await typed(store, 1)
+    heard.append("Good morning,")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 2, heard: "Good morning,", text: " Good morning,")])
+    await typed(store, 2)
+    // Not known for a name yet: the model's capital at the start of an utterance says nothing.
+    heard.append("Dave.")
+    await hear(
+      store, session, heard, typing: [Dictation.Entry(id: 3, heard: "Dave.", text: " dave.")])
+    await typed(store, 3)
+    heard.append("I told Dave, and")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 4, heard: "I told Dave, and", text: " I told Dave, and")],
+      names: ["dave"])
+    await typed(store, 4)
+    heard.append("Dave agreed.")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 5, heard: "Dave agreed.", text: " Dave agreed.")])
+    await typed(store, 5)
+    #expect(
+      keystrokes.value.joined()
+        == "Put the books on the Kallax. Good morning, dave. I told Dave, and Dave agreed.")
+    await stop(store, session, keystrokes)
+  }
+
   @Test func spokenCommandsBreakLinesAndScratchTheLastUtterance() async {
     let session = SpeechSession()
     let keystrokes = Keystrokes([])
@@ -243,7 +291,8 @@ struct DictationTests {
     var heard = ["Dear Ann, new line."]
     await hear(
       store, session, heard,
-      typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")])
+      typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")],
+      names: ["ann"])
     await typed(store, 0)
     heard.append("the meeting moved.")
     await hear(
