@@ -10,6 +10,9 @@ import SpeechRecognitionFeature
 /// finished utterance through the keyboard client, spaced and capitalised as a person types
 /// (``DictationText``), one piece of typing at a time and in order. Spoken commands ("new line",
 /// "new paragraph", "scratch that") are obeyed unless ``State/recognizesCommands`` is off.
+/// When the recognizer revises the last utterance (a sentence it took for finished went on after
+/// a thinking pause, and heard together the two read as one: ``resumptionWindow``), dictation
+/// erases what it typed back to where the new text differs and types the rest.
 ///
 /// Control comes from the host (a hotkey through the control socket, a signal):
 /// - ``Action/pause`` finishes the speech session, so its last words are typed, the microphone
@@ -39,6 +42,10 @@ public struct Dictation: Sendable {
     public var isPaused = false
     /// Whether spoken commands are obeyed.
     public var recognizesCommands = true
+    /// The names that keep their capital at the start of an utterance that continues a
+    /// sentence: the request's hotwords written with a capital, and those the model writes with
+    /// one inside a sentence (``DictationText/Names``).
+    public var names: DictationText.Names
     /// The recent utterances heard, with what became of them, oldest first: those still to be
     /// typed, and the last ``keptEntries`` of those settled (typed, written out or scratched).
     public var entries: [Entry] = []
@@ -63,10 +70,21 @@ public struct Dictation: Sendable {
     /// The entry being typed.
     var typingEntry: Int?
 
+    /// The indices of the entries that type the last utterance taken: the last entry, and the
+    /// ones it revises (``Entry/revises``).
+    var lastUtterance: ClosedRange<Int>? {
+      guard let last = entries.indices.last else { return nil }
+      let first = entries[last].revises.flatMap { id in entries.firstIndex { $0.id == id } }
+      return (first ?? last)...last
+    }
+
     /// What the text on screen ends with: the entries typed or waiting, scratched ones left out.
-    var context: DictationText.Context {
+    var context: DictationText.Context { context(before: entries.count) }
+
+    /// What the text on screen ends with before entry `end` (an index in ``entries``).
+    func context(before end: Int) -> DictationText.Context {
       var tail = ""
-      for entry in entries.reversed()
+      for entry in entries[..<end].reversed()
       where entry.status == .typed || entry.status == .waiting {
         tail = entry.text + tail
         if tail.count >= DictationText.Context.kept { break }
@@ -79,6 +97,7 @@ public struct Dictation: Sendable {
       speech: SpeechRecognition.State, startsPaused: Bool = false, recognizesCommands: Bool = true
     ) {
       self.speech = speech
+      self.names = DictationText.Names(hotwords: speech.request.hotwords.phrases)
       self.isPaused = startsPaused
       self.recognizesCommands = recognizesCommands
     }
@@ -100,6 +119,10 @@ public struct Dictation: Sendable {
     public var erase: Int
     /// Where it is.
     public var status: Status
+    /// For an entry that revises an utterance typed before it (the recognizer heard that one
+    /// again with what followed, as one sentence): the id of the first entry that typed it.
+    /// Its ``heard`` is the whole revised utterance.
+    public var revises: Int?
 
     /// Where an utterance is.
     public enum Status: Equatable, Sendable {
@@ -116,7 +139,7 @@ public struct Dictation: Sendable {
     /// Creates an entry.
     public init(
       id: Int, heard: String, text: String, command: DictationText.Command? = nil,
-      erase: Int = 0, status: Status = .waiting
+      erase: Int = 0, status: Status = .waiting, revises: Int? = nil
     ) {
       self.id = id
       self.heard = heard
@@ -124,6 +147,7 @@ public struct Dictation: Sendable {
       self.command = command
       self.erase = erase
       self.status = status
+      self.revises = revises
     }
   }
 
@@ -156,6 +180,13 @@ public struct Dictation: Sendable {
 
   @Dependency(\.keyboardClient) var keyboard
 
+  /// How long after an utterance that ended a sentence speech may resume and still be heard as
+  /// the same sentence (``SpeechClient/SpeechRecognitionRequest/resumptionWindow``), in seconds
+  /// from the end of its speech: when it then reads as one sentence with what came before, the
+  /// recognizer revises the last utterance and dictation erases back to where the two differ
+  /// and types the rest. Measured in `Benchmarks/dictation/README.md`.
+  public static let resumptionWindow: TimeInterval = 2
+
   /// Creates the reducer.
   public init() {}
 
@@ -186,6 +217,17 @@ public struct Dictation: Sendable {
 
       case .speech(.speech(.success(let result))):
         let utterances = result.bestTranscription.finishedUtterances
+        if let last = state.lastUtterance, state.takenUtterances > 0,
+          utterances.count >= state.takenUtterances
+        {
+          let words = utterances[state.takenUtterances - 1].map(\.substring)
+            .joined(separator: " ")
+          if words != state.entries[last.upperBound].heard {
+            // The recognizer heard the last utterance again with what followed it.
+            revise(last, as: words, into: &state)
+            if utterances.count == state.takenUtterances { return typeNext(&state) }
+          }
+        }
         guard utterances.count > state.takenUtterances else { return .none }
         for index in state.takenUtterances..<utterances.count {
           let words = utterances[index].map(\.substring).joined(separator: " ")
@@ -282,36 +324,26 @@ public struct Dictation: Sendable {
       if let last = state.entries.lastIndex(where: {
         ($0.status == .typed || $0.status == .waiting) && $0.command != .scratchThat
       }) {
-        let entry = state.entries[last]
-        let isOnScreen = entry.status == .typed || state.typingEntry == entry.id
-        // What it typed, less what it erased of the utterance before it (a fragment's full
-        // stop, which stays erased).
-        scratch.erase = isOnScreen ? entry.text.count : 0
-        state.entries[last].status = .scratched
+        // With the entries it revised, if it revised an utterance.
+        let first =
+          state.entries[last].revises.flatMap { id in state.entries.firstIndex { $0.id == id } }
+          ?? last
+        for index in first...last
+        where state.entries[index].status == .typed || state.entries[index].status == .waiting {
+          let entry = state.entries[index]
+          let isOnScreen = entry.status == .typed || state.typingEntry == entry.id
+          // What it typed, less what it erased of the utterance before it (a fragment's full
+          // stop, which stays erased); a revision not typed yet has not erased its part yet.
+          scratch.erase += isOnScreen ? entry.text.count : entry.revises == nil ? 0 : entry.erase
+          state.entries[index].status = .scratched
+        }
       }
       if scratch.erase == 0 { scratch.status = .typed }
       state.entries.append(scratch)
       return
     }
-    var entry = Entry(id: id, heard: words, text: "")
-    var context = state.context
-    for piece in pieces {
-      switch piece {
-      case .words(let words):
-        let keystrokes = DictationText.keystrokes(for: words, after: context)
-        if entry.text.isEmpty {
-          entry.erase = keystrokes.erase
-        } else {
-          entry.text.removeLast(min(keystrokes.erase, entry.text.count))
-        }
-        context = context.erasing(keystrokes.erase).after(keystrokes.text)
-        entry.text += keystrokes.text
-      case .command(let command):
-        if pieces.count == 1 { entry.command = command }
-        context = context.after(command.keystrokes)
-        entry.text += command.keystrokes
-      }
-    }
+    state.names.learn(from: words)
+    var entry = typing(pieces, heard: words, id: id, after: state.context, names: state.names)
     if entry.erase > 0,
       let previous = state.entries.lastIndex(where: {
         $0.status == .typed || $0.status == .waiting
@@ -327,6 +359,74 @@ public struct Dictation: Sendable {
       }
     }
     state.entries.append(entry)
+  }
+
+  /// The entry that types an utterance's pieces after `context`.
+  private func typing(
+    _ pieces: [DictationText.Piece], heard: String, id: Int, after context: DictationText.Context,
+    names: DictationText.Names
+  ) -> Entry {
+    var entry = Entry(id: id, heard: heard, text: "")
+    var context = context
+    for piece in pieces {
+      switch piece {
+      case .words(let words):
+        let keystrokes = DictationText.keystrokes(for: words, after: context, names: names)
+        if entry.text.isEmpty {
+          entry.erase = keystrokes.erase
+        } else {
+          entry.text.removeLast(min(keystrokes.erase, entry.text.count))
+        }
+        context = context.erasing(keystrokes.erase).after(keystrokes.text)
+        entry.text += keystrokes.text
+      case .command(let command):
+        if pieces.count == 1 { entry.command = command }
+        context = context.after(command.keystrokes)
+        entry.text += command.keystrokes
+      }
+    }
+    return entry
+  }
+
+  /// Revises the last utterance taken (the entries `last`), which the recognizer heard again
+  /// together with what followed it (`words` holds both): an entry erases what was typed back to
+  /// where the new text differs, and types the rest ("made. Damien" → "made amiable"). When the
+  /// utterance is not on screen as typed (scratched, written out, a command), only the words
+  /// after it are taken, as a new utterance.
+  private func revise(_ last: ClosedRange<Int>, as words: String, into state: inout State) {
+    let isOnScreen = state.entries[last].allSatisfy {
+      ($0.status == .typed || $0.status == .waiting) && $0.command == nil
+    }
+    guard isOnScreen else {
+      let heardCount = state.entries[last.upperBound].heard.split(whereSeparator: \.isWhitespace)
+        .count
+      let after = words.split(whereSeparator: \.isWhitespace).dropFirst(heardCount)
+      take(after.joined(separator: " "), into: &state)
+      state.entries[state.entries.count - 1].heard = words
+      return
+    }
+    let pieces = DictationText.pieces(of: words, commands: state.recognizesCommands)
+    state.names.learn(from: words)
+    let id = (state.entries.last?.id ?? -1) + 1
+    let revised = typing(
+      pieces, heard: words, id: id, after: state.context(before: last.lowerBound),
+      names: state.names)
+    let old = state.entries[last].map(\.text).joined()
+    let common = zip(old, revised.text).prefix { $0 == $1 }.count
+    guard common < old.count || common < revised.text.count else {
+      state.entries[last.upperBound].heard = words
+      return
+    }
+    // What stays on screen of the entries typed before: the beginning the two share.
+    var kept = common
+    for index in last {
+      state.entries[index].text = String(state.entries[index].text.prefix(kept))
+      kept -= state.entries[index].text.count
+    }
+    state.entries.append(
+      Entry(
+        id: id, heard: words, text: String(revised.text.dropFirst(common)),
+        erase: old.count - common, revises: state.entries[last.lowerBound].id))
   }
 
   /// Drops the oldest settled entries beyond ``State/keptEntries``; an entry still waiting or

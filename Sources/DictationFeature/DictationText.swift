@@ -6,9 +6,11 @@ import Foundation
 ///   before punctuation.
 /// - A capital letter only where a sentence begins: at the start, after `. ? !` and after a
 ///   spoken new line. An utterance that continues a sentence (the one before ended without
-///   `. ? !`) starts in lower case, except for "I" and words in capitals ("NASA"). Names that
-///   continue a sentence lose their capital: the model capitalises every utterance's first
-///   word, so there is no telling them apart.
+///   `. ? !`) starts in lower case, except for "I", words in capitals ("NASA") and known
+///   ``Names``: the model capitalises every utterance's first word, so its capital there says
+///   nothing, but a word the user gave as a hotword with a capital, or one the model wrote with
+///   a capital inside a sentence earlier ("Good morning, Dave."), keeps it. A name first heard
+///   at the start of an utterance that continues a sentence still loses its capital.
 /// - A fragment: when the text typed before ends in a word that cannot end a sentence followed
 ///   by a full stop ("Turn on the."), a pause cut the sentence; the next utterance erases that
 ///   full stop and goes on in lower case ("Turn on the kitchen lights.").
@@ -98,6 +100,71 @@ public enum DictationText {
     "mr", "mrs", "ms", "dr", "st", "prof", "jr", "sr", "vs", "e.g", "i.e", "etc", "no", "mt",
   ]
 
+  /// Words that keep their capital at the start of an utterance that continues a sentence.
+  ///
+  /// Two sources, both kept as bare lower-case words (``bare(_:)``):
+  /// - the user's own: each word written with a capital in the hotwords (`--hotwords "Dave,
+  ///   Kallax"`; "living room" gives none);
+  /// - the model's: a word it wrote with a capital inside a sentence (not first in its
+  ///   utterance, nor after `. ? !` or a line break) is a name, until it writes the same word in
+  ///   lower case inside a sentence ("Will" the name, then "will" the verb). At most
+  ///   ``limit`` are kept, the most recently seen.
+  public struct Names: Equatable, Sendable {
+    /// The user's names.
+    public var given: Set<String>
+    /// The model's names, least recently seen first.
+    public internal(set) var learned: [String] = []
+    /// The most model's names kept.
+    public var limit = 200
+
+    /// Names from the user's hotwords: each word of a phrase written with a capital.
+    public init(hotwords phrases: [String] = []) {
+      given = Set(
+        phrases.flatMap { $0.split(whereSeparator: \.isWhitespace) }
+          .filter { $0.first(where: \.isLetter)?.isUppercase == true }
+          .map { DictationText.bare(String($0)) }
+          .filter { !$0.isEmpty })
+    }
+
+    /// Whether `word` (as typed, punctuation and all) is a name.
+    public func contains(_ word: String) -> Bool {
+      let bare = DictationText.bare(word)
+      return given.contains(bare) || learned.contains(bare)
+    }
+
+    /// Learns from an utterance as the model wrote it: its capitalised words inside a sentence
+    /// become names, its lower-case ones there stop being names.
+    public mutating func learn(from utterance: String) {
+      var previous: Substring?
+      for word in utterance.split(whereSeparator: \.isWhitespace) {
+        defer { previous = word }
+        // The first word and one after a sentence end are capitalised anyway: they say nothing.
+        guard let previous, !DictationText.endsSentence(previous) || Self.isAbbreviation(previous)
+        else { continue }
+        let bare = DictationText.bare(String(word))
+        guard let first = word.first(where: \.isLetter), !bare.isEmpty, bare != "i",
+          !bare.hasPrefix("i'"), !bare.hasPrefix("i’")
+        else { continue }
+        learned.removeAll { $0 == bare }
+        if first.isUppercase {
+          learned.append(bare)
+          if learned.count > limit { learned.removeFirst(learned.count - limit) }
+        }
+      }
+    }
+
+    static func isAbbreviation(_ word: Substring) -> Bool {
+      word.last == "." && DictationText.abbreviations.contains(String(word.dropLast()).lowercased())
+    }
+  }
+
+  /// Whether a word as written ends a sentence: `. ? !` or `…`, maybe then closing quotes or
+  /// brackets.
+  static func endsSentence(_ word: Substring) -> Bool {
+    let trimmed = word.reversed().drop { closers.contains($0) }
+    return trimmed.first.map(sentenceEnds.contains) ?? false
+  }
+
   /// What the text typed so far ends with: all the spacing rules need.
   public struct Context: Equatable, Sendable {
     /// The last characters typed (at most a few), or empty at the start.
@@ -152,9 +219,9 @@ public enum DictationText {
   }
 
   /// The keystrokes that type `words` after `context`: how many characters to erase first (a
-  /// fragment's full stop), and the text.
+  /// fragment's full stop), and the text. A first word among `names` keeps its capital.
   public static func keystrokes(
-    for words: String, after context: Context
+    for words: String, after context: Context, names: Names = Names()
   ) -> (erase: Int, text: String) {
     var words = words.trimmingCharacters(in: .whitespacesAndNewlines)
     guard let first = words.first else { return (0, "") }
@@ -169,7 +236,8 @@ public enum DictationText {
     } else if context.followsAbbreviation {
       // Left as the model wrote it: usually a name.
     } else if erase == 1 || !context.isLineStart {
-      words = lowercasingFirstWord(words)
+      let firstWord = String(words.prefix { !$0.isWhitespace })
+      if !names.contains(firstWord) { words = lowercasingFirstWord(words) }
     }
     let space = context.isLineStart || closingPunctuation.contains(first) ? "" : " "
     return (erase, space + words)

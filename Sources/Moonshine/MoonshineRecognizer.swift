@@ -138,6 +138,31 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// The phrases another engine's ``transcriber`` is asked to favour: the configuration's, or a
   /// stream's own until the reset.
   var transcriberPhrases: [String] = []
+  /// How long after an utterance that ended a sentence speech may resume and be heard together
+  /// with it, in seconds from the end of its speech (``tuneResumption(window:)``); `nil`: never.
+  private var resumptionWindow: TimeInterval?
+  /// The last utterance, while speech that resumes may still be heard together with it: it
+  /// ended a sentence less than ``resumptionWindow`` ago.
+  private var resumable: Resumable?
+
+  /// An utterance that ended a sentence, and the audio since.
+  private struct Resumable {
+    /// The stream index of `samples[0]`.
+    var start: Int
+    /// Its audio and what came after it.
+    var samples: [Float]
+    var speechStart: Int
+    var speechEnd: Int
+    var speechSamples: Int
+    /// Its final transcription and how many samples it heard (none when it is the second
+    /// sentence of a resumed utterance, which was transcribed with the first).
+    var transcript: MoonshineTranscript?
+    var transcribedSamples: Int
+  }
+
+  /// The longest utterance kept for speech that resumes: 10 s (the next one's transcriptions
+  /// hear it again, and cost in proportion).
+  static let longestResumable = RecognitionAudio.sampleRate * 10
 
   /// An utterance in progress.
   private struct Utterance {
@@ -167,6 +192,29 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var verdict: SentenceEnd?
     /// Counts the utterance among the streams speaking while any copy of it lives.
     let speaking: SpeakingStreams.Token
+    /// When it resumed an utterance that ended a sentence (``MoonshineRecognizer/resumable``):
+    /// where in `samples` that one's speech ended and this one's began, and that one's speech in
+    /// samples.
+    var resumes: (speechEnd: Int, speechStart: Int, speechSamples: Int)?
+
+    /// The utterance without the one it resumed: its own audio, from ``leadingSamples`` before
+    /// its speech (or the end of the other's speech, if later), untranscribed.
+    var ownPart: Utterance {
+      guard let resumes else { return self }
+      var own = self
+      let cut = max(resumes.speechEnd, resumes.speechStart - MoonshineRecognizer.leadingSamples)
+      own.start += cut
+      own.samples.removeFirst(cut)
+      own.speechStart = resumes.speechStart - cut
+      own.speechEnd -= cut
+      own.speechSamples -= resumes.speechSamples
+      own.transcript = nil
+      own.transcribedSamples = 0
+      own.early = nil
+      own.verdict = nil
+      own.resumes = nil
+      return own
+    }
 
     var isConfirmed: Bool { speechSamples >= MoonshineRecognizer.minimumSpeechSamples }
 
@@ -267,16 +315,36 @@ public final class MoonshineRecognizer: SpeechRecognizer {
 
   /// Ends the utterance in progress and returns its final words (`nil` when none was in
   /// progress, empty when it had too little speech or the model heard no words).
+  ///
+  /// An utterance that resumed one that ended a sentence (``tuneResumption(window:)``) gives
+  /// its own words, heard alone: a finish reports no revision.
   public func finish() throws(RecognitionFailure) -> [RecognizedWord]? {
     if !pendingFrame.isEmpty, utterance != nil {
       utterance?.samples += pendingFrame.map { Float($0) / 32768 }
     }
     position += pendingFrame.count
     pendingFrame = []
+    resumable = nil
     guard let utterance else { return nil }
     self.utterance = nil
     leading = []
-    return try finalWords(of: utterance)
+    return try finalWords(of: utterance.ownPart)
+  }
+
+  /// Sets, until the next reset, the window in which speech that resumes after an utterance
+  /// that ended a sentence is heard together with it; `nil`: never (the configuration's
+  /// default).
+  ///
+  /// The resumed utterance is transcribed with the one before it (all its looks, so its
+  /// sentence is judged on the whole), and its final words are split where their text ends a
+  /// sentence at the pause between the two (``SpokenSentences``): when it ends one there, the
+  /// words after it are the new utterance; when the two read as one sentence, all of them are a
+  /// ``RecognitionEvent/revision(_:)`` of the last utterance. Only an utterance that ended a
+  /// sentence (`. ? !` or `…`), had no more than 10 s of audio and was not cut for its length
+  /// can be resumed.
+  public func tuneResumption(window: TimeInterval?) {
+    resumptionWindow = window.map { max(0, $0) }
+    if window == nil { resumable = nil }
   }
 
   /// Sets, until the next reset, the detector's threshold and the pause that ends an
@@ -317,6 +385,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     pendingFrame = []
     leading = []
     utterance = nil
+    resumable = nil
+    resumptionWindow = nil
     isCatchingUp = false
     hotwords = configuredHotwords
     transcriberPhrases = configuration.hotwords
@@ -505,12 +575,33 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       if leading.count > Self.leadingSamples {
         leading.removeFirst(leading.count - Self.leadingSamples)
       }
+      if var ended = resumable {
+        ended.samples += samples
+        let window = Int((resumptionWindow ?? 0) * Double(RecognitionAudio.sampleRate))
+        resumable = ended.samples.count - frame.count - ended.speechEnd < window ? ended : nil
+      }
       if isSpeech {
-        let speechStart = leading.count - frame.count
-        utterance = Utterance(
-          start: position - leading.count, samples: leading, speechStart: speechStart,
-          speechEnd: leading.count, speechSamples: frame.count,
-          trailingSamples: trailingSamples, speaking: speakingStreams.token())
+        if let ended = resumable {
+          // Speech resumes soon after a sentence ended: heard together with it.
+          var resumed = Utterance(
+            start: ended.start, samples: ended.samples, speechStart: ended.speechStart,
+            speechEnd: ended.samples.count, speechSamples: ended.speechSamples + frame.count,
+            trailingSamples: trailingSamples, speaking: speakingStreams.token())
+          resumed.transcript = ended.transcript
+          resumed.transcribedSamples = ended.transcribedSamples
+          resumed.reportedWords = ended.transcript?.words.map(\.text) ?? []
+          resumed.resumes = (
+            ended.speechEnd, ended.samples.count - frame.count, ended.speechSamples
+          )
+          utterance = resumed
+          resumable = nil
+        } else {
+          let speechStart = leading.count - frame.count
+          utterance = Utterance(
+            start: position - leading.count, samples: leading, speechStart: speechStart,
+            speechEnd: leading.count, speechSamples: frame.count,
+            trailingSamples: trailingSamples, speaking: speakingStreams.token())
+        }
         leading = []
       }
       return
@@ -546,8 +637,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       // After a pause the next utterance may start with the end of it; an utterance cut for its
       // length hands none of its audio on, so no word is heard twice.
       leading = isTooLong ? [] : Array(current.samples.suffix(Self.leadingSamples))
-      let words = try finalWords(of: current)
-      if !words.isEmpty { events.append(.utterance(words)) }
+      let (event, final) = try finalEvent(of: current)
+      if let event { events.append(event) }
+      if !isTooLong, let final { keepResumable(final) }
       return
     }
   }
@@ -737,6 +829,69 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     return .partial(
       transcript.recognizedWords(
         from: start, to: end, isPartial: true, audioStart: audioStart(of: utterance)))
+  }
+
+  /// The event an utterance that ended gives, and its final transcription (`nil` when it had
+  /// too little speech): its final words, or, for one that resumed the utterance before, the
+  /// words after a sentence end at the pause between them, or else a revision of the utterance
+  /// before.
+  private func finalEvent(
+    of utterance: Utterance
+  ) throws(RecognitionFailure) -> (RecognitionEvent?, Utterance?) {
+    guard utterance.isConfirmed else { return (nil, nil) }
+    var utterance = utterance
+    if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
+      try transcribe(&utterance, samples: utterance.finalLength)
+    }
+    let (start, end) = speechSpan(of: utterance)
+    let words =
+      utterance.transcript?.recognizedWords(
+        from: start, to: end, audioStart: audioStart(of: utterance)) ?? []
+    guard !words.isEmpty else { return (nil, utterance) }
+    guard let resumes = utterance.resumes else { return (.utterance(words), utterance) }
+    let rate = Double(RecognitionAudio.sampleRate)
+    let origin = Double(utterance.start)
+    let runs = [
+      (origin + Double(utterance.speechStart)) / rate..<(origin + Double(resumes.speechEnd)) / rate,
+      (origin + Double(resumes.speechStart)) / rate..<(origin + Double(utterance.speechEnd)) / rate,
+    ]
+    let parts = SpokenSentences.split(words: words.map(\.text), runs: runs)
+    if Self.logsJudgements {
+      let texts = parts.map { words[$0.words].map(\.text).joined(separator: " ") }
+      FileHandle.standardError.write(
+        Data(
+          ("transcribe: resumed after \(String(format: "%.2f", runs[1].lowerBound - runs[0].upperBound)) s: "
+            + texts.map { "\"\($0)\"" }.joined(separator: " | ") + "\n").utf8))
+    }
+    guard parts.count > 1, let last = parts.last else { return (.revision(words), utterance) }
+    var after = Array(words[last.words])
+    if utterance.transcript?.wordTimes == nil {
+      for (index, time) in last.times.enumerated() {
+        after[index].timestamp = time.start
+        after[index].duration = time.duration
+      }
+    }
+    // Speech that resumes after it is heard with this sentence only.
+    var own = utterance.ownPart
+    own.transcript = utterance.transcript
+    return (.utterance(after), own)
+  }
+
+  /// Keeps an utterance that ended (with its final transcription) for speech that may resume
+  /// within ``resumptionWindow``, when it ended a sentence and is short enough.
+  private func keepResumable(_ utterance: Utterance) {
+    resumable = nil
+    guard resumptionWindow != nil, let transcript = utterance.transcript,
+      SentenceEnd.endsSentence(transcript.text), utterance.samples.count <= Self.longestResumable
+    else { return }
+    // A transcription of more than its audio (a resumed utterance's second sentence) is no
+    // prefix for its next look.
+    let isOwn = utterance.transcribedSamples > 0
+    resumable = Resumable(
+      start: utterance.start, samples: utterance.samples, speechStart: utterance.speechStart,
+      speechEnd: utterance.speechEnd, speechSamples: utterance.speechSamples,
+      transcript: isOwn ? transcript : nil,
+      transcribedSamples: isOwn ? utterance.transcribedSamples : 0)
   }
 
   /// The final words of an utterance that ended: its transcription up to 0.3 s after the last

@@ -6,11 +6,16 @@ public enum RecognitionEvent: Equatable, Sendable {
   case partial([RecognizedWord])
   /// An utterance ended; these are its final words.
   case utterance([RecognizedWord])
+  /// Speech resumed soon after the last utterance ended a sentence, and heard together the two
+  /// read as one sentence: these words replace the last utterance's final words (they hold its
+  /// words and the new ones). Only a recognizer asked to revise resumed sentences reports it
+  /// (``SpeechRecognizer/tuneResumption(window:)``).
+  case revision([RecognizedWord])
 
   /// The event's words.
   public var words: [RecognizedWord] {
     switch self {
-    case let .partial(words), let .utterance(words): words
+    case let .partial(words), let .utterance(words), let .revision(words): words
     }
   }
 
@@ -19,6 +24,7 @@ public enum RecognitionEvent: Equatable, Sendable {
     switch self {
     case let .partial(words): .partial(words.map { $0.shifted(by: offset) })
     case let .utterance(words): .utterance(words.map { $0.shifted(by: offset) })
+    case let .revision(words): .revision(words.map { $0.shifted(by: offset) })
     }
   }
 }

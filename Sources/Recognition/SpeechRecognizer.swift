@@ -43,6 +43,13 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
   /// `server_vad`. A recognizer that always ends utterances after a fixed pause ignores them.
   func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?)
 
+  /// Sets, until the next ``reset()``, the window in which speech that resumes after an
+  /// utterance ended a sentence is heard together with it (seconds from the end of its speech to
+  /// the start of the new speech; `nil`: never): when the two then read as one sentence, the
+  /// recognizer reports a ``RecognitionEvent/revision(_:)`` of the last utterance instead of a
+  /// new one. A recognizer that cannot hear utterances together ignores it.
+  func tuneResumption(window: TimeInterval?)
+
   /// Whether more of the stream is already waiting to be fed after the next chunk (audio that
   /// arrived faster than it is decoded, or the stream's end): the feeder sets it before each
   /// ``process(_:)``. A recognizer then skips work that only serves partial results, which would
@@ -67,6 +74,9 @@ extension SpeechRecognizer {
 
   /// Keeps the fixed pause.
   public func tuneEndpointing(judgesSentences: Bool?, maximumSilence: TimeInterval?) {}
+
+  /// Never revises an utterance.
+  public func tuneResumption(window: TimeInterval?) {}
 
   /// Partial results are cheap: nothing to skip.
   public var isCatchingUp: Bool {

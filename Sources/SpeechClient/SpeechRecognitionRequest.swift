@@ -34,6 +34,17 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// Whether to write the speech as English whatever language is spoken (Whisper's translate
   /// task; other engines refuse it).
   public var translates = false
+  /// How long after an utterance that ended a sentence speech may resume and still be heard
+  /// together with it, in seconds from the end of its speech; `nil` (the default): never.
+  ///
+  /// With a window, a sentence that goes on after a thinking pause the recognizer took for its
+  /// end ("He might even have been made. | amiable himself.") is transcribed again with what came
+  /// before it; when the two read as one sentence, the last finished utterance is replaced by
+  /// the whole of it (its words and the new ones), so a result's last finished utterance may
+  /// change. Dictation asks for it (it erases and retypes the difference); hosts that print
+  /// finished utterances as they come do not. Moonshine (and engines it cuts utterances for)
+  /// only; pocketsphinx ignores it.
+  public var resumptionWindow: TimeInterval?
   /// Text the decoder continues from (Whisper's initial prompt: names, spelling, style), or
   /// `nil`; other engines do not use it.
   public var prompt: String?

@@ -38,6 +38,19 @@ public struct TranscriptionBuilder: Sendable {
     }
   }
 
+  /// Replaces the last finished utterance's words (a recognizer heard it again together with
+  /// what followed it: see `RecognitionEvent.revision`) and clears the partial words; with no
+  /// finished utterance, appends one. Earlier transcriptions keep the words they had. It copies
+  /// the finished words once (a revision is rare: only dictation asks for them).
+  public mutating func replaceLastUtterance(_ words: [TranscriptionSegment]) {
+    guard finished.utterances > 0 else { return appendUtterance(words) }
+    partialSegments = []
+    let kept = storage.dropping(lastOf: finished)
+    storage = storage.copy(kept)
+    finished = kept
+    appendUtterance(words)
+  }
+
   /// The transcription so far: the finished utterances and the partial words.
   public var transcription: Transcription {
     var location = finished.utf16Count

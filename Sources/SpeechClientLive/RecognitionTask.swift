@@ -154,6 +154,10 @@ final class RecognitionTask: Sendable {
         loaded.tuneEndpointing(
           judgesSentences: tuning.judgesSentences, maximumSilence: tuning.maximumSilence)
       }
+      if let window = request.resumptionWindow {
+        // Until the recognizer goes back to the pool.
+        loaded.tuneResumption(window: window)
+      }
       decoder = loaded
       while !budget.isSpent, var samples = try input.read() {
         budget.take(&samples)

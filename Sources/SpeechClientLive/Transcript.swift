@@ -18,6 +18,8 @@ struct Transcript: Sendable {
       builder.partialSegments = words.map(Self.segment)
     case let .utterance(words):
       builder.appendUtterance(words.map(Self.segment))
+    case let .revision(words):
+      builder.replaceLastUtterance(words.map(Self.segment))
     }
   }
 

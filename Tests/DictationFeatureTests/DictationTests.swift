@@ -39,6 +39,21 @@ func result(
 /// What the keyboard client was asked to do, in order: text typed, `⌫n` for n Backspaces.
 typealias Keystrokes = LockIsolated<[String]>
 
+/// The text a window shows after the keyboard client's keystrokes.
+enum DictateScreen {
+  static func apply(_ keystrokes: [String]) -> String {
+    var screen = ""
+    for keys in keystrokes {
+      if keys.hasPrefix("⌫"), let count = Int(keys.dropFirst()) {
+        screen.removeLast(min(count, screen.count))
+      } else if keys != "finish" {
+        screen += keys
+      }
+    }
+    return screen
+  }
+}
+
 /// A speech session the test drives: results go in through `continuation`; `finishTask` sends
 /// the final result (`finalUtterances`) and ends the stream, unless the session holds its finish
 /// for the test to do it with ``finish()`` (so the test decides what comes first).
@@ -138,13 +153,15 @@ struct DictationTests {
     }
   }
 
-  /// Receives the result `utterances` (already yielded) and the typing of the new ones.
+  /// Receives the result `utterances` (already yielded) and the typing of the new ones; the
+  /// names the model wrote with a capital inside a sentence are then `names`, when given.
   func hear(
     _ store: TestStoreOf<Dictation>, _ session: SpeechSession, _ utterances: [String],
-    typing entries: [Dictation.Entry]
+    typing entries: [Dictation.Entry], names: [String]? = nil
   ) async {
     session.continuation.yield(result(utterances))
     await store.receive(\.speech.speech.success) {
+      if let names { $0.names.learned = names }
       $0.speech.result = result(utterances)
       $0.takenUtterances = utterances.count
       $0.entries += entries
@@ -235,6 +252,166 @@ struct DictationTests {
     await stop(store, session, keystrokes)
   }
 
+  @Test func namesFromTheHotwordsOrWrittenWithACapitalInsideASentenceKeepIt() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    var request = SpeechRecognitionRequest()
+    request.hotwords = Hotwords(["Kallax", "living room"])
+    let store = store(
+      Dictation.State(speech: SpeechRecognition.State(request: request)),
+      sessions: [session], keystrokes: keystrokes)
+    #expect(store.state.names.given == ["kallax"])
+    await listen(store, .start)
+    var heard = ["Put the books on the"]
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 0, heard: heard[0], text: "Put the books on the")])
+    await typed(store, 0)
+    heard.append("Kallax.")
+    await hear(
+      store, session, heard, typing: [Dictation.Entry(id: 1, heard: "Kallax.", text: " Kallax.")])
+    await typed(store, 1)
+    heard.append("Good morning,")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 2, heard: "Good morning,", text: " Good morning,")])
+    await typed(store, 2)
+    // Not known for a name yet: the model's capital at the start of an utterance says nothing.
+    heard.append("Dave.")
+    await hear(
+      store, session, heard, typing: [Dictation.Entry(id: 3, heard: "Dave.", text: " dave.")])
+    await typed(store, 3)
+    heard.append("I told Dave, and")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 4, heard: "I told Dave, and", text: " I told Dave, and")],
+      names: ["dave"])
+    await typed(store, 4)
+    heard.append("Dave agreed.")
+    await hear(
+      store, session, heard,
+      typing: [Dictation.Entry(id: 5, heard: "Dave agreed.", text: " Dave agreed.")])
+    await typed(store, 5)
+    #expect(
+      keystrokes.value.joined()
+        == "Put the books on the Kallax. Good morning, dave. I told Dave, and Dave agreed.")
+    await stop(store, session, keystrokes)
+  }
+
+  /// Yields a result that revises the last utterance (the recognizer heard it again with what
+  /// followed), and receives it and the revising entry's typing.
+  func revise(
+    _ store: TestStoreOf<Dictation>, _ session: SpeechSession, _ utterances: [String],
+    _ update: @escaping (inout Dictation.State) -> Void
+  ) async {
+    session.continuation.yield(result(utterances))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(utterances)
+      update(&$0)
+    }
+  }
+
+  @Test func aSentenceThatWentOnIsErasedBackToWhereItChangedAndRetyped() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    let made = "He might even have been made."
+    await hear(
+      store, session, [made], typing: [Dictation.Entry(id: 0, heard: made, text: made)])
+    await typed(store, 0)
+    // Speech resumed soon after: the recognizer revises the last utterance.
+    let whole = "He might even have been made amiable himself."
+    await revise(store, session, [whole]) {
+      $0.entries[0].text = "He might even have been made"
+      $0.entries.append(
+        Dictation.Entry(id: 1, heard: whole, text: " amiable himself.", erase: 1, revises: 0))
+      $0.typingEntry = 1
+    }
+    await typed(store, 1)
+    // Revised again (a longer pause, more words): erased back to where the text changed.
+    let longer = "He might even have been made amiable, himself a proud man."
+    await revise(store, session, [longer]) {
+      $0.entries[1].text = " amiable"
+      $0.entries.append(
+        Dictation.Entry(id: 2, heard: longer, text: ", himself a proud man.", erase: 9, revises: 0))
+      $0.typingEntry = 2
+    }
+    await typed(store, 2)
+    // The next utterance follows the revised sentence.
+    await hear(
+      store, session, [longer, "Yes."],
+      typing: [Dictation.Entry(id: 3, heard: "Yes.", text: " Yes.")])
+    await typed(store, 3)
+    #expect(
+      keystrokes.value == [
+        made, "⌫1", " amiable himself.", "⌫9", ", himself a proud man.", " Yes.",
+      ])
+    #expect(
+      DictateScreen.apply(keystrokes.value)
+        == "He might even have been made amiable, himself a proud man. Yes.")
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func scratchThatAfterARevisionTakesBackTheWholeSentence() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    await hear(
+      store, session, ["Call me."],
+      typing: [Dictation.Entry(id: 0, heard: "Call me.", text: "Call me.")])
+    await typed(store, 0)
+    await revise(store, session, ["Call me tomorrow."]) {
+      $0.entries[0].text = "Call me"
+      $0.entries.append(
+        Dictation.Entry(
+          id: 1, heard: "Call me tomorrow.", text: " tomorrow.", erase: 1, revises: 0))
+      $0.typingEntry = 1
+    }
+    await typed(store, 1)
+    session.continuation.yield(result(["Call me tomorrow.", "Scratch that."]))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(["Call me tomorrow.", "Scratch that."])
+      $0.takenUtterances = 2
+      $0.entries[0].status = .scratched
+      $0.entries[1].status = .scratched
+      $0.entries.append(
+        Dictation.Entry(
+          id: 2, heard: "Scratch that.", text: "", command: .scratchThat, erase: 17))
+      $0.typingEntry = 2
+    }
+    await typed(store, 2)
+    #expect(keystrokes.value == ["Call me.", "⌫1", " tomorrow.", "⌫17"])
+    #expect(DictateScreen.apply(keystrokes.value) == "")
+    await stop(store, session, keystrokes)
+  }
+
+  @Test func aRevisionOfAnUtteranceNotOnScreenTypesOnlyTheNewWords() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    // "Scratch that." with nothing to take back, then heard again with what followed.
+    session.continuation.yield(result(["Scratch that."]))
+    await store.receive(\.speech.speech.success) {
+      $0.speech.result = result(["Scratch that."])
+      $0.takenUtterances = 1
+      $0.entries = [
+        Dictation.Entry(
+          id: 0, heard: "Scratch that.", text: "", command: .scratchThat, status: .typed)
+      ]
+    }
+    let whole = "Scratch that and turn it off."
+    await revise(store, session, [whole]) {
+      $0.entries.append(Dictation.Entry(id: 1, heard: whole, text: "And turn it off."))
+      $0.typingEntry = 1
+    }
+    await typed(store, 1)
+    #expect(keystrokes.value == ["And turn it off."])
+    await stop(store, session, keystrokes)
+  }
+
   @Test func spokenCommandsBreakLinesAndScratchTheLastUtterance() async {
     let session = SpeechSession()
     let keystrokes = Keystrokes([])
@@ -243,7 +420,8 @@ struct DictationTests {
     var heard = ["Dear Ann, new line."]
     await hear(
       store, session, heard,
-      typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")])
+      typing: [Dictation.Entry(id: 0, heard: "Dear Ann, new line.", text: "Dear Ann,\n")],
+      names: ["ann"])
     await typed(store, 0)
     heard.append("the meeting moved.")
     await hear(

@@ -3,12 +3,15 @@ import Testing
 
 /// Spacing, capitals, fragments and commands, as a person types them.
 struct DictationTextTests {
-  /// Types `utterances` one after another, as dictation does, and returns the text on screen.
-  func typed(_ utterances: [String]) -> String {
+  /// Types `utterances` one after another, as dictation does (learning names from each before
+  /// typing it), and returns the text on screen.
+  func typed(_ utterances: [String], names: DictationText.Names = .init()) -> String {
     var screen = ""
+    var names = names
     for utterance in utterances {
+      names.learn(from: utterance)
       let keystrokes = DictationText.keystrokes(
-        for: utterance, after: DictationText.Context(tail: screen))
+        for: utterance, after: DictationText.Context(tail: screen), names: names)
       screen.removeLast(keystrokes.erase)
       screen += keystrokes.text
     }
@@ -40,6 +43,47 @@ struct DictationTextTests {
     #expect(typed(["Come in.", "Sit down."]) == "Come in. Sit down.")
     // A sentence that ends in a hold word and punctuation other than a full stop is kept.
     #expect(typed(["Is that the?", "Yes."]) == "Is that the? Yes.")
+  }
+
+  @Test func aNameKeepsItsCapitalWhenTheUserGaveItAsAHotword() {
+    // The model capitalises every utterance's first word: that capital alone says nothing.
+    #expect(typed(["Good morning,", "Dave."]) == "Good morning, dave.")
+    let names = DictationText.Names(hotwords: ["Dave", "living room", "Aoife Ni Bhriain"])
+    #expect(names.given == ["dave", "aoife", "ni", "bhriain"])
+    #expect(typed(["Good morning,", "Dave."], names: names) == "Good morning, Dave.")
+    #expect(typed(["Ask", "Aoife about it."], names: names) == "Ask Aoife about it.")
+    // Hotwords in lower case are no names.
+    #expect(
+      typed(["Turn on the", "Living room lamp."], names: names) == "Turn on the living room lamp.")
+    // A fragment's full stop is still taken back before a name.
+    #expect(typed(["Say hello to the.", "Dave."], names: names) == "Say hello to the Dave.")
+  }
+
+  @Test func aNameKeepsItsCapitalWhenTheModelWroteItWithOneInsideASentence() {
+    #expect(
+      typed(["I met Dave yesterday.", "Good morning,", "Dave."])
+        == "I met Dave yesterday. Good morning, Dave.")
+    // Later in the same utterance counts too.
+    #expect(typed(["Well,", "Dave, are you there, Dave?"]) == "Well, Dave, are you there, Dave?")
+    // After a title.
+    #expect(typed(["Call Mr. Smith.", "Tell", "Smith."]) == "Call Mr. Smith. Tell Smith.")
+    // First in an utterance, or first in a sentence, the model's capital says nothing.
+    #expect(typed(["Will it rain?", "Yes.", "Ask", "Will."]) == "Will it rain? Yes. Ask will.")
+    #expect(typed(["Go. Will it rain?", "Ask", "Will."]) == "Go. Will it rain? Ask will.")
+    // Written in lower case inside a sentence later, it is no name any more.
+    #expect(
+      typed(["Ask Will now.", "It will rain.", "Tell", "Will."])
+        == "Ask Will now. It will rain. Tell will.")
+  }
+
+  @Test func theModelsNamesAreBounded() {
+    var names = DictationText.Names()
+    names.limit = 3
+    names.learn(from: "I met Ann, Bob, Cy and Dee.")
+    #expect(names.learned == ["bob", "cy", "dee"])
+    names.learn(from: "Then Bob left.")
+    #expect(names.learned == ["cy", "dee", "bob"])
+    #expect(names.contains("Bob,") && !names.contains("Ann"))
   }
 
   @Test func lineCommandsAreFoundAnywhereAndScratchThatOnlyAlone() {

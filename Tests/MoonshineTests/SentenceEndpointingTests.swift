@@ -178,6 +178,67 @@ struct SentenceEndpointingTests {
     #expect(delay(first) >= 1.2 && delay(first) < 1.28, "\(delay(first))")
   }
 
+  /// The final events (utterances and revisions) among `events`, as texts marked `+` for a
+  /// revision.
+  func finalTexts(_ events: [RecognitionEvent]) -> [String] {
+    events.compactMap { event -> String? in
+      switch event {
+      case .partial: nil
+      case .utterance(let words): words.map(\.text).joined(separator: " ")
+      case .revision(let words): "+" + words.map(\.text).joined(separator: " ")
+      }
+    }
+  }
+
+  @Test func aSentenceThatResumesWithinTheWindowRevisesTheUtteranceItEnded() throws {
+    // Held for at most 0.5 s, the sentence ends at "made." in its 0.8 s pause, as it does when
+    // the rule takes "made." for a finished sentence.
+    var configuration = configuration(.sentence)
+    configuration.maximumEndOfUtteranceSilence = 0.5
+    let samples = try madeAmiable(pause: 0.8)
+    let recognizer = try MoonshineRecognizer(configuration: configuration)
+    let cut = finalTexts(try stream(samples, to: recognizer))
+    #expect(cut.count == 2 && cut.first?.hasSuffix("made.") == true, "\(cut)")
+    try recognizer.reset()
+    recognizer.tuneResumption(window: 2)
+    let events = try stream(samples, to: recognizer)
+    let texts = finalTexts(events)
+    #expect(texts.count == 2, "\(texts)")
+    #expect(texts.first?.hasSuffix("made.") == true, "\(texts)")
+    guard case .revision(let words) = events.last(where: { $0.isFinal }) else {
+      Issue.record("no revision: \(texts)")
+      return
+    }
+    #expect(
+      normalizedWords(words.map(\.text).joined(separator: " "))
+        == ["he", "might", "even", "have", "been", "made", "amiable", "himself"])
+    // In order, within the audio.
+    #expect(zip(words, words.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp })
+    // The window is the recognizer's until its reset.
+    try recognizer.reset()
+    #expect(finalTexts(try stream(samples, to: recognizer)) == cut)
+  }
+
+  @Test func aNewSentenceWithinTheWindowIsANewUtteranceOfItsOwnWords() throws {
+    let goForward = try goForwardSamples()
+    let samples =
+      goForward + [Int16](repeating: 0, count: 12_000) + goForward
+      + [Int16](repeating: 0, count: 16_000)
+    let recognizer = try MoonshineRecognizer(configuration: configuration(.sentence))
+    recognizer.tuneResumption(window: 2)
+    let events = try stream(samples, to: recognizer)
+    let texts = finalTexts(events)
+    #expect(texts.count == 2 && !texts.contains { $0.hasPrefix("+") }, "\(texts)")
+    for text in texts {
+      #expect(normalizedWords(text) == ["go", "forward", "ten", "meters"], "\(texts)")
+    }
+    let finals = events.filter { $0.isFinal }.map(\.words)
+    if finals.count == 2, let second = finals[1].first {
+      // Its words are timed in its own speech, after the first sentence's.
+      #expect(second.timestamp > Double(goForward.count) / 16_000, "\(second.timestamp)")
+    }
+  }
+
   @Test func speechResumingAfterTheEarlyLookDiscardsIt() throws {
     // A pause long enough for the early look (0.1 s) but shorter than the shortest pause: the
     // look's transcript, "...been made.", is shown as a partial result and then dropped.
@@ -223,5 +284,12 @@ struct SentenceEndpointingTests {
     }
     let other = try MoonshineRecognizer(configuration: configuration(.sentence))
     #expect(try other.decodeSegment(samples, startingAt: 0) == first)
+  }
+}
+
+extension RecognitionEvent {
+  /// Whether the event is final words: an utterance or a revision.
+  var isFinal: Bool {
+    if case .partial = self { false } else { true }
   }
 }

@@ -51,7 +51,7 @@ struct DecoderTests {
       for event in try chunk.withUnsafeBufferPointer({ try decoder.process($0) }) {
         switch event {
         case .partial: partialsAt.append(fed)
-        case .utterance: utteranceAt = utteranceAt ?? fed
+        case .utterance, .revision: utteranceAt = utteranceAt ?? fed
         }
       }
     }

@@ -50,6 +50,36 @@ import Testing
     #expect(builder.transcription.formattedString == "one two three")
   }
 
+  @Test func aRevisionReplacesTheLastUtteranceAndEarlierResultsKeepTheirs() {
+    var builder = TranscriptionBuilder()
+    builder.appendUtterance(words("größe über."))
+    builder.appendUtterance(words("he was made."))
+    let before = builder.transcription
+    builder.partialSegments = words("he was made amiable")
+    builder.replaceLastUtterance(words("he was made amiable himself."))
+    let after = builder.transcription
+    #expect(after.formattedString == "größe über. he was made amiable himself.")
+    #expect(
+      after.finishedUtterances.map { $0.map(\.substring) }
+        == [["größe", "über."], ["he", "was", "made", "amiable", "himself."]])
+    #expect(after.partialSegments.isEmpty)
+    let text = after.formattedString as NSString
+    for segment in after.segments {
+      let range = NSRange(
+        location: segment.substringRange.location, length: segment.substringRange.length)
+      #expect(text.substring(with: range) == segment.substring)
+    }
+    #expect(before.formattedString == "größe über. he was made.")
+    #expect(before.finishedUtterances.count == 2)
+    // The builder goes on after a revision; with no utterance yet, a revision is one.
+    builder.appendUtterance(words("yes."))
+    #expect(
+      builder.transcription.formattedString == "größe über. he was made amiable himself. yes.")
+    var empty = TranscriptionBuilder()
+    empty.replaceLastUtterance(words("hello."))
+    #expect(empty.transcription.formattedString == "hello.")
+  }
+
   @Test func aCopiedBuilderThatDivergesKeepsItsOwnWords() {
     var first = TranscriptionBuilder()
     first.appendUtterance(words("shared"))

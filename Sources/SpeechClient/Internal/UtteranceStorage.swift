@@ -34,6 +34,22 @@ final class UtteranceStorage: @unchecked Sendable {
     return copy
   }
 
+  /// `prefix` without its last utterance.
+  func dropping(lastOf prefix: Prefix) -> Prefix {
+    lock.withLock {
+      guard prefix.utterances > 0 else { return prefix }
+      let utterances = prefix.utterances - 1
+      let segmentCount = utterances == 0 ? 0 : ends[utterances - 1]
+      // Each word's range ends where its text ends in the finished text.
+      let utf16Count =
+        segmentCount == 0
+        ? 0
+        : segments[segmentCount - 1].substringRange.location
+          + segments[segmentCount - 1].substringRange.length
+      return Prefix(utterances: utterances, segments: segmentCount, utf16Count: utf16Count)
+    }
+  }
+
   /// Appends an utterance after `prefix`, giving each word its range in the finished text and
   /// marking the last as ending the utterance. Returns the new prefix, or `nil` when the storage
   /// has grown past `prefix` (another writer shares it) and nothing was appended.

@@ -249,7 +249,7 @@ final class FileRecognition: Sendable {
 
   private static func end(of event: RecognitionEvent) -> TimeInterval? {
     switch event {
-    case let .partial(words), let .utterance(words):
+    case let .partial(words), let .utterance(words), let .revision(words):
       words.last.map { $0.timestamp + $0.duration }
     }
   }

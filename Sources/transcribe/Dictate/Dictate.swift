@@ -188,7 +188,9 @@ struct Dictate: AsyncParsableCommand {
 
     let source: SpeechRecognitionRequest.AudioSource =
       listeningOptions.device.map { .device($0) } ?? .microphone
-    let request = command.request(source: source)
+    var request = command.request(source: source)
+    // A sentence typed as ended that goes on after a thinking pause is retyped as one.
+    request.resumptionWindow = Dictation.resumptionWindow
     var client: SpeechClient?
     var detectorName: String?
     if !previewOption.preview {
