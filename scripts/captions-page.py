@@ -340,6 +340,42 @@ class Page:
         self.driver.execute_script("document.activeElement && document.activeElement.blur();")
         self.driver.find_element(self.by.TAG_NAME, "body").send_keys(key)
 
+    def chromium_cpu(self):
+        """CPU seconds Chromium's processes (chromedriver's descendants) have used so far."""
+        parents, times = {}, {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % name, encoding="utf-8") as file:
+                    fields = file.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(name)] = int(fields[1])
+            times[int(name)] = int(fields[11]) + int(fields[12])
+        mine = {self.driver.service.process.pid}
+        grew = True
+        while grew:
+            found = {pid for pid, parent in parents.items() if parent in mine} - mine
+            grew = bool(found)
+            mine |= found
+        return sum(times.get(pid, 0) for pid in mine) / os.sysconf("SC_CLK_TCK")
+
+    def settle(self, quiet=0.05, timeout=30):
+        """Waits until Chromium has finished starting up (its processes use less than `quiet`
+        CPU seconds in a second), as for a page a person opened a while ago; returns the
+        seconds waited. A freshly started Chromium works for several seconds after the page
+        has loaded, and on a small machine takes that from the server."""
+        started = time.monotonic()
+        used = self.chromium_cpu()
+        while time.monotonic() - started < timeout:
+            time.sleep(1)
+            now = self.chromium_cpu()
+            if now - used < quiet:
+                break
+            used = now
+        return round(time.monotonic() - started, 1)
+
     def press(self, key):
         """Presses a key where the focus is, as a person at the keyboard would."""
         self.action_chains(self.driver).send_keys(key).perform()
@@ -500,6 +536,8 @@ def scenario_live(page, arguments):
 
 def scenario_file(page, arguments):
     page.open(arguments.url)
+    settled = page.settle() if arguments.settle else None
+    cpu = page.chromium_cpu()
     page.driver.find_element(page.by.ID, "file").send_keys("\n".join(arguments.file))
     started = time.monotonic()
     progress = []
@@ -517,6 +555,7 @@ def scenario_file(page, arguments):
                 ": done," in item or state["fileStatusKind"] == "error" for item in items):
             break
         time.sleep(0.02)
+    cpu = round(page.chromium_cpu() - cpu, 2)
     marks = page.driver.execute_script(
         "return performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]);")
     probe = page.driver.execute_script("return window.__probe;")
@@ -541,6 +580,9 @@ def scenario_file(page, arguments):
         "marks": marks,
         # The first delta's bytes arriving in the browser, and the frame showing its line (ms).
         "first_delta_arrived": first_delta, "first_line_painted": shown,
+        # Seconds waited for Chromium to settle (--settle), and its CPU seconds while the files
+        # were sent and decoded.
+        "settled_after": settled, "chromium_cpu": cpu,
         "lines_after_reload": [line["text"] for line in reloaded["lines"]],
     }
 
@@ -862,6 +904,8 @@ def main():
                         help="a stored transcript to load (subtitles, transcript, keyboard)")
     parser.add_argument("--prefix",
                         help="serve the page through a proxy under this path, e.g. /captions")
+    parser.add_argument("--settle", action="store_true",
+                        help="file scenario: let Chromium finish starting before choosing files")
     parser.add_argument("--device", help="the microphone to switch to (device scenario)")
     parser.add_argument("--language", help="the language to switch to (language scenario)")
     parser.add_argument("--expect-after", nargs="*", default=[],
