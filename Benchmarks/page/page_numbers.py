@@ -101,7 +101,7 @@ def main():
     for run in range(1, options.runs + 1):
         # Chromium settles first: the file is chosen in a page opened a while ago, not in a
         # browser still starting up beside the server (on 2 cores that start-up took 1.5 CPU
-        # seconds from the server's first pieces and made the first delta ~0.8 s later).
+        # seconds from the server's first pieces and delayed the first delta by roughly 0.7 s).
         report = page_run("file", url + "/", speech, ["--file", long_wav, "--settle"])
         marks = dict(report["marks"])
         sent = marks["captions:file-sent"]
