@@ -319,10 +319,16 @@
     statusLine.dataset.kind = kind || 'info';
   }
 
+  // While the page starts or stops listening the button does nothing, but stays focusable: a
+  // disabled button would drop a keyboard user's focus to the top of the page.
   function setButton(recording, busy) {
     toggle.textContent = recording ? 'Stop' : 'Start';
     toggle.setAttribute('aria-pressed', recording ? 'true' : 'false');
-    toggle.disabled = !!busy;
+    toggle.setAttribute('aria-disabled', busy ? 'true' : 'false');
+  }
+
+  function toggleBusy() {
+    return toggle.getAttribute('aria-disabled') === 'true';
   }
 
   function socketURL() {
@@ -964,9 +970,21 @@
     document.getElementById('full-screen').focus();
   }
 
-  function isTyping(target) {
+  // Whether the control with the focus uses Space itself (buttons, the file input, selects
+  // and links do), so the page's Space shortcut leaves it alone.
+  function usesSpace(target) {
     return target instanceof HTMLElement && (target.isContentEditable
       || ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'A'].includes(target.tagName));
+  }
+
+  // Whether the control with the focus uses letter keys itself (text fields type them, a
+  // select jumps to an option), so F is not taken from it. Buttons, the file input and the
+  // size slider don't: F works there, where a keyboard user's focus usually is.
+  function usesLetters(target) {
+    if (!(target instanceof HTMLElement)) return false;
+    if (target.isContentEditable || ['SELECT', 'TEXTAREA'].includes(target.tagName)) return true;
+    return target.tagName === 'INPUT'
+      && !['range', 'file', 'checkbox', 'radio', 'button', 'submit', 'reset', 'color'].includes(target.type);
   }
 
   document.addEventListener('keydown', (event) => {
@@ -975,11 +993,11 @@
       leaveCaptionView();
       return;
     }
-    if (isTyping(event.target) || event.repeat) return;
-    if (event.key === ' ') {
+    if (event.repeat) return;
+    if (event.key === ' ' && !usesSpace(event.target)) {
       event.preventDefault();
-      if (!toggle.disabled) toggle.click();
-    } else if (event.key === 'f' || event.key === 'F') {
+      toggle.click();
+    } else if ((event.key === 'f' || event.key === 'F') && !usesLetters(event.target)) {
       event.preventDefault();
       if (document.body.dataset.view === 'captions') leaveCaptionView();
       else enterCaptionView();
@@ -992,18 +1010,34 @@
   // ---------------------------------------------------------------------------------------
   // Wiring.
 
-  toggle.addEventListener('click', () => { if (run) stop(); else start(); });
+  toggle.addEventListener('click', () => {
+    if (toggleBusy()) return;
+    if (run) stop();
+    else start();
+  });
   deviceChoice.addEventListener('change', switchDevice);
   fileInput.addEventListener('change', () => {
     addFiles(Array.from(fileInput.files));
     fileInput.value = '';
   });
-  dropZone.addEventListener('dragover', (event) => {
+  // Files dropped anywhere on the page are transcribed, not only on the drop zone (which
+  // lights up while they are held over the page): dropped beside it, the browser would
+  // ignore them or open the file in place of the page. The overlay takes none.
+  const carriesFiles = (event) => !overlay && event.dataTransfer
+    && Array.from(event.dataTransfer.types).includes('Files');
+  document.addEventListener('dragover', (event) => {
+    if (!carriesFiles(event)) return;
     event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
     dropZone.dataset.over = 'true';
   });
-  dropZone.addEventListener('dragleave', () => { dropZone.dataset.over = 'false'; });
-  dropZone.addEventListener('drop', (event) => {
+  // Leaving the window (no element entered) ends the highlight; moving between the page's
+  // elements does not.
+  document.addEventListener('dragleave', (event) => {
+    if (event.relatedTarget === null) dropZone.dataset.over = 'false';
+  });
+  document.addEventListener('drop', (event) => {
+    if (!carriesFiles(event)) return;
     event.preventDefault();
     dropZone.dataset.over = 'false';
     addFiles(Array.from(event.dataTransfer.files));
