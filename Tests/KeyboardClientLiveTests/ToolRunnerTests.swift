@@ -29,6 +29,25 @@ import Testing
     #expect(runner.executable("xdotool")?.path == tool.path)
   }
 
+  /// A tool that exits without reading what it was given on standard input (ydotool refusing
+  /// for want of `/dev/uinput`, a typer that dies) is an exit like any other: more input than a
+  /// pipe holds makes the write meet the closed pipe every time, which raised SIGPIPE and ended
+  /// the whole process (the test process here, since only the command ignores the signal).
+  @Test func aToolThatReadsNoneOfItsInputEndsWithoutTakingThisProcessDown() async throws {
+    let directory = try TemporaryDirectory()
+    let tool = directory.url.appendingPathComponent("refuser")
+    try Data("#!/bin/sh\necho 'no input wanted' >&2\nexit 3\n".utf8).write(to: tool)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+    let runner = ToolRunner(environment: ["PATH": "/usr/bin:/bin"])
+    let input = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+    for _ in 0..<3 {
+      let output = try await runner.run(tool, [], input: input, timeout: .seconds(30))
+      #expect(output.status == 3)
+      #expect(!output.signaled)
+      #expect(output.standardError == "no input wanted\n")
+    }
+  }
+
   /// A tool in `directory` that writes its pid to `pid` and then sleeps for a minute.
   static func sleeper(in directory: TemporaryDirectory) throws -> (tool: URL, pid: URL) {
     let tool = directory.url.appendingPathComponent("sleeper")

@@ -129,6 +129,13 @@ private final class ChildProcess: @unchecked Sendable {
     if let input {
       let writer = standardInput.fileHandleForWriting
       Thread {
+        // A tool that exits without reading its input (one that refuses at once) must not end
+        // this process by SIGPIPE: blocked on this thread, the write fails with EPIPE instead,
+        // and the signal left pending dies with the thread.
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
         try? writer.write(contentsOf: input)
         try? writer.close()
       }.start()
