@@ -73,7 +73,12 @@ public struct Dictation: Sendable {
     /// The indices of the entries that type the last utterance taken: the last entry, and the
     /// ones it revises (``Entry/revises``).
     var lastUtterance: ClosedRange<Int>? {
-      guard let last = entries.indices.last else { return nil }
+      entries.indices.last.map(utterance(endingAt:))
+    }
+
+    /// The indices of the entries that type the utterance entry `last` ends: it, and the ones
+    /// it revises (``Entry/revises``).
+    func utterance(endingAt last: Int) -> ClosedRange<Int> {
       let first = entries[last].revises.flatMap { id in entries.firstIndex { $0.id == id } }
       return (first ?? last)...last
     }
@@ -325,10 +330,7 @@ public struct Dictation: Sendable {
         ($0.status == .typed || $0.status == .waiting) && $0.command != .scratchThat
       }) {
         // With the entries it revised, if it revised an utterance.
-        let first =
-          state.entries[last].revises.flatMap { id in state.entries.firstIndex { $0.id == id } }
-          ?? last
-        for index in first...last
+        for index in state.utterance(endingAt: last)
         where state.entries[index].status == .typed || state.entries[index].status == .waiting {
           let entry = state.entries[index]
           let isOnScreen = entry.status == .typed || state.typingEntry == entry.id
