@@ -455,12 +455,18 @@ class Page:
         return [entry.get("message", "") for entry in self.driver.get_log("browser")]
 
     def downloaded(self, extension, timeout=10):
+        # Chromium reserves the final name with an empty file while it writes to a
+        # `.crdownload` beside it and renames that over the reservation when done: a file is
+        # downloaded once it has bytes and no partial download is left.
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for name in os.listdir(self.downloads):
-                if name.endswith("." + extension):
-                    with open(os.path.join(self.downloads, name), encoding="utf-8") as file:
-                        return name, file.read()
+            names = os.listdir(self.downloads)
+            if not any(name.endswith(".crdownload") for name in names):
+                for name in names:
+                    path = os.path.join(self.downloads, name)
+                    if name.endswith("." + extension) and os.path.getsize(path) > 0:
+                        with open(path, encoding="utf-8") as file:
+                            return name, file.read()
             time.sleep(0.05)
         return None, None
 
