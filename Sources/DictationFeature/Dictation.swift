@@ -220,7 +220,7 @@ public struct Dictation: Sendable {
         if state.isListening { return .send(.speech(.finish)) }
         return finishIfDone(&state)
 
-      case .speech(.speech(.success(let result))):
+      case .speech(.delegate(.heard(let result))):
         let utterances = result.bestTranscription.finishedUtterances
         if let last = state.lastUtterance, state.takenUtterances > 0,
           utterances.count >= state.takenUtterances
@@ -242,11 +242,10 @@ public struct Dictation: Sendable {
         trimEntries(&state)
         return typeNext(&state)
 
-      case .speech:
+      case .speech(.delegate(.ended)):
         // The speech session ended: by a pause, a stop, its --duration, its input, or a
         // failure (which the speech state keeps for the host).
-        guard state.isListening, state.speech.status == .idle, state.speech.outcome != nil
-        else { return .none }
+        guard state.isListening, state.speech.status == .idle else { return .none }
         state.isListening = false
         if state.speech.failure == nil {
           if state.isPaused { return .none }
@@ -254,6 +253,9 @@ public struct Dictation: Sendable {
         }
         state.isStopping = true
         return finishIfDone(&state)
+
+      case .speech:
+        return .none
 
       case .typed(let id, let failure):
         guard state.typingEntry == id else { return .none }

@@ -17,6 +17,10 @@ import SpeechClient
 /// explicit ``State/outcome`` once the session is over. Time comes from
 /// `@Dependency(\.continuousClock)`.
 ///
+/// A feature that hosts this one (dictation, a server's session) acts on its delegate actions
+/// only, never on its own: ``Delegate/heard(_:)`` for each result, ``Delegate/ended(_:)`` once
+/// the session is over, however it ended.
+///
 /// ```swift
 /// let store = Store(initialState: SpeechRecognition.State(duration: .seconds(5))) {
 ///   SpeechRecognition()
@@ -163,6 +167,20 @@ public struct SpeechRecognition: Sendable {
     /// Abandons the session at once, without waiting for the last words: every effect is
     /// cancelled, so the client stops decoding (for example, a server's client went away).
     case cancel
+    /// What the feature tells the feature that hosts it (``Delegate``): a parent acts on these,
+    /// never on the feature's own actions.
+    case delegate(Delegate)
+  }
+
+  /// What a host's reducer learns from the feature.
+  @CasePathable
+  public enum Delegate: Equatable, Sendable {
+    /// A result arrived: the words so far, finished utterances first, and the decoder's
+    /// progress (``State/result`` holds it too).
+    case heard(SpeechRecognitionResult)
+    /// The session is over, as ``State/outcome`` says: finished, cancelled, not authorized,
+    /// failed, or its last words late.
+    case ended(Outcome)
   }
 
   enum CancelID { case authorization, recognition, duration, stopDeadline }
@@ -196,15 +214,12 @@ public struct SpeechRecognition: Sendable {
       case .authorizationResponse(let authorization):
         guard state.status == .authorizing else { return .none }
         guard authorization.status == .authorized else {
-          state.isRecording = false
-          state.status = .idle
-          state.outcome = .notAuthorized(authorization)
           switch authorization.status {
           case .denied: state.alert = .denied
           case .restricted: state.alert = .restricted
           case .notDetermined, .authorized: state.alert = .notDetermined
           }
-          return .none
+          return end(&state, .notAuthorized(authorization))
         }
         state.status = .starting
         var request = state.request
@@ -243,25 +258,22 @@ public struct SpeechRecognition: Sendable {
 
       case .speech(.success(let result)):
         state.result = result
-        return .none
+        return .send(.delegate(.heard(result)))
 
       case .speech(.failure(let failure)):
-        state.isRecording = false
-        state.status = .idle
         state.failure = failure
-        state.outcome = .failed(failure)
         state.alert = failure.isAudioDeviceProblem ? .audioDeviceProblem : .transcriptionFailed
         return .merge(
           .cancel(id: CancelID.recognition),
           .cancel(id: CancelID.duration),
-          .cancel(id: CancelID.stopDeadline)
+          .cancel(id: CancelID.stopDeadline),
+          end(&state, .failed(failure))
         )
 
       case .recognitionFinished:
-        state.isRecording = false
-        state.status = .idle
-        state.outcome = .finished
-        return .merge(.cancel(id: CancelID.duration), .cancel(id: CancelID.stopDeadline))
+        return .merge(
+          .cancel(id: CancelID.duration), .cancel(id: CancelID.stopDeadline),
+          end(&state, .finished))
 
       case .durationElapsed:
         guard state.status == .recording else { return .none }
@@ -269,9 +281,7 @@ public struct SpeechRecognition: Sendable {
 
       case .stopDeadlineElapsed:
         guard state.status == .finishing else { return .none }
-        state.status = .idle
-        state.outcome = .stopTimedOut
-        return .cancel(id: CancelID.recognition)
+        return .merge(.cancel(id: CancelID.recognition), end(&state, .stopTimedOut))
 
       case .alertDismissed:
         state.alert = nil
@@ -279,17 +289,26 @@ public struct SpeechRecognition: Sendable {
 
       case .cancel:
         guard state.status != .idle else { return .none }
-        state.isRecording = false
-        state.status = .idle
-        state.outcome = .cancelled
         return .merge(
           .cancel(id: CancelID.authorization),
           .cancel(id: CancelID.recognition),
           .cancel(id: CancelID.duration),
-          .cancel(id: CancelID.stopDeadline)
+          .cancel(id: CancelID.stopDeadline),
+          end(&state, .cancelled)
         )
+
+      case .delegate:
+        return .none
       }
     }
+  }
+
+  /// Ends the session with `outcome` and tells the host (``Delegate/ended(_:)``).
+  private func end(_ state: inout State, _ outcome: Outcome) -> Effect<Action> {
+    state.isRecording = false
+    state.status = .idle
+    state.outcome = outcome
+    return .send(.delegate(.ended(outcome)))
   }
 
   /// Stops recording: `isRecording` turns false at once, the last words keep coming.
@@ -308,10 +327,7 @@ public struct SpeechRecognition: Sendable {
       .cancellable(id: CancelID.authorization)
     case .authorizing:
       // Stopped before anything started: recording never starts.
-      state.isRecording = false
-      state.status = .idle
-      state.outcome = .cancelled
-      return .cancel(id: CancelID.authorization)
+      return .merge(.cancel(id: CancelID.authorization), end(&state, .cancelled))
     case .starting:
       // The client can only finish a task that has started; see `.recognitionStarted`.
       state.isRecording = false

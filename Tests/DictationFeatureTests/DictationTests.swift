@@ -161,8 +161,10 @@ struct DictationTests {
   ) async {
     session.continuation.yield(result(utterances))
     await store.receive(\.speech.speech.success) {
-      if let names { $0.names.learned = names }
       $0.speech.result = result(utterances)
+    }
+    await store.receive(\.speech.delegate.heard) {
+      if let names { $0.names.learned = names }
       $0.takenUtterances = utterances.count
       $0.entries += entries
       $0.typingEntry = entries.first(where: { $0.status == .waiting })?.id ?? $0.typingEntry
@@ -179,6 +181,7 @@ struct DictationTests {
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result([], partial: "turn on")
     }
+    await store.receive(\.speech.delegate.heard)
     await hear(
       store, session, ["Turn on the kitchen lights."],
       typing: [
@@ -219,9 +222,12 @@ struct DictationTests {
     await store.receive(\.speech.speech.success) {
       $0.speech.result = final
     }
+    await store.receive(\.speech.delegate.heard)
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
       $0.speech.outcome = .finished
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.isListening = false
       $0.isReleasing = true
     }
@@ -241,6 +247,8 @@ struct DictationTests {
     session.continuation.yield(result(["Turn on the.", "Kitchen lights."]))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["Turn on the.", "Kitchen lights."])
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 2
       $0.entries[0].text = "Turn on the"
       $0.entries.append(
@@ -307,6 +315,8 @@ struct DictationTests {
     session.continuation.yield(result(utterances))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(utterances)
+    }
+    await store.receive(\.speech.delegate.heard) {
       update(&$0)
     }
   }
@@ -373,6 +383,8 @@ struct DictationTests {
     session.continuation.yield(result(["Call me tomorrow.", "Scratch that."]))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["Call me tomorrow.", "Scratch that."])
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 2
       $0.entries[0].status = .scratched
       $0.entries[1].status = .scratched
@@ -396,6 +408,8 @@ struct DictationTests {
     session.continuation.yield(result(["Scratch that."]))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["Scratch that."])
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 1
       $0.entries = [
         Dictation.Entry(
@@ -434,6 +448,8 @@ struct DictationTests {
     session.continuation.yield(result(heard))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(heard)
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 3
       $0.entries[1].status = .scratched
       $0.entries.append(
@@ -488,6 +504,8 @@ struct DictationTests {
     first.sendFinalResult()
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["Hello."], isFinal: true)
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 1
       $0.entries = [Dictation.Entry(id: 0, heard: "Hello.", text: "Hello.")]
       $0.typingEntry = 0
@@ -497,6 +515,8 @@ struct DictationTests {
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
       $0.speech.outcome = .finished
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.isListening = false
     }
     // Pausing again does nothing; resuming starts a new session whose words follow on.
@@ -559,11 +579,14 @@ struct DictationTests {
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result([], isFinal: true)
     }
+    await store.receive(\.speech.delegate.heard)
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
       $0.speech.outcome = .finished
-      $0.resumesWhenIdle = false
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.speech.result = nil
+      $0.resumesWhenIdle = false
     }
     await store.receive(\.speech.start) {
       $0.speech.isRecording = true
@@ -632,6 +655,8 @@ struct DictationTests {
     }
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(["One more thing."], isFinal: true)
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 1
       $0.entries = [Dictation.Entry(id: 0, heard: "One more thing.", text: "One more thing.")]
       $0.typingEntry = 0
@@ -640,6 +665,8 @@ struct DictationTests {
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
       $0.speech.outcome = .finished
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.isListening = false
     }
     gate.open()
@@ -704,9 +731,12 @@ struct DictationTests {
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result([], isFinal: true)
     }
+    await store.receive(\.speech.delegate.heard)
     await store.receive(\.speech.recognitionFinished) {
       $0.speech.status = .idle
       $0.speech.outcome = .finished
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.isListening = false
       $0.isReleasing = true
     }
@@ -732,6 +762,8 @@ struct DictationTests {
       session.continuation.yield(result(heard))
       await store.receive(\.speech.speech.success) { [heard] in
         $0.speech.result = result(heard)
+      }
+      await store.receive(\.speech.delegate.heard) { [heard] in
         $0.takenUtterances = heard.count
         $0.entries.append(Dictation.Entry(id: index, heard: "Word \(index).", text: text))
         if $0.entries.count > 2 { $0.entries.removeFirst() }
@@ -748,6 +780,8 @@ struct DictationTests {
     session.continuation.yield(result(heard))
     await store.receive(\.speech.speech.success) { [heard] in
       $0.speech.result = result(heard)
+    }
+    await store.receive(\.speech.delegate.heard) { [heard] in
       $0.takenUtterances = heard.count
       $0.entries[1].status = .scratched
       $0.entries.append(
@@ -779,6 +813,8 @@ struct DictationTests {
     session.continuation.yield(result(heard))
     await store.receive(\.speech.speech.success) {
       $0.speech.result = result(heard)
+    }
+    await store.receive(\.speech.delegate.heard) {
       $0.takenUtterances = 3
       $0.entries = [
         Dictation.Entry(id: 0, heard: "One.", text: "One."),
@@ -811,6 +847,8 @@ struct DictationTests {
       $0.speech.failure = .audioDeviceFailed("gone")
       $0.speech.outcome = .failed(.audioDeviceFailed("gone"))
       $0.speech.alert = .audioDeviceProblem
+    }
+    await store.receive(\.speech.delegate.ended) {
       $0.isListening = false
       $0.isStopping = true
       $0.isReleasing = true

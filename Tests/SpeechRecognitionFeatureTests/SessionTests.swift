@@ -76,10 +76,12 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("", isFinal: true)
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
     await store.send(.finish)
   }
 
@@ -104,6 +106,7 @@ struct SessionTests {
       $0.status = .idle
       $0.outcome = .cancelled
     }
+    await store.receive(\.delegate.ended, .cancelled)
     await clock.run()
   }
 
@@ -142,10 +145,12 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("", isFinal: true)
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
   }
 
   @Test func cancelEndsTheSessionAtOnceAndStopsTheClientsStream() async {
@@ -167,11 +172,13 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("hello", isFinal: false)
     }
+    await store.receive(\.delegate.heard)
     await store.send(.cancel) {
       $0.isRecording = false
       $0.status = .idle
       $0.outcome = .cancelled
     }
+    await store.receive(\.delegate.ended, .cancelled)
     // No effect is left running: the recognition stream was cancelled, not finished.
     await store.finish()
     #expect(streamEnded.value)
@@ -205,10 +212,12 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("hello", isFinal: true)
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
   }
 
   @Test func durationCutsAFileByAudioTimeNotClockTime() async {
@@ -231,12 +240,14 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("one", progress: .init(audioDuration: 1.5, totalAudioDuration: 2))
     }
+    await store.receive(\.delegate.heard)
     // The words of the last piece before the limit come after it is reached: nothing is cut
     // short on the way.
     continuation.yield(result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 2)))
     await store.receive(\.speech.success) {
       $0.result = result("one two", progress: .init(audioDuration: 2, totalAudioDuration: 2))
     }
+    await store.receive(\.delegate.heard)
     continuation.yield(
       result(
         "one two three", isFinal: true, progress: .init(audioDuration: 2, totalAudioDuration: 2)))
@@ -245,11 +256,13 @@ struct SessionTests {
       $0.result = result(
         "one two three", isFinal: true, progress: .init(audioDuration: 2, totalAudioDuration: 2))
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.isRecording = false
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
   }
 
   @Test func aShorterLimitOfTheRequestItselfStays() async {
@@ -269,6 +282,7 @@ struct SessionTests {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
   }
 
   @Test func liveCaptureIsNotLimitedByAudioTime() async {
@@ -289,6 +303,7 @@ struct SessionTests {
       $0.status = .idle
       $0.outcome = .cancelled
     }
+    await store.receive(\.delegate.ended, .cancelled)
   }
 
   @Test func stopDeadlineEndsTheSessionWhenTheLastWordsNeverCome() async {
@@ -317,6 +332,7 @@ struct SessionTests {
       $0.status = .idle
       $0.outcome = .stopTimedOut
     }
+    await store.receive(\.delegate.ended)
     #expect(finishCalls.value == 1)
   }
 
@@ -336,6 +352,7 @@ struct SessionTests {
     await store.receive(\.speech.success) {
       $0.result = result("", progress: .init(audioDuration: 15, totalAudioDuration: 60))
     }
+    await store.receive(\.delegate.heard)
     #expect(store.state.progress?.fractionCompleted == 0.25)
     continuation.yield(
       result("done", isFinal: true, progress: .init(audioDuration: 60, totalAudioDuration: 60)))
@@ -344,11 +361,13 @@ struct SessionTests {
       $0.result = result(
         "done", isFinal: true, progress: .init(audioDuration: 60, totalAudioDuration: 60))
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.isRecording = false
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
     #expect(store.state.progress?.fractionCompleted == 1)
   }
 
@@ -396,9 +415,11 @@ struct SessionTests {
     #expect(store.state.transcribedText == "")
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.speech.success)
+    await store.receive(\.delegate.heard)
     #expect(store.state.transcribedText == "lorem")
     await clock.advance(by: delays[1])
     await store.receive(\.speech.success)
+    await store.receive(\.delegate.heard)
     #expect(store.state.transcribedText == "lorem ipsum")
 
     await store.send(.recordButtonTapped) {
@@ -406,11 +427,13 @@ struct SessionTests {
       $0.status = .finishing
     }
     await store.receive(\.speech.success)
+    await store.receive(\.delegate.heard)
     #expect(store.state.result?.isFinal == true)
     await store.receive(\.recognitionFinished) {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
     #expect(store.state.transcribedText == "lorem ipsum")
   }
 }

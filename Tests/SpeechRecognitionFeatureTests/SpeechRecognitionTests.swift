@@ -39,6 +39,7 @@ struct SpeechRecognitionTests {
       $0.alert = .denied
       $0.outcome = .notAuthorized(.denied)
     }
+    await store.receive(\.delegate.ended, .notAuthorized(.denied))
   }
 
   @Test func restrictedAuthorizationStopsRecordingWithItsOwnAlert() async {
@@ -57,6 +58,7 @@ struct SpeechRecognitionTests {
       $0.alert = .restricted
       $0.outcome = .notAuthorized(.restricted)
     }
+    await store.receive(\.delegate.ended, .notAuthorized(.restricted))
     await store.send(.alertDismissed) {
       $0.alert = nil
     }
@@ -79,6 +81,7 @@ struct SpeechRecognitionTests {
       $0.alert = .restricted
       $0.outcome = .notAuthorized(.restricted(reason))
     }
+    await store.receive(\.delegate.ended, .notAuthorized(.restricted(reason)))
   }
 
   @Test func allowedRecordingTranscribesAndStopsAtOnceWhileTheLastWordsArrive() async {
@@ -116,11 +119,13 @@ struct SpeechRecognitionTests {
     await store.receive(\.speech.success) {
       $0.result = result("go forward")
     }
+    await store.receive(\.delegate.heard)
     #expect(store.state.transcribedText == "go forward")
     continuation.yield(result("go forward ten"))
     await store.receive(\.speech.success) {
       $0.result = result("go forward ten")
     }
+    await store.receive(\.delegate.heard)
 
     // Stopping turns recording off at once; the status shows the last words are coming.
     await store.send(.recordButtonTapped) {
@@ -130,10 +135,12 @@ struct SpeechRecognitionTests {
     await store.receive(\.speech.success) {
       $0.result = result("go forward ten meters", isFinal: true)
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.recognitionFinished) {
       $0.status = .idle
       $0.outcome = .finished
     }
+    await store.receive(\.delegate.ended)
     #expect(store.state.transcribedText == "go forward ten meters")
     #expect(requests.value == [SpeechRecognitionRequest()])
   }
@@ -163,6 +170,7 @@ struct SpeechRecognitionTests {
     await store.receive(\.speech.success) {
       $0.result = result("go")
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.speech.failure, .audioDeviceFailed("Connection terminated")) {
       $0.isRecording = false
       $0.status = .idle
@@ -170,6 +178,7 @@ struct SpeechRecognitionTests {
       $0.alert = .audioDeviceProblem
       $0.outcome = .failed(.audioDeviceFailed("Connection terminated"))
     }
+    await store.receive(\.delegate.ended)
     #expect(store.state.transcribedText == "go")
   }
 
@@ -199,6 +208,7 @@ struct SpeechRecognitionTests {
       $0.alert = .transcriptionFailed
       $0.outcome = .failed(.modelMissing("en-us"))
     }
+    await store.receive(\.delegate.ended)
   }
 
   @Test func failureAfterTheFinalWordsStillEndsWithTheFailure() async {
@@ -218,10 +228,12 @@ struct SpeechRecognitionTests {
     await store.receive(\.speech.success) {
       $0.result = result("go forward", isFinal: true)
     }
+    await store.receive(\.delegate.heard)
     await store.receive(\.speech.failure) {
       $0.isRecording = false
       $0.status = .idle
       $0.outcome = .failed(.audioDeviceFailed("server died"))
     }
+    await store.receive(\.delegate.ended)
   }
 }

@@ -106,10 +106,13 @@ struct UploadSession: Sendable {
         guard state.recognition == nil else { return .none }
         return end(&state, .tooSlow)
 
-      case .recognition:
-        guard state.ending == nil, state.recognition?.outcome != nil else { return .none }
+      case .recognition(.delegate(.ended)):
+        guard state.ending == nil else { return .none }
         state.ending = .recognized
         return .merge(.cancel(id: CancelID.timeLimit), .cancel(id: CancelID.shutdownGrace))
+
+      case .recognition:
+        return .none
 
       case .clientLeft:
         return end(&state, .clientGone)

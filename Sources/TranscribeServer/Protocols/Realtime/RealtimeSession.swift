@@ -183,12 +183,15 @@ struct RealtimeSession: ProtocolSession, Sendable {
           }
           return reject(&state, .binaryMessage)
 
-        case .recognition(let action):
+        case .recognition(.delegate(.heard)):
           // Only a new result is a new look at the words.
-          if case .speech(.success) = action {
-            return recognitionChanged(&state, isNewResult: true)
-          }
+          return recognitionChanged(&state, isNewResult: true)
+
+        case .recognition(.delegate(.ended)):
           return recognitionChanged(&state)
+
+        case .recognition:
+          return .none
 
         }
       }

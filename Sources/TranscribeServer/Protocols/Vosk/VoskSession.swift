@@ -183,9 +183,12 @@ struct VoskSession: ProtocolSession, Sendable {
             timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
             replyIfCaughtUp(&state))
 
-        case .recognition:
+        case .recognition(.delegate):
           takeFinishedUtterances(&state)
           return recognitionChanged(&state)
+
+        case .recognition:
+          return .none
 
         case .replyDeadlineElapsed:
           guard !state.isOver, state.phase == .streaming, state.pending != nil else { return .none }

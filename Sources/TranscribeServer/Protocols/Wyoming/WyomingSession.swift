@@ -180,8 +180,11 @@ struct WyomingSession: ProtocolSession, Sendable {
             return .none
           }
 
-        case .recognition:
+        case .recognition(.delegate):
           return recognitionChanged(&state)
+
+        case .recognition:
+          return .none
 
         }
       }

@@ -43,6 +43,7 @@ struct UploadSessionTests {
       $0.recognition?.status = .idle
       $0.recognition?.outcome = .cancelled
     }
+    await store.receive(\.recognition.delegate.ended)
     await store.finish()
     #expect(streamStopped.value)
   }
@@ -66,10 +67,13 @@ struct UploadSessionTests {
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = final
     }
+    await store.receive(\.recognition.delegate.heard)
     await store.receive(\.recognition.recognitionFinished) {
       $0.recognition?.isRecording = false
       $0.recognition?.status = .idle
       $0.recognition?.outcome = .finished
+    }
+    await store.receive(\.recognition.delegate.ended) {
       $0.ending = .recognized
     }
   }

@@ -56,6 +56,7 @@ struct RealtimeSessionTests {
   func hear(_ result: SpeechRecognitionResult, _ store: TestStoreOf<RealtimeSession>) async {
     results.withLock { $0.last }?.yield(result)
     await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard)
   }
 
   /// The current run's decoder delivers `result` as its last and ends.
@@ -64,7 +65,9 @@ struct RealtimeSessionTests {
     continuation?.yield(result)
     continuation?.finish()
     await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard)
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
   }
 
   /// A result: `finished` utterances then the partial `words`, with the decoder at `position`.

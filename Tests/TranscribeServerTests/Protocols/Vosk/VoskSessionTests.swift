@@ -50,13 +50,17 @@ struct VoskSessionTests {
   /// changes its state with `changes` besides taking the result.
   func decoder(
     reports position: TimeInterval, to store: TestStoreOf<VoskSession>,
-    changes: @escaping (inout VoskSession.State) -> Void = { _ in }
+    changes: ((inout VoskSession.State) -> Void)? = nil
   ) async {
     let result = Self.heard("", at: position)
     results.continuation.yield(result)
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = result
-      changes(&$0)
+    }
+    if let changes {
+      await store.receive(\.recognition.delegate.heard) { changes(&$0) }
+    } else {
+      await store.receive(\.recognition.delegate.heard)
     }
   }
 
@@ -67,6 +71,7 @@ struct VoskSessionTests {
       $0.recognition?.status = .idle
       $0.recognition?.outcome = .cancelled
     }
+    await store.receive(\.recognition.delegate.ended)
   }
 
   /// Sends the first audio message and lets recognition start.
@@ -92,10 +97,13 @@ struct VoskSessionTests {
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("hello", at: 0.1)
     }
+    await store.receive(\.recognition.delegate.heard)
     // Now all of it: the reply goes out and the next message may be read.
     results.continuation.yield(Self.heard("hello world", at: 0.2))
     await store.receive(\.recognition.speech.success) {
       $0.recognition?.result = Self.heard("hello world", at: 0.2)
+    }
+    await store.receive(\.recognition.delegate.heard) {
       $0.pending = nil
       $0.stream.outbox = [.reply(.partial("hello world"))]
       $0.stream.allowedMessages = 2
@@ -160,7 +168,8 @@ struct VoskSessionTests {
       await store.send(.audio(Self.chunk(seconds: 0.2)))
       // The decoder says how far it has got.
       results.continuation.yield(Self.heard("", at: Double(number) * 0.2))
-      await store.receive(\.recognition.speech.success) {
+      await store.receive(\.recognition.speech.success)
+      await store.receive(\.recognition.delegate.heard) {
         $0.pending = nil
         $0.stream.outbox = [.reply(.partial(""))]
         $0.stream.allowedMessages = number + 1
@@ -192,7 +201,8 @@ struct VoskSessionTests {
     }
     // Once the decoder has decoded the audio and says so, the next message may come.
     results.continuation.yield(Self.heard("", at: 5.2))
-    await store.receive(\.recognition.speech.success) {
+    await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard) {
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 2
     }
@@ -276,7 +286,8 @@ struct VoskSessionTests {
     await store.send(.stream(.start))
     await start(store, seconds: 0.4)
     results.continuation.yield(Self.heard("good", at: 0.4))
-    await store.receive(\.recognition.speech.success) {
+    await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard) {
       $0.stream.outbox = [.reply(.partial("good"))]
     }
     await store.send(.stream(.written(through: 1)))
@@ -289,6 +300,7 @@ struct VoskSessionTests {
     // The stop went out after the end of the audio.
     #expect(store.state.audio?.isFinished == true)
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
     // The client has no message waiting: the last words answer the next one it sends, or go
     // out two seconds later.
     let words =
@@ -319,6 +331,7 @@ struct VoskSessionTests {
     await start(store, seconds: 0.6)
     results.continuation.yield(Self.heard("three", finished: ["one two"], at: 0.6))
     await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard)
     let firstUtterance =
       Self.heard("", finished: ["one two"], at: 0).bestTranscription
       .finishedUtterances.first.map(Array.init) ?? []
@@ -326,6 +339,7 @@ struct VoskSessionTests {
     await store.send(.stream(.written(through: 1)))
     await store.send(.read(#"{"eof" : 1}"#))
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
     let last =
       Self.heard("", finished: ["one two", "three"], at: 0).bestTranscription
       .finishedUtterances.last.map(Array.init) ?? []
@@ -344,6 +358,7 @@ struct VoskSessionTests {
     #expect(store.state.stream.outbox.isEmpty)
     await clock.advance(by: .milliseconds(1))
     await store.receive(\.recognition.stopDeadlineElapsed)
+    await store.receive(\.recognition.delegate.ended)
     let error = WebSocketSessionError(try #require(RecognitionProblem(.stopTimedOut)))
     #expect(store.state.stream.outbox == [.reply(.error(error.message)), .close(error)])
     #expect(store.state.stream.ending == .problem(error))

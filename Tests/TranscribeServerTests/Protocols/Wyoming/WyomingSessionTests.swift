@@ -153,11 +153,15 @@ struct WyomingSessionTests {
     results.continuation.yield(Self.heard("go for", at: 0.2))
     await store.receive(\.recognition.speech.success) {
       $0.utterance?.recognition.result = Self.heard("go for", at: 0.2)
+    }
+    await store.receive(\.recognition.delegate.heard) {
       _ = $0.utterance?.heardWords.settle(["go", "for"], finished: 0)
     }
     results.continuation.yield(Self.heard("go forward ten", at: 0.3))
     await store.receive(\.recognition.speech.success) {
       $0.utterance?.recognition.result = Self.heard("go forward ten", at: 0.3)
+    }
+    await store.receive(\.recognition.delegate.heard) {
       _ = $0.utterance?.heardWords.settle(["go", "forward", "ten"], finished: 0)
       $0.utterance?.streamedWords = ["go"]
       $0.stream.outbox.append(Self.chunkEvent("go"))
@@ -176,7 +180,12 @@ struct WyomingSessionTests {
       $0.utterance?.recognition.result = Self.heard(
         "", finished: ["go forward ten meters"], at: 0.4)
     }
+    await store.receive(\.recognition.delegate.heard)
     await store.receive(\.recognition.recognitionFinished) {
+      $0.utterance?.recognition.status = .idle
+      $0.utterance?.recognition.outcome = .finished
+    }
+    await store.receive(\.recognition.delegate.ended) {
       $0.stream.outbox +=
         [Self.chunkEvent(" forward ten meters")]
         + Self.transcript("go forward ten meters")
@@ -212,8 +221,12 @@ struct WyomingSessionTests {
       $0.utterance?.pushedSamples = 16_000
     }
     // The detector heard a pause after "turn on the light": that is the command.
-    results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
+    let heard = Self.heard("and", finished: ["turn on the light"], at: 1)
+    results.continuation.yield(heard)
     await store.receive(\.recognition.speech.success) {
+      $0.utterance?.recognition.result = heard
+    }
+    await store.receive(\.recognition.delegate.heard) {
       $0.stream.outbox +=
         [Self.chunkEvent("turn on the light")] + Self.transcript("turn on the light")
       $0.transcripts = 1
@@ -250,6 +263,7 @@ struct WyomingSessionTests {
     await startAudio(store, number: 1)
     results.continuation.yield(Self.heard("and", finished: ["turn on the light"], at: 1))
     await store.receive(\.recognition.speech.success)
+    await store.receive(\.recognition.delegate.heard)
     #expect(store.state.phase == .streaming)
     // The finished utterance's words have settled.
     #expect(store.state.utterance?.streamedWords == ["turn", "on", "the", "light"])
@@ -273,6 +287,7 @@ struct WyomingSessionTests {
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
     #expect(
       store.state.stream.outbox
         == [Self.transcriptStart, Self.chunkEvent("good morning")]
@@ -311,10 +326,13 @@ struct WyomingSessionTests {
     await store.receive(\.recognition.speech.success) {
       $0.utterance?.recognition.result = Self.heard("", at: 0.1)
     }
+    await store.receive(\.recognition.delegate.heard)
     // 5 s wait: there is room again, and the next event may be read.
     results.continuation.yield(Self.heard("", at: 0.2))
     await store.receive(\.recognition.speech.success) {
       $0.utterance?.recognition.result = Self.heard("", at: 0.2)
+    }
+    await store.receive(\.recognition.delegate.heard) {
       $0.stream.wantsMessage = false
       $0.stream.allowedMessages = 3
     }
@@ -348,6 +366,7 @@ struct WyomingSessionTests {
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
     let problem = WyomingProblem.session(
       .tooLittleAudio(
         received: .nanoseconds(187_500), within: .seconds(30), renewal: .milliseconds(100)))
@@ -385,6 +404,7 @@ struct WyomingSessionTests {
     await store.receive(\.stream.audioEnded)
     await store.receive(\.recognition.finish)
     await store.receive(\.recognition.recognitionFinished)
+    await store.receive(\.recognition.delegate.ended)
     #expect(store.state.stream.outbox.suffix(2) == Self.transcript("lights off"))
     #expect(store.state.phase == .ready)
     await store.send(.clientFinishedSending)
@@ -418,6 +438,7 @@ struct WyomingSessionTests {
     await store.send(.received(WyomingEvent("audio-stop")))
     await clock.advance(by: .seconds(10))
     await store.receive(\.recognition.stopDeadlineElapsed)
+    await store.receive(\.recognition.delegate.ended)
     #expect(store.state.stream.outbox.last == .close)
     #expect(
       store.state.stream.outbox.dropLast().last.map { output -> String? in
