@@ -41,7 +41,7 @@ extension CommandTests {
         ["--engine", engine, "--wyoming", "tcp://127.0.0.1:0"])
       defer { server.kill() }
       let wyoming = try #require(
-        ServeWyomingCommandTests.WyomingServer.uri(in: server.process.stderrSoFar))
+        await ServeWyomingCommandTests.WyomingServer.uri(of: server.process))
       var references: [String: [String]] = [:]
       for path in ["vosk", "realtime", "realtime-vad", "wyoming", "stream"] {
         let output = try await PythonClient.run(

@@ -53,6 +53,18 @@ extension CommandTests {
         }.first
       }
 
+      /// The `tcp://HOST:PORT` `process` prints once its Wyoming listener listens, waited for
+      /// (it may come after the HTTP listener's line); `nil` if it does not come in `timeout`.
+      static func uri(of process: TranscribeProcess, timeout: TimeInterval = 30) async -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+          if let uri = uri(in: process.stderrSoFar) { return uri }
+          if !process.process.isRunning { break }
+          try? await Task.sleep(for: .milliseconds(20))
+        }
+        return uri(in: process.stderrSoFar)
+      }
+
       var pid: Int32 { process.process.processIdentifier }
 
       /// The port of ``uri``.
@@ -368,7 +380,7 @@ extension CommandTests {
       let holder = try await ServeProcess(["--preview", "--wyoming", "tcp://127.0.0.1:0"])
       defer { holder.kill() }
       let port = try #require(
-        ServeWyomingCommandTests.WyomingServer.uri(in: holder.process.stderrSoFar))
+        await ServeWyomingCommandTests.WyomingServer.uri(of: holder.process))
       let output = try await TranscribeProcess.run(
         ["serve", "--preview", "--port", "0", "--wyoming", port])
       _ = await holder.terminate()

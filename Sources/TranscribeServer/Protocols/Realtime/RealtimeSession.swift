@@ -244,7 +244,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
       let renew = timers.audioArrived(
         &state.stream.idleAudio, IdleAudio.duration(samples: samples, sampleRate: format.sampleRate)
       )
-      triggerTimeoutIfQuiet(&state)
+      state.triggerTimeoutIfQuiet()
       allowNextMessageIfBuffered(&state)
       return .merge(start, renew)
 
@@ -255,7 +255,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
         return reject(
           &state, .commitEmpty(milliseconds: state.uncommittedMilliseconds), eventID: eventID)
       }
-      var item = state.item ?? newItem(&state)
+      var item = state.item ?? state.newItem()
       item.isAnnounced = true
       item.isCommitted = true
       state.item = item
@@ -265,7 +265,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
       state.uncommittedMilliseconds = 0
       state.quietStart = state.bufferMilliseconds
       state.phase = .committing
-      sendDelta(&state, words: pendingWords(state))
+      state.sendDelta(words: state.pendingWords)
       var effects = [timers.awaitLastWords(shuttingDown: false), finishRun(&state)]
       if state.isRunOver { effects.append(recognitionChanged(&state)) }
       return .merge(effects)
@@ -330,83 +330,6 @@ struct RealtimeSession: ProtocolSession, Sendable {
       audioEnded: .stream(.audioEnded(after: state.audioMessages)))
   }
 
-  private func newItem(_ state: inout State) -> Item {
-    state.items += 1
-    return Item(id: "item_\(state.id)_\(state.items)")
-  }
-
-  /// Opens an item for words heard with server VAD: `speech_started`.
-  private func announceSpeech(_ state: inout State, firstWord: TranscriptionSegment) {
-    guard state.item == nil || state.item?.isAnnounced == false else { return }
-    var item = state.item ?? newItem(&state)
-    item.isAnnounced = true
-    state.item = item
-    let padding = Double(state.configuration.turnDetection?.prefixPaddingMilliseconds ?? 0)
-    let runStart = state.run?.start ?? state.bufferMilliseconds
-    let start = max(
-      runStart + firstWord.timestamp * 1000 - padding, runStart, state.lastItemEnd)
-    state.stream.outbox.append(
-      .event(.speechStarted(itemID: item.id, audioStartMilliseconds: Int(start.rounded()))))
-  }
-
-  /// Sends the words of `words` past those sent already. Unless `isFinal`, only the words that
-  /// have settled count (``SettledWords``: the decoder is sure or two looks agree, another word
-  /// follows, no loop). A delta cannot be taken back: where the recognizer still revises a word
-  /// already sent, the deltas keep the word as first heard and `completed` has the final one.
-  private func sendDelta(
-    _ state: inout State, words allWords: [TranscriptionSegment], isFinal: Bool = false
-  ) {
-    var words = allWords
-    if !isFinal {
-      // The pending words are finished utterances' words, then the partial ones.
-      let partial = state.recognition?.result?.bestTranscription.partialSegments.count ?? 0
-      let settled =
-        state.run?.heard.settle(
-          allWords.map(SettledWords.Word.init), finished: max(0, allWords.count - partial)) ?? 0
-      words = Array(allWords.prefix(settled))
-    }
-    guard var item = state.item, item.isAnnounced else { return }
-    guard words.count > item.sentWords else {
-      state.item = item
-      return
-    }
-    let new = words[item.sentWords...]
-    let text = (item.sentWords > 0 ? " " : "") + OpenAITranscription.text(of: new)
-    // Partial words carry log probabilities when the engine decodes tokens (Moonshine), as
-    // the decoder found them when they settled; pocketsphinx's have none until decided.
-    let logprobs =
-      state.configuration.includesLogprobs && (isFinal || new.allSatisfy { !$0.tokens.isEmpty })
-      ? OpenAITranscription.logprobs(of: [new]) : nil
-    item.sentWords = words.count
-    state.item = item
-    state.stream.outbox.append(.event(.delta(itemID: item.id, text: text, logprobs: logprobs)))
-  }
-
-  /// Completes the current item with `words`: the rest of its deltas and `completed`.
-  private func complete(_ state: inout State, words: [TranscriptionSegment]) {
-    guard let item = state.item else { return }
-    sendDelta(&state, words: words, isFinal: true)
-    state.stream.outbox.append(
-      .event(
-        .completed(
-          itemID: item.id, transcript: OpenAITranscription.text(of: words), words: words.count,
-          logprobs: state.configuration.includesLogprobs
-            ? OpenAITranscription.logprobs(of: [words]) : nil)))
-    state.item = nil
-    state.run?.heard.reset()
-  }
-
-  /// The words of the current run not in an item yet: its finished utterances not taken, then
-  /// its partial words.
-  private func pendingWords(_ state: State) -> [TranscriptionSegment] {
-    guard let run = state.run, let transcription = run.recognition.result?.bestTranscription
-    else { return [] }
-    let utterances = transcription.finishedUtterances
-    var words: [TranscriptionSegment] = []
-    for index in run.takenUtterances..<utterances.count { words += utterances[index] }
-    return words + transcription.partialSegments
-  }
-
   private func recognitionChanged(
     _ state: inout State, isNewResult: Bool = false
   ) -> Effect<Action> {
@@ -423,31 +346,31 @@ struct RealtimeSession: ProtocolSession, Sendable {
     switch state.phase {
     case .streaming, .finishing:
       if state.configuration.turnDetection != nil, state.item?.isCommitted != true {
-        takeUtterances(&state)
+        state.takeUtterances()
       }
     case .committing:
       break
     }
-    let words = pendingWords(state)
+    let words = state.pendingWords
     if let first = words.first, state.configuration.turnDetection != nil,
       state.item?.isCommitted != true, state.phase == .streaming
     {
-      announceSpeech(&state, firstWord: first)
+      state.announceSpeech(firstWord: first)
     }
-    if isNewResult { sendDelta(&state, words: words) }
+    if isNewResult { state.sendDelta(words: words) }
     guard state.isRunOver else {
       allowNextMessageIfBuffered(&state)
       return .none
     }
     switch state.phase {
     case .committing:
-      complete(&state, words: words)
+      state.complete(words: words)
       state.run = nil
       state.phase = .streaming
       allowNextMessage(&state)
       return timers.stop(.finalWait)
     case .finishing(let closing):
-      if var item = state.item ?? (words.isEmpty ? nil : newItem(&state)) {
+      if var item = state.item ?? (words.isEmpty ? nil : state.newItem()) {
         if !item.isCommitted {
           state.stream.outbox.append(
             .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
@@ -456,67 +379,15 @@ struct RealtimeSession: ProtocolSession, Sendable {
           item.isCommitted = true
         }
         state.item = item
-        complete(&state, words: words)
+        state.complete(words: words)
       }
       return close(&state, closing)
     case .streaming:
       // The run ended by itself (it should not before a commit): the next audio starts
       // another.
-      if !words.isEmpty, state.item != nil { complete(&state, words: words) }
+      if !words.isEmpty, state.item != nil { state.complete(words: words) }
       state.run = nil
       return .none
-    }
-  }
-
-  /// With server VAD's `idle_timeout_ms`: once that much audio has come without speech since
-  /// the last item (or timeout), `input_audio_buffer.timeout_triggered`, and the quiet audio is
-  /// committed as an item with no words.
-  private func triggerTimeoutIfQuiet(_ state: inout State) {
-    guard let timeout = state.configuration.turnDetection?.idleTimeoutMilliseconds,
-      state.item == nil,
-      state.bufferMilliseconds - max(state.quietStart, state.lastItemEnd) >= Double(timeout)
-    else { return }
-    let item = newItem(&state)
-    let start = max(state.quietStart, state.lastItemEnd)
-    state.stream.outbox.append(
-      .event(
-        .timeoutTriggered(
-          itemID: item.id, audioStartMilliseconds: Int(start.rounded()),
-          audioEndMilliseconds: Int(state.bufferMilliseconds.rounded()))))
-    state.stream.outbox.append(
-      .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
-    state.stream.outbox.append(
-      .event(.completed(itemID: item.id, transcript: "", words: 0, logprobs: nil)))
-    state.lastItemID = item.id
-    state.quietStart = state.bufferMilliseconds
-    state.uncommittedMilliseconds = 0
-  }
-
-  /// Makes an item of each utterance server VAD ended since the last look.
-  private func takeUtterances(_ state: inout State) {
-    guard let run = state.run, let transcription = run.recognition.result?.bestTranscription
-    else { return }
-    let utterances = transcription.finishedUtterances
-    for index in run.takenUtterances..<utterances.count {
-      let words = Array(utterances[index])
-      state.run?.takenUtterances = index + 1
-      guard let first = words.first else { continue }
-      announceSpeech(&state, firstWord: first)
-      guard let item = state.item else { continue }
-      let decoded = (run.recognition.progress?.audioDuration ?? 0) * 1000
-      let lastEnd = (words.last.map { $0.timestamp + $0.duration } ?? 0) * 1000
-      let end = run.start + max(decoded, lastEnd)
-      state.stream.outbox.append(
-        .event(.speechStopped(itemID: item.id, audioEndMilliseconds: Int(end.rounded()))))
-      state.stream.outbox.append(
-        .event(.committed(itemID: item.id, previousItemID: state.lastItemID)))
-      state.lastItemID = item.id
-      state.lastItemEnd = end
-      state.uncommittedMilliseconds = max(0, state.bufferMilliseconds - end)
-      var committed = item
-      committed.isCommitted = true
-      state.item = committed
-      complete(&state, words: words)
     }
   }
 

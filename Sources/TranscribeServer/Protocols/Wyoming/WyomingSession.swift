@@ -218,28 +218,11 @@ struct WyomingSession: ProtocolSession, Sendable {
         return unexpected("transcribe", &state)
       }
       state.phase = .ready
-      if let name = event.data["name"]?.stringValue, !name.isEmpty {
-        guard let model = WyomingModel.named(name, among: models) else {
-          return close(&state, .unknownModel(name: name, available: models.map(\.name)))
-        }
-        state.request.model = model
-      } else {
-        state.request.model = nil
+      do throws(WyomingProblem) {
+        state.request = try Request(event, models: models, limits: limits)
+      } catch {
+        return close(&state, error)
       }
-      // Home Assistant sends the pipeline's language: it picks the engine (English the
-      // server's default, any other Whisper) unless `name` picked a model.
-      let language = event.data["language"]?.stringValue
-      state.request.servedLanguage = nil
-      if let language, !language.isEmpty {
-        guard let served = limits.servedLanguage(language),
-          served.isEnglish || state.request.model == nil
-            || state.request.model?.engine == .whisper
-        else {
-          return close(&state, .unsupportedLanguage(language))
-        }
-        state.request.servedLanguage = served
-      }
-      state.request.language = language
       state.hotwords = WyomingHotwords.hotwords(in: event.data)
       if let problem = state.hotwords.problem {
         return close(&state, .badHotwords(problem))
@@ -313,7 +296,7 @@ struct WyomingSession: ProtocolSession, Sendable {
     request.language = state.request.servedLanguage ?? limits.defaultLanguage
     state.utterance = Utterance(
       recognition: SpeechRecognition.State(request: request), format: format)
-    state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: languageData(state))))
+    state.stream.outbox.append(.event(WyomingEvent("transcript-start", data: state.languageData)))
     return .send(.recognition(.start))
   }
 
@@ -360,36 +343,6 @@ struct WyomingSession: ProtocolSession, Sendable {
     state.stream.allowNextMessage(waitingSeconds: waiting, within: limits.maxBufferedAudio)
   }
 
-  // MARK: - Words
-
-  /// The words of the utterance so far: finished, then partial.
-  private static func words(_ recognition: SpeechRecognition.State?) -> [String] {
-    guard let transcription = recognition?.result?.bestTranscription else { return [] }
-    return transcription.segments.map(\.substring)
-  }
-
-  /// The words of the utterance that have settled (``SettledWords``): a chunk cannot be taken
-  /// back.
-  private static func settledWords(_ state: inout State) -> [String] {
-    guard let transcription = state.recognition?.result?.bestTranscription else { return [] }
-    let words = transcription.segments.map(SettledWords.Word.init)
-    let finished = words.count - transcription.partialSegments.count
-    let settled = state.utterance?.heardWords.settle(words, finished: finished) ?? 0
-    return words.prefix(settled).map(\.text)
-  }
-
-  /// Streams the words heard since the last chunk, when they extend what went out.
-  private func streamNewWords(_ words: [String], _ state: inout State) {
-    let streamed = state.utterance?.streamedWords ?? []
-    guard words.count > streamed.count, words.starts(with: streamed, by: SettledWords.sameWord)
-    else { return }
-    let new = words[streamed.count...].joined(separator: " ")
-    let text = streamed.isEmpty ? new : " " + new
-    state.utterance?.streamedWords = words
-    state.stream.outbox.append(
-      .event(WyomingEvent("transcript-chunk", data: ["text": .string(text)])))
-  }
-
   private func recognitionChanged(_ state: inout State) -> Effect<Action> {
     allowNextEventIfBuffered(&state)
     guard !state.isOver, let recognition = state.recognition else { return .none }
@@ -409,7 +362,7 @@ struct WyomingSession: ProtocolSession, Sendable {
         // The speaker paused: the command is over.
         return sendTranscript(first.map(\.substring), &state, then: .endpointed)
       }
-      streamNewWords(Self.settledWords(&state), &state)
+      state.streamNewWords(state.settledWords())
       return .none
     case .finishing(let closing):
       guard recognition.isOver else { return .none }
@@ -419,17 +372,13 @@ struct WyomingSession: ProtocolSession, Sendable {
     }
   }
 
-  private func languageData(_ state: State) -> [String: JSONValue] {
-    ["language": .string(state.request.language ?? "en")]
-  }
-
   /// Sends the utterance's transcript (after its last chunk) and `transcript-stop`, and ends
   /// the utterance: its recognition is dropped (cancelled if it still runs).
   private func sendTranscript(
     _ words: [String], _ state: inout State, then phase: Phase
   ) -> Effect<Action> {
-    streamNewWords(words, &state)
-    var data = languageData(state)
+    state.streamNewWords(words)
+    var data = state.languageData
     data["text"] = .string(words.joined(separator: " "))
     state.stream.outbox.append(.event(WyomingEvent("transcript", data: data)))
     state.stream.outbox.append(.event(WyomingEvent("transcript-stop")))
@@ -476,7 +425,7 @@ struct WyomingSession: ProtocolSession, Sendable {
         timers.stop(.finalWait),
         close(&state, closing ?? .session(SessionProblem(problem))))
     }
-    let effect = sendTranscript(Self.words(state.recognition), &state, then: .ready)
+    let effect = sendTranscript(state.words, &state, then: .ready)
     if let closing {
       return .merge(effect, close(&state, closing))
     }
