@@ -29,6 +29,9 @@ where
 
   /// The limits the session runs under (the server's configuration).
   var limits: ServerConfiguration { get }
+  /// What the protocol does with an action once its stream has taken it: its own parsing,
+  /// pacing and rendering (``sessionBody(recognition:action:child:)`` runs it).
+  func reduceProtocol(into state: inout State, action: Action) -> Effect<Action>
   /// Ends the session for `problem`: at once for the client's mistakes and failures, after the
   /// last words where the problem and the phase allow.
   func fail(_ state: inout State, _ problem: Problem) -> Effect<Action>
@@ -92,12 +95,7 @@ protocol ProtocolSessionAction<Output, Problem>: Sendable {
 /// (``ProtocolSession/reduce(stream:_:)``): stops its recognition once the audio has ended,
 /// closes or ends as the stream's delegate actions ask.
 ///
-/// ```swift
-/// var body: some ReducerOf<Self> {
-///   StreamScope(self)
-///   Reduce { state, action in … }
-/// }
-/// ```
+/// ``ProtocolSession/sessionBody(recognition:action:child:)`` puts it first.
 struct StreamScope<Session: ProtocolSession>: Reducer {
   let session: Session
 
@@ -117,6 +115,28 @@ struct StreamScope<Session: ProtocolSession>: Reducer {
 }
 
 extension ProtocolSession {
+  /// The body of a protocol's session: its stream first (``StreamScope``), then what the
+  /// protocol does (``reduceProtocol(into:action:)``), then its recognition, the `child` at
+  /// `recognition`, under `ifLet`: the stream's ending can drop the recognition, and the `ifLet`
+  /// must see it go.
+  ///
+  /// ```swift
+  /// var body: some ReducerOf<Self> {
+  ///   sessionBody(recognition: \.utterance, action: \.recognition) { Recognizing<Utterance>() }
+  /// }
+  /// ```
+  func sessionBody<Child: Reducer>(
+    recognition: WritableKeyPath<State, Child.State?>,
+    action: CaseKeyPath<Action, Child.Action>,
+    child: () -> Child
+  ) -> some Reducer<State, Action> where Action: CasePathable {
+    CombineReducers {
+      StreamScope(self)
+      Reduce { state, action in reduceProtocol(into: &state, action: action) }
+    }
+    .ifLet(recognition, action: action, then: child)
+  }
+
   /// The idle, maximum-length and last-words timers, as the session's actions.
   var timers: SessionTimers<Action> {
     StreamSession<Output, Problem>.timers(limits, embed: Action.stream)
@@ -181,6 +201,19 @@ extension ProtocolSession {
   func endAudio(_ state: State) -> Effect<Action> {
     guard let audio = state.audio else { return .none }
     return .run { _ in audio.finish() }
+  }
+
+  /// The audio is over: ends it, asks recognition for its last words and awaits them
+  /// (``LastWords/await(_:endAudio:audioEnded:closing:timers:arrived:)``); `arrived` handles
+  /// them, at once when recognition is over already.
+  func awaitLastWords(
+    _ state: inout State, closing: Problem?, arrived: (inout State) -> Effect<Action>
+  ) -> Effect<Action> {
+    LastWords.await(
+      state.recognition, endAudio: endAudio(state),
+      audioEnded: .stream(.audioEnded(after: state.audioMessages)), closing: closing,
+      timers: timers
+    ) { arrived(&state) }
   }
 
   /// Does what the stream's delegate action asks.

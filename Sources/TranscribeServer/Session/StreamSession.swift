@@ -13,10 +13,12 @@ import SpeechRecognitionFeature
 ///
 /// ```swift
 /// var body: some ReducerOf<Self> {
-///   Scope(state: \.stream, action: \.stream) { StreamSession<Output, Problem>(limits: limits) }
-///   Reduce { state, action in … }
+///   sessionBody(recognition: \.utterance, action: \.recognition) { Recognizing<Utterance>() }
 /// }
 /// ```
+///
+/// (``ProtocolSession/sessionBody(recognition:action:child:)``: this stream first, through
+/// ``StreamScope``, then the protocol's own ``ProtocolSession/reduceProtocol(into:action:)``.)
 ///
 /// The host reads ``State/outbox``, ``State/allowedMessages`` and ``State/ending``, and sends
 /// ``Action/start``, ``Action/written(through:)`` and what it sees of the client and the server

@@ -153,51 +153,47 @@ struct RealtimeSession: ProtocolSession, Sendable {
   }
 
   var body: some ReducerOf<Self> {
-    // The stream's ending can drop the recognition too: the `ifLet` must see it go.
-    CombineReducers {
-      StreamScope(self)
-      Reduce { state, action in
-        switch action {
-        case .stream(.start):
-          state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
-          return .none
+    sessionBody(recognition: \.run, action: \.recognition) { Recognizing<Run>() }
+  }
 
-        case .stream:
-          return .none
+  /// What the protocol does with an action once its stream has taken it (``sessionBody``).
+  func reduceProtocol(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .stream(.start):
+      state.stream.outbox.append(.event(.session(state.configuration, isUpdate: false)))
+      return .none
 
-        case .message(let message):
-          guard state.takeMessage(), state.phase == .streaming else { return .none }
-          switch message {
-          case .tooLarge(let bytes):
-            return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
-          case .invalid(let error):
-            return reject(&state, error)
-          case .event(let event, let eventID):
-            return handle(event, eventID: eventID, &state)
-          }
+    case .stream:
+      return .none
 
-        case .binary(let bytes):
-          guard state.takeMessage(), state.phase == .streaming else { return .none }
-          guard bytes <= limits.maxFrameBytes else {
-            return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
-          }
-          return reject(&state, .binaryMessage)
-
-        case .recognition(.delegate(.heard)):
-          // Only a new result is a new look at the words.
-          return recognitionChanged(&state, isNewResult: true)
-
-        case .recognition(.delegate(.ended)):
-          return recognitionChanged(&state)
-
-        case .recognition:
-          return .none
-
-        }
+    case .message(let message):
+      guard state.takeMessage(), state.phase == .streaming else { return .none }
+      switch message {
+      case .tooLarge(let bytes):
+        return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+      case .invalid(let error):
+        return reject(&state, error)
+      case .event(let event, let eventID):
+        return handle(event, eventID: eventID, &state)
       }
-    }
-    .ifLet(\.run, action: \.recognition) {
-      Recognizing<Run>()
+
+    case .binary(let bytes):
+      guard state.takeMessage(), state.phase == .streaming else { return .none }
+      guard bytes <= limits.maxFrameBytes else {
+        return reject(&state, .messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes))
+      }
+      return reject(&state, .binaryMessage)
+
+    case .recognition(.delegate(.heard)):
+      // Only a new result is a new look at the words.
+      return recognitionChanged(&state, isNewResult: true)
+
+    case .recognition(.delegate(.ended)):
+      return recognitionChanged(&state)
+
+    case .recognition:
+      return .none
+
     }
   }
 

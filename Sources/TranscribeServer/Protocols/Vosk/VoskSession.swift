@@ -122,90 +122,86 @@ struct VoskSession: ProtocolSession, Sendable {
   }
 
   var body: some ReducerOf<Self> {
-    // The stream's ending can drop the recognition too: the `ifLet` must see it go.
-    CombineReducers {
-      StreamScope(self)
-      Reduce { state, action in
-        switch action {
-        case .stream:
-          return .none
+    sessionBody(recognition: \.recognition, action: \.recognition) { SpeechRecognition() }
+  }
 
-        case .message(let read):
-          guard state.takeMessage() else { return .none }
-          guard state.phase == .streaming else { return messageWhileEnding(&state) }
-          let message: VoskMessage
-          switch read {
-          case .success(let read): message = read
-          case .failure(let error): return fail(&state, error)
-          }
-          switch message {
-          case .config(let configuration):
-            guard state.recognition == nil else {
-              return fail(&state, .configurationAfterAudio)
-            }
-            if biasesPhraseList, let phrases = configuration.phraseList,
-              let problem = Hotwords(Hotwords.cleaned(phrases)).problem
-            {
-              // Moonshine's hotwords have limits of their own, tighter than a grammar's.
-              return fail(
-                &state, .invalidConfigurationValue(field: "phrase_list", reason: .phrases(problem)))
-            }
-            state.configuration = configuration
-            state.stream.allowNextMessage()
-            // Only audio renews the idle time: configurations sent over and over hold no place.
-            return .none
-          case .eof:
-            state.pending = nil
-            let start = startRecognition(&state)
-            return .merge(
-              start, finishAudio(&state, closing: nil),
-              .cancel(id: CancelID.replyDeadline), timers.stop(.idle))
-          }
+  /// What the protocol does with an action once its stream has taken it (``sessionBody``).
+  func reduceProtocol(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .stream:
+      return .none
 
-        case .audio(let buffer):
-          guard state.takeMessage() else { return .none }
-          guard state.phase == .streaming else { return messageWhileEnding(&state) }
-          let bytes = buffer.readableBytes
-          guard bytes <= limits.maxFrameBytes else {
-            return fail(
-              &state, .session(.messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes)))
-          }
-          guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
-          let start = startRecognition(&state)
-          state.audioMessages += 1
-          state.pushedSamples += bytes / 2
-          state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
-          return .merge(
-            start,
-            timers.audioArrived(
-              &state.stream.idleAudio,
-              IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
-            timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
-            replyIfCaughtUp(&state))
-
-        case .recognition(.delegate):
-          takeFinishedUtterances(&state)
-          return recognitionChanged(&state)
-
-        case .recognition:
-          return .none
-
-        case .replyDeadlineElapsed:
-          guard !state.isOver, state.phase == .streaming, state.pending != nil else { return .none }
-          reply(&state)
-          return .none
-
-        case .messageWaitElapsed:
-          guard !state.isOver, case .awaitingMessage(let words, let closing) = state.phase else {
-            return .none
-          }
-          if !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
-          return close(&state, closing)
-        }
+    case .message(let read):
+      guard state.takeMessage() else { return .none }
+      guard state.phase == .streaming else { return messageWhileEnding(&state) }
+      let message: VoskMessage
+      switch read {
+      case .success(let read): message = read
+      case .failure(let error): return fail(&state, error)
       }
-    }
-    .ifLet(\.recognition, action: \.recognition) {
-      SpeechRecognition()
+      switch message {
+      case .config(let configuration):
+        guard state.recognition == nil else {
+          return fail(&state, .configurationAfterAudio)
+        }
+        if biasesPhraseList, let phrases = configuration.phraseList,
+          let problem = Hotwords(Hotwords.cleaned(phrases)).problem
+        {
+          // Moonshine's hotwords have limits of their own, tighter than a grammar's.
+          return fail(
+            &state, .invalidConfigurationValue(field: "phrase_list", reason: .phrases(problem)))
+        }
+        state.configuration = configuration
+        state.stream.allowNextMessage()
+        // Only audio renews the idle time: configurations sent over and over hold no place.
+        return .none
+      case .eof:
+        state.pending = nil
+        let start = startRecognition(&state)
+        return .merge(
+          start, finishAudio(&state, closing: nil),
+          .cancel(id: CancelID.replyDeadline), timers.stop(.idle))
+      }
+
+    case .audio(let buffer):
+      guard state.takeMessage() else { return .none }
+      guard state.phase == .streaming else { return messageWhileEnding(&state) }
+      let bytes = buffer.readableBytes
+      guard bytes <= limits.maxFrameBytes else {
+        return fail(
+          &state, .session(.messageTooLarge(bytes: bytes, limit: limits.maxFrameBytes)))
+      }
+      guard bytes % 2 == 0 else { return fail(&state, .oddLengthFrame(bytes: bytes)) }
+      let start = startRecognition(&state)
+      state.audioMessages += 1
+      state.pushedSamples += bytes / 2
+      state.pending = PendingReply(number: state.audioMessages, samples: state.pushedSamples)
+      return .merge(
+        start,
+        timers.audioArrived(
+          &state.stream.idleAudio,
+          IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
+        timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
+        replyIfCaughtUp(&state))
+
+    case .recognition(.delegate):
+      takeFinishedUtterances(&state)
+      return recognitionChanged(&state)
+
+    case .recognition:
+      return .none
+
+    case .replyDeadlineElapsed:
+      guard !state.isOver, state.phase == .streaming, state.pending != nil else { return .none }
+      reply(&state)
+      return .none
+
+    case .messageWaitElapsed:
+      guard !state.isOver, case .awaitingMessage(let words, let closing) = state.phase else {
+        return .none
+      }
+      if !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
+      return close(&state, closing)
     }
   }
 
@@ -321,11 +317,7 @@ struct VoskSession: ProtocolSession, Sendable {
     _ state: inout State, closing: WebSocketSessionError?
   ) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    return LastWords.await(
-      state.recognition, endAudio: endAudio(state),
-      audioEnded: .stream(.audioEnded(after: state.audioMessages)),
-      closing: closing, timers: timers
-    ) { lastWordsArrived(&state, closing: closing) }
+    return awaitLastWords(&state, closing: closing) { lastWordsArrived(&$0, closing: closing) }
   }
 
   /// The last words are in: they go out, then the close.

@@ -147,50 +147,46 @@ struct WyomingSession: ProtocolSession, Sendable {
   }
 
   var body: some ReducerOf<Self> {
-    // The stream's ending can drop the recognition too: the `ifLet` must see it go.
-    CombineReducers {
-      StreamScope(self)
-      Reduce { state, action in
-        switch action {
-        case .stream:
-          return .none
+    sessionBody(recognition: \.utterance, action: \.recognition) { Recognizing<Utterance>() }
+  }
 
-        case .received(let event):
-          guard state.takeMessage() else { return .none }
-          // Only audio renews the idle time (in `push`): other events hold no place.
-          let effect = received(event, &state)
-          guard !state.isOver else { return effect }
-          allowNextEventIfBuffered(&state, wanted: true)
-          return effect
+  /// What the protocol does with an action once its stream has taken it (``sessionBody``).
+  func reduceProtocol(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .stream:
+      return .none
 
-        case .malformed(let problem):
-          return close(&state, problem)
+    case .received(let event):
+      guard state.takeMessage() else { return .none }
+      // Only audio renews the idle time (in `push`): other events hold no place.
+      let effect = received(event, &state)
+      guard !state.isOver else { return effect }
+      allowNextEventIfBuffered(&state, wanted: true)
+      return effect
 
-        case .clientFinishedSending:
-          state.isClientDone = true
-          guard !state.isOver else { return .none }
-          switch state.phase {
-          case .ready, .endpointed:
-            return close(&state, nil)
-          case .streaming:
-            // The end of its sending is the end of its audio: it gets the transcript, then the
-            // close (a client that is gone altogether fails the write, which ends it).
-            return finishAudio(&state, closing: nil)
-          case .finishing:
-            return .none
-          }
+    case .malformed(let problem):
+      return close(&state, problem)
 
-        case .recognition(.delegate):
-          return recognitionChanged(&state)
-
-        case .recognition:
-          return .none
-
-        }
+    case .clientFinishedSending:
+      state.isClientDone = true
+      guard !state.isOver else { return .none }
+      switch state.phase {
+      case .ready, .endpointed:
+        return close(&state, nil)
+      case .streaming:
+        // The end of its sending is the end of its audio: it gets the transcript, then the
+        // close (a client that is gone altogether fails the write, which ends it).
+        return finishAudio(&state, closing: nil)
+      case .finishing:
+        return .none
       }
-    }
-    .ifLet(\.utterance, action: \.recognition) {
-      Recognizing<Utterance>()
+
+    case .recognition(.delegate):
+      return recognitionChanged(&state)
+
+    case .recognition:
+      return .none
+
     }
   }
 
@@ -409,11 +405,7 @@ struct WyomingSession: ProtocolSession, Sendable {
   /// Finishes the audio and stops recognition; the last words are awaited.
   private func finishAudio(_ state: inout State, closing: WyomingProblem?) -> Effect<Action> {
     state.phase = .finishing(closing: closing)
-    return LastWords.await(
-      state.recognition, endAudio: endAudio(state),
-      audioEnded: .stream(.audioEnded(after: state.audioMessages)),
-      closing: closing, timers: timers
-    ) { lastWordsArrived(&state, closing: closing) }
+    return awaitLastWords(&state, closing: closing) { lastWordsArrived(&$0, closing: closing) }
   }
 
   /// The last words are in: the transcript goes out, then the close if there is one.
