@@ -185,7 +185,7 @@ struct VoskSession: ProtocolSession, Sendable {
         replyIfCaughtUp(&state))
 
     case .recognition(.delegate):
-      takeFinishedUtterances(&state)
+      state.takeFinishedUtterances()
       return recognitionChanged(&state)
 
     case .recognition:
@@ -193,7 +193,7 @@ struct VoskSession: ProtocolSession, Sendable {
 
     case .replyDeadlineElapsed:
       guard !state.isOver, state.phase == .streaming, state.pending != nil else { return .none }
-      reply(&state)
+      state.reply(bufferLimit: limits.maxBufferedAudio)
       return .none
 
     case .messageWaitElapsed:
@@ -232,36 +232,12 @@ struct VoskSession: ProtocolSession, Sendable {
   private func replyIfCaughtUp(_ state: inout State) -> Effect<Action> {
     if let pending = state.pending, let recognition = state.recognition {
       if recognition.isOver || state.decodedSamples >= pending.samples {
-        reply(&state)
+        state.reply(bufferLimit: limits.maxBufferedAudio)
         return .cancel(id: CancelID.replyDeadline)
       }
     }
-    allowNextMessageIfBuffered(&state)
+    state.allowNextMessageIfBuffered(within: limits.maxBufferedAudio)
     return .none
-  }
-
-  /// Sends the reply to the last audio message: a finished utterance if one waits, else the
-  /// partial words.
-  private func reply(_ state: inout State) {
-    state.pending = nil
-    if !state.finals.isEmpty {
-      state.stream.outbox.append(.reply(.result(state.finals.removeFirst())))
-    } else {
-      let partial = state.recognition?.result?.bestTranscription.partialSegments ?? []
-      state.stream.outbox.append(
-        .reply(.partial(partial.map(\.substring).joined(separator: " "))))
-    }
-    state.stream.wantsMessage = true
-    allowNextMessageIfBuffered(&state)
-  }
-
-  /// Lets the next message in once a reply went out and the audio waiting to be decoded is
-  /// within ``ServerConfiguration/maxBufferedAudio``.
-  private func allowNextMessageIfBuffered(_ state: inout State) {
-    let waiting = Double(state.pushedSamples - state.decodedSamples)
-    state.stream.allowNextMessage(
-      waitingSeconds: waiting / Double(state.configuration.sampleRate),
-      within: limits.maxBufferedAudio)
   }
 
   /// A message that arrived while the session was ending.
@@ -276,16 +252,6 @@ struct VoskSession: ProtocolSession, Sendable {
       return close(&state, closing)
     case .streaming:
       return .none
-    }
-  }
-
-  /// Moves the utterances finished since the last look into ``State/finals``.
-  private func takeFinishedUtterances(_ state: inout State) {
-    guard let utterances = state.recognition?.result?.bestTranscription.finishedUtterances
-    else { return }
-    while state.takenUtterances < utterances.count {
-      state.finals.append(Array(utterances[state.takenUtterances]))
-      state.takenUtterances += 1
     }
   }
 
