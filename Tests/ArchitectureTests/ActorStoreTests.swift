@@ -4,47 +4,8 @@ import Foundation
 import Testing
 
 struct ActorStoreTests {
-  struct Counter: Reducer {
-    struct State: Equatable, Sendable {
-      var count = 0
-      var log: [String] = []
-    }
-    enum Action: Equatable, Sendable {
-      case increment
-      case incrementTwice
-      case delayedIncrement
-      case record(String)
-      case concatenated
-    }
-    var body: some ReducerOf<Self> {
-      Reduce { state, action in
-        switch action {
-        case .increment:
-          state.count += 1
-          return .none
-        case .incrementTwice:
-          return .merge(.send(.increment), .send(.increment))
-        case .delayedIncrement:
-          return .run { send in
-            await Task.yield()
-            await send(.increment)
-          }
-        case .record(let entry):
-          state.log.append(entry)
-          return .none
-        case .concatenated:
-          return .concatenate(
-            .run { send in
-              await Task.yield()
-              await send(.record("first"))
-            },
-            .send(.record("second")),
-            .run { send in await send(.record("third")) }
-          )
-        }
-      }
-    }
-  }
+  /// The counter that ``StoreTests`` runs in a ``Store``.
+  typealias Counter = StoreTests.Counter
 
   @Test func sendReducesOnTheStore() async {
     let store = ActorStore(initialState: Counter.State()) { Counter() }
@@ -60,10 +21,22 @@ struct ActorStoreTests {
     #expect(await store.state.count == 1)
   }
 
-  @Test func concatenatedEffectsRunInOrder() async {
-    let store = ActorStore(initialState: Counter.State()) { Counter() }
-    await store.send(.concatenated).finish()
-    #expect(await store.state.log == ["first", "second", "third"])
+  @Test func concatenatedEffectsRunOneAfterAnother() async {
+    let store = ActorStore(initialState: [Int]()) {
+      Reduce<[Int], Int> { state, number in
+        state.append(number)
+        guard number == 0 else { return .none }
+        return .concatenate(
+          (1...3).map { number in
+            .run { send in
+              await Task.yield()
+              await send(number)
+            }
+          })
+      }
+    }
+    await store.send(0).finish()
+    #expect(await store.state == [0, 1, 2, 3])
   }
 
   @Test func mappedEffectsSendToTheStore() async {
@@ -190,28 +163,24 @@ struct ActorStoreTests {
   }
 
   @Test func dependenciesReachReducerAndEffects() async {
-    struct Feature: Reducer {
-      typealias State = [DependencyContext]
-      typealias Action = Bool
-      @Dependency(\.context) var context
-      var body: some ReducerOf<Self> {
-        Reduce { state, fromEffect in
-          state.append(context)
-          guard !fromEffect else { return .none }
-          return .run { send in
-            @Dependency(\.context) var context
-            await send(context == .preview)
-          }
-        }
-      }
-    }
-    let store = ActorStore(initialState: Feature.State()) {
-      Feature()
+    let store = ActorStore(initialState: StoreTests.ContextLog.State()) {
+      StoreTests.ContextLog()
     } withDependencies: {
       $0.context = .preview
     }
     await store.send(false).finish()
     #expect(await store.state == [.preview, .preview])
+  }
+
+  /// A presented child's effect dismisses it through the store's actor: `await dismiss()` sends
+  /// the dismissal there, and the parent sees it while the child is still present.
+  @Test func aPresentedChildDismissesItselfThroughTheStore() async {
+    typealias Parent = PresentationReducerTests.Parent
+    let store = ActorStore(initialState: Parent.State()) { Parent() }
+    await store.send(.presentTimer(id: 7))
+    await store.send(.timer(.presented(.closeButtonTapped))).finish()
+    #expect(await store.withState { $0.timer == nil })
+    #expect(await store.withState(\.dismissalsSeen) == [7])
   }
 
   @Test func statesStartWithCurrentStateAndYieldEachChange() async {
