@@ -44,7 +44,7 @@ public struct Effect<Action> {
 }
 
 /// An effect can be handed between tasks, as in TCA. Its asynchronous work is `@Sendable`; an
-/// action carried by ``send(_:)`` is only ever read on the main actor by the store that runs it.
+/// action carried by ``send(_:)`` is only ever read by the store that runs it, on its actor.
 extension Effect: @unchecked Sendable {}
 
 /// The effect type of a reducer, for helpers that build effects: `EffectOf<Feature>`.
@@ -195,7 +195,7 @@ extension Effect {
     case .run(let priority, let operation):
       return Effect<T>(
         operation: .run(priority) { send in
-          await operation(Send { action in send(transform(action)) })
+          await operation(send.map(transform))
         }
       )
     case .merge(let effects):

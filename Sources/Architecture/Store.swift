@@ -43,34 +43,20 @@ public final class Store<State, Action> {
   ///   - reducer: The reducer that runs the feature.
   ///   - prepareDependencies: Overrides dependencies for the reducer and every effect it starts,
   ///     for example `$0.context = .preview`.
-  // Inlinable, so that the closure below is made where `R` is known and calls its specialized
-  // `reduce`, rather than reaching a generic reducer through an existential into unspecialized
-  // code that looks up generic metadata on every action.
   @inlinable
   public convenience init<R: Reducer<State, Action>>(
     initialState: @autoclosure () -> R.State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: ((inout DependencyValues) -> Void)? = nil
   ) {
-    let (initialState, reducer, dependencies) = withDependencies {
-      prepareDependencies?(&$0)
-    } operation: {
-      (initialState(), reducer(), DependencyValues._current)
-    }
     self.init(
-      initialState: initialState,
-      reduce: { reducer.reduce(into: &$0, action: $1) },
-      dependencies: dependencies)
+      root: RootCore.prepared(
+        initialState: initialState, reducer: reducer, prepareDependencies: prepareDependencies))
   }
 
   @usableFromInline
-  convenience init(
-    initialState: State,
-    reduce: @escaping (inout State, Action) -> Effect<Action>,
-    dependencies: DependencyValues
-  ) {
-    self.init(
-      core: RootCore(initialState: initialState, reduce: reduce, dependencies: dependencies))
+  convenience init(root: RootCore<State, Action>) {
+    self.init(core: root)
   }
 
   init(core: any Core<State, Action>) {
@@ -214,18 +200,15 @@ extension Store where State: Sendable {
   public func states(
     bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy
   ) -> AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
-    continuation.yield(core.state)
-    let id = core.addObserver(
-      { continuation.yield($0) },
-      onFinish: { continuation.finish() }
-    )
-    continuation.onTermination = { [weak core] _ in
+    let core = self.core
+    return stateStream(
+      current: core.state, bufferingPolicy: bufferingPolicy,
+      addObserver: { core.addObserver($0, onFinish: $1) }
+    ) { [weak core] id in
       Task { @MainActor in
         core?.removeObserver(id)
       }
     }
-    return stream
   }
 }
 

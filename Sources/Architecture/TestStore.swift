@@ -357,7 +357,8 @@ extension TestStore {
 
     recorder.sentState = nil
     recorder.sentNextStackID = nil
-    let task = core.send(TestAction(action: action, origin: .send(location)))
+    let task = core.send(
+      TestAction(action: action, origin: .send(location)), isolation: MainActor.shared)
     let actual = recorder.sentState ?? core.state
     expectState(
       previous: previous, actual: actual, update: updateStateToExpectedResult,

@@ -132,8 +132,8 @@ struct EffectTests {
       }
     }
     await store.send("start").finish()
-    withKnownIssue {
-      escaped.value?("late")
+    await withKnownIssue {
+      await escaped.value?("late")
     } matching: {
       $0.description.contains("An effect sent an action after it had finished")
         && $0.description.contains("\"late\"")

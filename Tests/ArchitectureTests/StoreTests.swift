@@ -200,25 +200,28 @@ struct StoreTests {
     #expect(await iterator.next()?.count == 1)
   }
 
-  @Test func storeDependenciesReachReducerAndEffects() async {
-    struct Feature: Reducer {
-      typealias State = [DependencyContext]
-      typealias Action = Bool
-      @Dependency(\.context) var context
-      var body: some ReducerOf<Self> {
-        Reduce { state, fromEffect in
-          state.append(context)
-          guard !fromEffect else { return .none }
-          return .run { send in
-            @Dependency(\.context) var context
-            #expect(context == .preview)
-            await send(true)
-          }
+  /// Logs the context the reducer sees, once for the action it is sent and once for the action
+  /// its effect sends back (after checking the effect sees the same).
+  struct ContextLog: Reducer {
+    typealias State = [DependencyContext]
+    typealias Action = Bool
+    @Dependency(\.context) var context
+    var body: some ReducerOf<Self> {
+      Reduce { state, fromEffect in
+        state.append(context)
+        guard !fromEffect else { return .none }
+        return .run { send in
+          @Dependency(\.context) var context
+          #expect(context == .preview)
+          await send(true)
         }
       }
     }
-    let store = Store(initialState: Feature.State()) {
-      Feature()
+  }
+
+  @Test func storeDependenciesReachReducerAndEffects() async {
+    let store = Store(initialState: ContextLog.State()) {
+      ContextLog()
     } withDependencies: {
       $0.context = .preview
     }

@@ -1,5 +1,5 @@
 /// What a ``Store`` forwards to: the root core that owns state and runs effects, or a scoped view
-/// of another core.
+/// of another core; all on the main actor.
 @MainActor
 protocol Core<State, Action>: AnyObject, Sendable {
   associatedtype State
@@ -11,7 +11,7 @@ protocol Core<State, Action>: AnyObject, Sendable {
   var observation: StoreObservation? { get }
   func send(_ action: Action) -> EffectGroup?
   func addObserver(
-    _ observer: @escaping @MainActor (State) -> Void, onFinish: @escaping @Sendable () -> Void
+    _ observer: @escaping (State) -> Void, onFinish: @escaping @Sendable () -> Void
   )
     -> Int
   func removeObserver(_ id: Int)
@@ -47,7 +47,7 @@ final class ScopedCore<BaseState, BaseAction, State, Action>: Core {
   }
 
   func addObserver(
-    _ observer: @escaping @MainActor (State) -> Void, onFinish: @escaping @Sendable () -> Void
+    _ observer: @escaping (State) -> Void, onFinish: @escaping @Sendable () -> Void
   )
     -> Int
   {

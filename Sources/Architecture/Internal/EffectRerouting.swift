@@ -19,7 +19,8 @@ extension Effect {
           let (actions, continuation) = AsyncStream<Action>.makeStream()
           await withTaskGroup(of: Void.self) { group in
             group.addTask {
-              await work(Send { continuation.yield($0) })
+              // On the store's actor, as the effect's own actions would be.
+              await work(Send(actor: send.actor) { action, _ in continuation.yield(action) })
               continuation.finish()
             }
             for await action in actions {

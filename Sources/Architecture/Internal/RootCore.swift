@@ -1,10 +1,17 @@
+import ConcurrencyExtras
 import CustomDump
 import IssueReporting
 
 /// The engine behind a store: owns the state, runs the reducer, starts and tracks effects, and
 /// tells observers about new state.
-@MainActor
-final class RootCore<State, Action>: Core {
+///
+/// A core belongs to one actor, its store's: the main actor for a ``Store`` or a ``TestStore``,
+/// the store itself for an ``ActorStore``. It is touched only there: the methods that reduce
+/// take that actor as their `isolation`, and the `Send`s and tasks it makes for effects go back
+/// to it before they touch the core. That is what makes it `@unchecked Sendable`: effects hold
+/// it (weakly) from other tasks, but only reach into it on its actor.
+@usableFromInline
+final class RootCore<State, Action>: @unchecked Sendable {
   private(set) var state: State
   /// Runs the reducer: a closure made where the reducer's type is known, so that it calls the
   /// reducer's specialized code.
@@ -27,8 +34,8 @@ final class RootCore<State, Action>: Core {
   private var bufferedActions: [Action] = []
   private var isSending = false
   private var nextObserverID = 0
-  private var observers: [Int: @MainActor (State) -> Void] = [:]
-  // Written only on the main actor; read in `deinit`, when nothing else can reach the core.
+  private var observers: [Int: (State) -> Void] = [:]
+  // Written only on the core's actor; read in `deinit`, when nothing else can reach the core.
   nonisolated(unsafe) private var finishers: [Int: @Sendable () -> Void] = [:]
 
   convenience init(
@@ -44,6 +51,7 @@ final class RootCore<State, Action>: Core {
       taskExecutor: taskExecutor)
   }
 
+  @usableFromInline
   init(
     initialState: State,
     reduce: @escaping (inout State, Action) -> Effect<Action>,
@@ -70,7 +78,10 @@ final class RootCore<State, Action>: Core {
   /// An action sent while another is being reduced (by an observer or a `.send` effect) is
   /// queued and reduced after it, never re-entrantly. Returns a task covering the asynchronous
   /// effects started, or `nil` if there are none (or the action was queued).
-  func send(_ action: Action) -> EffectGroup? {
+  ///
+  /// `isolation` is the core's actor: the caller is on it, and the effects' `send`s and
+  /// concatenations come back to it.
+  func send(_ action: Action, isolation: isolated any Actor) -> EffectGroup? {
     bufferedActions.append(action)
     guard !isSending else { return nil }
     isSending = true
@@ -84,7 +95,9 @@ final class RootCore<State, Action>: Core {
       let effect = DependencyValues.$_current.withValue(dependencies) {
         reduce(&state, action)
       }
-      start(effect, cancelIDs: [], origin: action, group: &group, tasks: &tasks)
+      start(
+        effect, cancelIDs: [], origin: action, group: &group, tasks: &tasks,
+        isolation: isolation)
     }
     bufferedActions.removeAll(keepingCapacity: true)
     isSending = false
@@ -106,7 +119,8 @@ final class RootCore<State, Action>: Core {
     cancelIDs: [_CancelID],
     origin: Action,
     group: inout EffectGroup?,
-    tasks: inout [Task<Void, Never>]
+    tasks: inout [Task<Void, Never>],
+    isolation: isolated any Actor
   ) {
     switch effect.operation {
     case .none:
@@ -116,7 +130,7 @@ final class RootCore<State, Action>: Core {
       if isSending {
         bufferedActions.append(action)
       } else {
-        _ = send(action)
+        _ = send(action, isolation: isolation)
       }
 
     case .run(let priority, let operation):
@@ -124,12 +138,14 @@ final class RootCore<State, Action>: Core {
       let descendants = group ?? EffectGroup()
       group = descendants
       let completion = EffectCompletion()
-      let send = Send<Action> { [weak self] action in
+      // Read only on the core's actor, where the action was reduced.
+      let origin = UncheckedSendable(origin)
+      let send = Send<Action>(actor: isolation) { [weak self] action, isolation in
         guard !completion.isCompleted else {
-          reportActionFromCompletedEffect(action, origin: origin)
+          reportActionFromCompletedEffect(action, origin: origin.value)
           return
         }
-        guard let task = self?.send(action)?.task else { return }
+        guard let task = self?.send(action, isolation: isolation)?.task else { return }
         descendants.append(task)
       }
       effectStarts?.willStart()
@@ -145,29 +161,25 @@ final class RootCore<State, Action>: Core {
 
     case .merge(let effects):
       for effect in effects {
-        start(effect, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &tasks)
+        start(
+          effect, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &tasks,
+          isolation: isolation)
       }
 
     case .concatenate(let effects):
       var remaining = effects[...]
       while let first = remaining.popFirst() {
         var firstTasks: [Task<Void, Never>] = []
-        start(first, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &firstTasks)
+        start(
+          first, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &firstTasks,
+          isolation: isolation)
         guard !firstTasks.isEmpty else { continue }
         // The first effect runs asynchronously: start the rest once it has finished.
         let rest = Effect<Action>(operation: .concatenate(Array(remaining)))
         let key = registry.register(cancelIDs: cancelIDs, origin: origin)
-        let registry = self.registry
-        let restGroup = group
-        let task = Task { [weak self] in
-          defer { registry.remove(key) }
-          await awaitAll(firstTasks)
-          guard !Task.isCancelled, !registry.isCancelled(key), let self else { return }
-          var restTasks: [Task<Void, Never>] = []
-          var group = restGroup
-          self.start(rest, cancelIDs: cancelIDs, origin: origin, group: &group, tasks: &restTasks)
-          await awaitAll(restTasks)
-        }
+        let task = Self.spawnRest(
+          rest, after: firstTasks, core: self, key: key, cancelIDs: cancelIDs,
+          origin: UncheckedSendable(origin), group: group, isolation: isolation)
         registry.attach(task, to: key)
         tasks.append(task)
         return
@@ -177,15 +189,59 @@ final class RootCore<State, Action>: Core {
       if cancelInFlight {
         registry.cancel(id: id)
       }
-      start(effect, cancelIDs: cancelIDs + [id], origin: origin, group: &group, tasks: &tasks)
+      start(
+        effect, cancelIDs: cancelIDs + [id], origin: origin, group: &group, tasks: &tasks,
+        isolation: isolation)
 
     case .cancel(let id):
       registry.cancel(id: id)
     }
   }
 
-  /// Creates an effect's task outside the main actor, so its nonisolated code runs on `executor`
-  /// (or the global executor) rather than inheriting the caller's isolation.
+  /// Creates the task that starts the rest of a concatenation on the core's actor once `first`
+  /// has finished, unless it was cancelled meanwhile or the core has gone.
+  ///
+  /// The task holds the core and its actor weakly, as a `Send` does: a concatenation keeps
+  /// neither its store nor the store's actor alive.
+  private nonisolated static func spawnRest(
+    _ rest: Effect<Action>,
+    after first: [Task<Void, Never>],
+    core: RootCore,
+    key: Int,
+    cancelIDs: [_CancelID],
+    origin: UncheckedSendable<Action>,
+    group: EffectGroup?,
+    isolation: any Actor
+  ) -> Task<Void, Never> {
+    let registry = core.registry
+    return Task { [weak core, weak isolation] in
+      defer { registry.remove(key) }
+      await awaitAll(first)
+      guard !Task.isCancelled, !registry.isCancelled(key), let core, let isolation else { return }
+      let restTasks = await core.startRest(
+        rest, cancelIDs: cancelIDs, origin: origin, group: group, isolation: isolation)
+      await awaitAll(restTasks)
+    }
+  }
+
+  /// Starts the rest of a concatenation, on the core's actor; returns its tasks.
+  private func startRest(
+    _ rest: Effect<Action>,
+    cancelIDs: [_CancelID],
+    origin: UncheckedSendable<Action>,
+    group: EffectGroup?,
+    isolation: isolated any Actor
+  ) -> [Task<Void, Never>] {
+    var restTasks: [Task<Void, Never>] = []
+    var group = group
+    start(
+      rest, cancelIDs: cancelIDs, origin: origin.value, group: &group, tasks: &restTasks,
+      isolation: isolation)
+    return restTasks
+  }
+
+  /// Creates an effect's task outside the core's actor, so its nonisolated code runs on
+  /// `executor` (or the global executor) rather than inheriting the caller's isolation.
   private nonisolated static func spawn(
     executor: (any TaskExecutor)?,
     priority: TaskPriority?,
@@ -200,7 +256,7 @@ final class RootCore<State, Action>: Core {
       await EffectContext.$canceller.withValue(registry) {
         guard let dismissal else { return await operation() }
         // The outermost presentation: a presented child's effects set their own inside it.
-        await PresentationContext.$dismiss.withValue(dismissal) {
+        await PresentationContext.$dismiss.withValue({ await dismissal() }) {
           await operation()
         }
       }
@@ -208,8 +264,10 @@ final class RootCore<State, Action>: Core {
     }
   }
 
+  /// Calls `observer` with the state after each send, on the core's actor, until it is removed;
+  /// `onFinish` runs when the core goes away.
   func addObserver(
-    _ observer: @escaping @MainActor (State) -> Void,
+    _ observer: @escaping (State) -> Void,
     onFinish: @escaping @Sendable () -> Void
   ) -> Int {
     nextObserverID += 1
@@ -229,6 +287,59 @@ final class RootCore<State, Action>: Core {
       observers[id]?(state)
     }
   }
+}
+
+// In an extension, so that the main actor of `Core` is not inferred for the whole class.
+extension RootCore: Core {
+  /// Sends `action` from the main actor, the actor of a ``Store``'s core.
+  @MainActor
+  func send(_ action: Action) -> EffectGroup? {
+    send(action, isolation: MainActor.shared)
+  }
+}
+
+extension RootCore {
+  /// A core for the reducer that `reducer` makes, starting from the state that `initialState`
+  /// makes, both made with the dependencies that `prepareDependencies` overrides, which the
+  /// reducer and every effect it starts then run with.
+  // Inlinable, so that the closure below is made where `R` is known and calls its specialized
+  // `reduce`, rather than reaching a generic reducer through an existential into unspecialized
+  // code that looks up generic metadata on every action.
+  @inlinable
+  static func prepared<R: Reducer<State, Action>>(
+    initialState: () -> R.State,
+    reducer: () -> R,
+    prepareDependencies: ((inout DependencyValues) -> Void)?
+  ) -> RootCore {
+    let (initialState, reducer, dependencies) = withDependencies {
+      prepareDependencies?(&$0)
+    } operation: {
+      (initialState(), reducer(), DependencyValues._current)
+    }
+    return RootCore(
+      initialState: initialState,
+      reduce: { reducer.reduce(into: &$0, action: $1) },
+      dependencies: dependencies)
+  }
+}
+
+/// A stream of a store's states, as ``Store/states(bufferingPolicy:)`` and
+/// ``ActorStore/states(bufferingPolicy:)`` describe it: `current` first, then each state the
+/// observer that `addObserver` registers is given. When the stream ends, `removeObserver` gets
+/// the observer's id (from any task).
+func stateStream<State: Sendable>(
+  current: State,
+  bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy,
+  addObserver: (
+    _ observer: @escaping (State) -> Void, _ onFinish: @escaping @Sendable () -> Void
+  ) -> Int,
+  removeObserver: @escaping @Sendable (Int) -> Void
+) -> AsyncStream<State> {
+  let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
+  continuation.yield(current)
+  let id = addObserver({ continuation.yield($0) }, { continuation.finish() })
+  continuation.onTermination = { _ in removeObserver(id) }
+  return stream
 }
 
 /// The identity of a state value when `State` is ``ObservableState``.

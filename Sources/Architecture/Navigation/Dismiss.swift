@@ -84,7 +84,7 @@ private enum DismissKey: DependencyKey {
 /// What the effects of a presented child can reach of their presentation.
 enum PresentationContext {
   /// Sends the closest presentation's dismissal action (`.dismiss`, `.popFrom(id:)`) to the store.
-  @TaskLocal static var dismiss: (@MainActor @Sendable () -> Void)?
+  @TaskLocal static var dismiss: (@Sendable () async -> Void)?
 }
 
 extension Effect {
@@ -92,7 +92,7 @@ extension Effect {
   /// sends `action`.
   @usableFromInline
   func _dismissible(sending action: Action) -> Self {
-    // Actions are read only on the main actor, by the store (see `Effect`'s `Sendable`).
+    // Actions are read only on the store's actor, by the store (see `Effect`'s `Sendable`).
     let action = UncheckedSendable(action)
     switch operation {
     case .none, .send, .cancel:
@@ -100,7 +100,7 @@ extension Effect {
     case .run(let priority, let operation):
       return Self(
         operation: .run(priority) { send in
-          await PresentationContext.$dismiss.withValue({ send(action.value) }) {
+          await PresentationContext.$dismiss.withValue({ await send(action.value) }) {
             await operation(send)
           }
         })
