@@ -192,6 +192,12 @@ public struct Dictation: Sendable {
   /// and types the rest. Measured in `Benchmarks/dictation/README.md`.
   public static let resumptionWindow: TimeInterval = 2
 
+  /// How many of the latest finished utterances dictation asks the speech client to keep
+  /// (``SpeechClient/SpeechRecognitionRequest/keptUtterances``): it takes each utterance as it
+  /// finishes and looks again only at the last (a revision), so a session never paused holds a
+  /// few dozen utterances, not a day's. Measured in `Benchmarks/dictation/README.md`.
+  public static let keptUtterances = 16
+
   /// Creates the reducer.
   public init() {}
 
@@ -221,24 +227,26 @@ public struct Dictation: Sendable {
         return finishIfDone(&state)
 
       case .speech(.delegate(.heard(let result))):
+        // Utterance numbers count from the session's start, though the speech client keeps
+        // only the latest (``keptUtterances``).
         let utterances = result.bestTranscription.finishedUtterances
-        if let last = state.lastUtterance, state.takenUtterances > 0,
-          utterances.count >= state.takenUtterances
+        if let last = state.lastUtterance, state.takenUtterances > utterances.startIndex,
+          utterances.endIndex >= state.takenUtterances
         {
           let words = utterances[state.takenUtterances - 1].map(\.substring)
             .joined(separator: " ")
           if words != state.entries[last.upperBound].heard {
             // The recognizer heard the last utterance again with what followed it.
             revise(last, as: words, into: &state)
-            if utterances.count == state.takenUtterances { return typeNext(&state) }
+            if utterances.endIndex == state.takenUtterances { return typeNext(&state) }
           }
         }
-        guard utterances.count > state.takenUtterances else { return .none }
-        for index in state.takenUtterances..<utterances.count {
+        guard utterances.endIndex > state.takenUtterances else { return .none }
+        for index in max(state.takenUtterances, utterances.startIndex)..<utterances.endIndex {
           let words = utterances[index].map(\.substring).joined(separator: " ")
           take(words, into: &state)
         }
-        state.takenUtterances = utterances.count
+        state.takenUtterances = utterances.endIndex
         trimEntries(&state)
         return typeNext(&state)
 

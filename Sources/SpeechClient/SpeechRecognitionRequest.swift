@@ -45,6 +45,16 @@ public struct SpeechRecognitionRequest: Equatable, Sendable {
   /// finished utterances as they come do not. Moonshine (and engines it cuts utterances for)
   /// only; pocketsphinx ignores it.
   public var resumptionWindow: TimeInterval?
+  /// How many of the latest finished utterances each result holds at least, or `nil` (the
+  /// default) for all of them.
+  ///
+  /// A host that takes each utterance as it finishes and needs only the last ones again (the
+  /// last, for a revision: dictation) sets it, so a session that runs for hours keeps minutes of
+  /// transcript, not hours. Older utterances then leave the results:
+  /// `bestTranscription.finishedUtterances` starts at the first one held (utterance numbers
+  /// still count from the start of the session), and `segments` and `formattedString` hold the
+  /// words of those held.
+  public var keptUtterances: Int?
   /// Text the decoder continues from (Whisper's initial prompt: names, spelling, style), or
   /// `nil`; other engines do not use it.
   public var prompt: String?

@@ -47,7 +47,7 @@ public struct Transcription: Sendable {
   }
 
   /// The text: every word, separated by single spaces. Built when read, in time proportional to
-  /// the transcript's length.
+  /// the transcript's length. A task that keeps only the latest utterances has their text.
   public var formattedString: String {
     let finishedText = storage.text(of: finished)
     guard !partialSegments.isEmpty else { return finishedText }
@@ -55,14 +55,21 @@ public struct Transcription: Sendable {
     return finishedText.isEmpty ? partialText : finishedText + " " + partialText
   }
 
-  /// The words, in order, with their timing: the finished utterances', then the partial ones.
+  /// The words, in order, with their timing: the finished utterances', then the partial ones
+  /// (of a task that keeps only the latest utterances, the words of those kept).
   public var segments: Segments {
     Segments(storage: storage, finishedCount: finished.segments, partial: partialSegments)
   }
 
   /// The finished utterances, oldest first; reading one costs the same wherever it is.
+  ///
+  /// Utterance `n` is the `n`th of the task (from 0) however many came before. A task that
+  /// keeps only the latest ones (``SpeechRecognitionRequest/keptUtterances``) starts at the
+  /// first it still holds: read from `startIndex` to `endIndex`.
   public var finishedUtterances: Utterances {
-    Utterances(storage: storage, count: finished.utterances)
+    Utterances(
+      storage: storage, startIndex: storage.firstUtterance,
+      endIndex: storage.firstUtterance + finished.utterances)
   }
 
   /// The words of a transcription: a random-access view that copies nothing.
@@ -86,18 +93,15 @@ public struct Transcription: Sendable {
   /// The finished utterances of a transcription, each the words up to a pause.
   public struct Utterances: RandomAccessCollection, Sendable {
     let storage: UtteranceStorage
-    /// The number of utterances.
-    public let count: Int
-
-    /// The first index, 0.
-    public var startIndex: Int { 0 }
-    /// The number of utterances.
-    public var endIndex: Int { count }
+    /// The number of the first utterance held: 0, unless older ones were forgotten.
+    public let startIndex: Int
+    /// The number of utterances finished so far, forgotten ones included.
+    public let endIndex: Int
 
     /// The words of utterance `position`.
     public subscript(position: Int) -> ArraySlice<TranscriptionSegment> {
-      precondition(position >= 0 && position < count, "utterance index out of range")
-      return storage.utterance(at: position)
+      precondition(position >= startIndex && position < endIndex, "utterance index out of range")
+      return storage.utterance(at: position - startIndex)
     }
   }
 }
@@ -106,7 +110,9 @@ extension Transcription: Equatable {
   /// Transcriptions are equal when they have the same words split into the same utterances.
   /// Two results of the same task compare without reading the shared words.
   public static func == (lhs: Transcription, rhs: Transcription) -> Bool {
-    guard lhs.finished == rhs.finished, lhs.partialSegments == rhs.partialSegments else {
+    guard lhs.finished == rhs.finished, lhs.partialSegments == rhs.partialSegments,
+      lhs.storage.firstUtterance == rhs.storage.firstUtterance
+    else {
       return false
     }
     if lhs.storage === rhs.storage { return true }

@@ -5,6 +5,12 @@
 /// transcript's length. The builder is a value: a copy that appends after the original has
 /// appended gets storage of its own.
 ///
+/// A builder made with ``init(keepingLast:)`` forgets the oldest finished utterances as new ones
+/// come, so a session of hours holds no more than the latest (a host that takes each utterance
+/// as it finishes, such as dictation, needs no more): its transcriptions' ``Transcription/finishedUtterances``
+/// then start at the first one kept, and their ``Transcription/segments`` and
+/// ``Transcription/formattedString`` hold the kept words only.
+///
 /// ```swift
 /// var builder = TranscriptionBuilder()
 /// builder.partialSegments = [go]
@@ -17,12 +23,23 @@ public struct TranscriptionBuilder: Sendable {
 
   /// The words of the utterance still being spoken; their ranges are computed when read.
   public var partialSegments: [TranscriptionSegment] = []
+  /// How many of the latest finished utterances are kept at least, or `nil` to keep every one.
+  /// Older ones are forgotten in batches: between this many and twice as many are held.
+  public let keptUtterances: Int?
 
-  /// Creates an empty builder.
-  public init() {}
+  /// Creates an empty builder that keeps every finished utterance.
+  public init() {
+    keptUtterances = nil
+  }
 
-  /// The number of finished utterances.
-  public var finishedUtteranceCount: Int { finished.utterances }
+  /// Creates an empty builder that keeps at least the last `count` finished utterances (at least
+  /// one) and forgets older ones; `nil` keeps every one.
+  public init(keepingLast count: Int?) {
+    keptUtterances = count.map { max(1, $0) }
+  }
+
+  /// The number of finished utterances, forgotten ones included.
+  public var finishedUtteranceCount: Int { storage.firstUtterance + finished.utterances }
 
   /// Ends an utterance with these words: they become finished (the last one
   /// ``TranscriptionSegment/endsUtterance``) and the partial words are cleared. An empty
@@ -35,6 +52,11 @@ public struct TranscriptionBuilder: Sendable {
     } else {
       storage = storage.copy(finished)
       finished = storage.append(words, after: finished)!
+    }
+    if let keptUtterances, finished.utterances > 2 * keptUtterances {
+      // The oldest go in one copy of the rest, so each utterance is copied about once.
+      (storage, finished) = storage.copy(
+        finished, droppingFirst: finished.utterances - keptUtterances)
     }
   }
 

@@ -101,7 +101,7 @@ final class RecognitionTask: Sendable {
   ) {
     var pushed: PushedAudio?
     if case let .pushed(audio) = request.source { pushed = audio }
-    var transcript = Transcript()
+    var transcript = Transcript(keepingLast: request.keptUtterances)
     var decoder: (any SpeechRecognizer)?
     // A pooled recognizer goes back to the pool forgetting this session.
     defer {

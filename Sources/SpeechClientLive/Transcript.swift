@@ -9,7 +9,13 @@ import SpeechClient
 /// transcript is; `bestTranscription.formattedString` is every finished utterance followed by the
 /// partial words.
 struct Transcript: Sendable {
-  private var builder = TranscriptionBuilder()
+  private var builder: TranscriptionBuilder
+
+  /// An empty transcript that keeps at least the last `keptUtterances` finished utterances
+  /// (``SpeechRecognitionRequest/keptUtterances``), or every one.
+  init(keepingLast keptUtterances: Int? = nil) {
+    builder = TranscriptionBuilder(keepingLast: keptUtterances)
+  }
 
   /// Applies an event from the decoder.
   mutating func apply(_ event: RecognitionEvent) {

@@ -798,6 +798,60 @@ struct DictationTests {
     await stop(store, session, keystrokes)
   }
 
+  /// A speech client that keeps only the latest utterances (`keptUtterances`, as dictation asks
+  /// of the live one): each utterance is still typed once, and the last is still revised.
+  @Test func aTranscriptThatForgetsOldUtterancesIsTypedOnceAndItsLastStillRevised() async {
+    let session = SpeechSession()
+    let keystrokes = Keystrokes([])
+    let store = store(sessions: [session], keystrokes: keystrokes)
+    await listen(store, .start)
+    var builder = TranscriptionBuilder(keepingLast: 1)
+    func utterance(_ text: String) -> [TranscriptionSegment] {
+      text.split(separator: " ").map {
+        TranscriptionSegment(substring: String($0), timestamp: 0, duration: 0.3, confidence: 0.9)
+      }
+    }
+    func yield(_ update: @escaping (inout Dictation.State) -> Void) async {
+      let heard = SpeechRecognitionResult(bestTranscription: builder.transcription, isFinal: false)
+      session.continuation.yield(heard)
+      await store.receive(\.speech.speech.success) { $0.speech.result = heard }
+      await store.receive(\.speech.delegate.heard) { update(&$0) }
+    }
+    let sentences = ["Good morning.", "Turn on the lights.", "He might even have been made."]
+    for (index, sentence) in sentences.enumerated() {
+      builder.appendUtterance(utterance(sentence))
+      await yield {
+        $0.takenUtterances = index + 1
+        $0.entries.append(
+          Dictation.Entry(id: index, heard: sentence, text: index == 0 ? sentence : " " + sentence))
+        $0.typingEntry = index
+      }
+      await typed(store, index)
+    }
+    // The client forgot the first two; utterance numbers go on from the start.
+    #expect(store.state.speech.result?.bestTranscription.finishedUtterances.indices == 2..<3)
+    let whole = "He might even have been made amiable himself."
+    builder.replaceLastUtterance(utterance(whole))
+    await yield {
+      $0.entries[2].text = " He might even have been made"
+      $0.entries.append(
+        Dictation.Entry(id: 3, heard: whole, text: " amiable himself.", erase: 1, revises: 2))
+      $0.typingEntry = 3
+    }
+    await typed(store, 3)
+    builder.appendUtterance(utterance("Yes."))
+    await yield {
+      $0.takenUtterances = 4
+      $0.entries.append(Dictation.Entry(id: 4, heard: "Yes.", text: " Yes."))
+      $0.typingEntry = 4
+    }
+    await typed(store, 4)
+    #expect(
+      DictateScreen.apply(keystrokes.value)
+        == "Good morning. Turn on the lights. He might even have been made amiable himself. Yes.")
+    await stop(store, session, keystrokes)
+  }
+
   /// An utterance still waiting to be typed is never dropped, however many are kept.
   @Test func utterancesWaitingToBeTypedAreNotDropped() async {
     var state = Dictation.State(speech: SpeechRecognition.State())

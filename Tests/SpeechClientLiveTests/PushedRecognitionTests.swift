@@ -20,12 +20,14 @@ extension LiveTests {
     /// Pushes `samples` in 0.2 s chunks, then finishes, and collects the task's results.
     static func recognize(
       _ samples: [Int16], rate: Int = 16_000, model: SpeechRecognitionRequest.Model = .default,
-      configuration: LiveSpeechConfiguration = LiveSpeechConfiguration()
+      configuration: LiveSpeechConfiguration = LiveSpeechConfiguration(),
+      keptUtterances: Int? = nil
     ) async -> Outcome {
       let audio = PushedAudio(sampleRate: rate)
       let client = SpeechClient.live(configuration)
-      let stream = await client.startTask(
-        SpeechRecognitionRequest(source: .pushed(audio), model: model))
+      var request = SpeechRecognitionRequest(source: .pushed(audio), model: model)
+      request.keptUtterances = keptUtterances
+      let stream = await client.startTask(request)
       let chunk = rate / 5
       for start in stride(from: 0, to: samples.count, by: chunk) {
         audio.push(Array(samples[start..<min(start + chunk, samples.count)]))
@@ -64,6 +66,32 @@ extension LiveTests {
       let positions = outcome.results.compactMap { $0.progress?.audioDuration }
       #expect(positions.last == Double(samples.count) / 16_000)
       #expect(positions == positions.sorted())
+    }
+
+    @Test func aSessionThatKeepsTheLatestUtterancesForgetsTheOldestAndCountsThemAll() async throws {
+      // Dictation's request: four commands, a second of silence after each; only the latest
+      // stay in the results, numbered from the session's start.
+      let command = try Self.goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+      let outcome = await Self.recognize(
+        Array([[Int16]](repeating: command, count: 4).joined()), keptUtterances: 1)
+      #expect(outcome.error == nil)
+      let utterances = try #require(outcome.last?.bestTranscription.finishedUtterances)
+      #expect(utterances.endIndex == 4)
+      // Between one and two are held: the first two went when the third finished.
+      #expect(utterances.indices == 2..<4)
+      #expect(outcome.text == "go forward ten meters go forward ten meters")
+      // Each utterance was in some result before it was forgotten.
+      let heard = Set(
+        outcome.results.flatMap { result in
+          let utterances = result.bestTranscription.finishedUtterances
+          return utterances.indices.map {
+            "\($0): " + utterances[$0].map(\.substring).joined(separator: " ")
+          }
+        })
+      #expect(heard == Set((0..<4).map { "\($0): go forward ten meters" }))
+      // Without the request's limit every one stays.
+      let whole = await Self.recognize(Array([[Int16]](repeating: command, count: 4).joined()))
+      #expect(whole.last?.bestTranscription.finishedUtterances.indices == 0..<4)
     }
 
     @Test func pushedAudioAt44kHzIsResampledTo16kHz() async throws {

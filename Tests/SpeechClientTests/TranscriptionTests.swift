@@ -50,6 +50,62 @@ import Testing
     #expect(builder.transcription.formattedString == "one two three")
   }
 
+  @Test func aBuilderThatKeepsTheLatestForgetsOlderUtterancesAndKeepsTheirNumbers() {
+    var builder = TranscriptionBuilder(keepingLast: 2)
+    var snapshots: [Transcription] = []
+    for (index, text) in ["größe über.", "one.", "two words.", "three.", "four four."].enumerated()
+    {
+      builder.appendUtterance(words(text, from: Double(index * 10)))
+      snapshots.append(builder.transcription)
+    }
+    builder.partialSegments = words("five", from: 50)
+    let transcription = builder.transcription
+    // Five finished, more than twice two: the oldest three went, the last two stay.
+    #expect(builder.finishedUtteranceCount == 5)
+    #expect(transcription.finishedUtterances.indices == 3..<5)
+    #expect(transcription.finishedUtterances[3].map(\.substring) == ["three."])
+    #expect(transcription.finishedUtterances[4].map(\.substring) == ["four", "four."])
+    #expect(transcription.formattedString == "three. four four. five")
+    #expect(transcription.segments.map(\.substring) == ["three.", "four", "four.", "five"])
+    #expect(transcription.segments.map(\.timestamp) == [30, 40, 41, 50])
+    let text = transcription.formattedString as NSString
+    for segment in transcription.segments {
+      let range = NSRange(
+        location: segment.substringRange.location, length: segment.substringRange.length)
+      #expect(text.substring(with: range) == segment.substring)
+    }
+    // Results delivered before keep every word they had.
+    #expect(snapshots[3].finishedUtterances.indices == 0..<4)
+    #expect(snapshots[3].formattedString == "größe über. one. two words. three.")
+    #expect(snapshots[3].finishedUtterances[0].map(\.substring) == ["größe", "über."])
+    // A revision replaces the last one kept; numbers go on.
+    builder.replaceLastUtterance(words("four four more.", from: 40))
+    #expect(builder.transcription.finishedUtterances.indices == 3..<5)
+    #expect(builder.transcription.formattedString == "three. four four more.")
+    builder.appendUtterance(words("six."))
+    #expect(builder.transcription.finishedUtterances.indices == 3..<6)
+    #expect(builder.transcription.formattedString == "three. four four more. six.")
+    // The same words from a different place in the session are a different transcription.
+    var other = TranscriptionBuilder()
+    other.appendUtterance(words("three.", from: 30))
+    other.appendUtterance(words("four four more.", from: 40))
+    other.appendUtterance(words("six."))
+    #expect(other.transcription.formattedString == builder.transcription.formattedString)
+    #expect(other.transcription != builder.transcription)
+  }
+
+  @Test func aBuilderKeepingEveryUtteranceNeverForgets() {
+    var builder = TranscriptionBuilder(keepingLast: nil)
+    for index in 0..<100 { builder.appendUtterance(words("word\(index).")) }
+    #expect(builder.transcription.finishedUtterances.indices == 0..<100)
+    #expect(TranscriptionBuilder().keptUtterances == nil)
+    // At least one is kept.
+    var one = TranscriptionBuilder(keepingLast: 0)
+    for index in 0..<3 { one.appendUtterance(words("word\(index).")) }
+    #expect(one.transcription.finishedUtterances.indices == 2..<3)
+    #expect(one.transcription.formattedString == "word2.")
+  }
+
   @Test func aRevisionReplacesTheLastUtteranceAndEarlierResultsKeepTheirs() {
     var builder = TranscriptionBuilder()
     builder.appendUtterance(words("größe über."))

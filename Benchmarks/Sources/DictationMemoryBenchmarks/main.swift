@@ -5,13 +5,16 @@
 // growth from hour 1 to hour 8 (issue 50's target: at most 5 MiB).
 //
 //   swift run -c release --package-path Benchmarks DictationMemoryBenchmarks [hours]
-//     [--pause-every MINUTES] [--keep-all]
+//     [--pause-every MINUTES] [--keep-all] [--keep-transcript]
 //
 // Speech: 2.5 words per second without a break, utterances of 8 words, a partial result for
 // every word (so 9,000 results and 1,125 typed utterances an hour). By default one speech
 // session runs for the whole time (a dictation never paused); `--pause-every M` pauses and
-// resumes it every M minutes of audio, as a hotkey would. `--keep-all` keeps every entry (as
-// before issue 50: `keptEntries` unbounded), for comparison.
+// resumes it every M minutes of audio, as a hotkey would. The speech session's transcript keeps
+// what `transcribe dictate` asks the live client for (`Dictation.keptUtterances`, through
+// `SpeechRecognitionRequest.keptUtterances`). For comparison, `--keep-all` keeps every entry (as
+// before issue 50: `keptEntries` unbounded) and every utterance of the transcript,
+// `--keep-transcript` every utterance of the transcript only (as before `keptUtterances`).
 
 import Architecture
 import Dependencies
@@ -73,7 +76,7 @@ func settle(_ condition: () -> Bool) async {
 }
 
 @MainActor
-func run(hours: Int, pauseEveryMinutes: Double?, keepAll: Bool) async {
+func run(hours: Int, pauseEveryMinutes: Double?, keepAll: Bool, keepTranscript: Bool) async {
   let sessions = Sessions()
   var initialState = Dictation.State(
     speech: SpeechRecognition.State(request: SpeechRecognitionRequest(source: .microphone)))
@@ -100,7 +103,9 @@ func run(hours: Int, pauseEveryMinutes: Double?, keepAll: Bool) async {
   await settle { store.state.speech.status == .recording }
   let wordsPerHour = Int(3600 * Synthetic.wordsPerSecond)
   let pauseEvery = pauseEveryMinutes.map { Int($0 * 60 * Synthetic.wordsPerSecond) }
-  var builder = TranscriptionBuilder()
+  // As the live client builds the results of `transcribe dictate`'s request.
+  let keptUtterances = keepAll || keepTranscript ? nil : Dictation.keptUtterances
+  var builder = TranscriptionBuilder(keepingLast: keptUtterances)
   var typed = 0
   let start = ContinuousClock.now
   print("hour  RSS (MiB)  entries  reported  utterances typed   wall")
@@ -113,10 +118,10 @@ func run(hours: Int, pauseEveryMinutes: Double?, keepAll: Bool) async {
       builder.partialSegments.append(segment)
     }
     let count = index + 1
+    let transcription = builder.transcription
     sessions.current?.yield(
-      SpeechRecognitionResult(bestTranscription: builder.transcription, isFinal: false))
-    let words = builder.transcription.segments.count
-    await settle { store.state.speech.result?.bestTranscription.segments.count == words }
+      SpeechRecognitionResult(bestTranscription: transcription, isFinal: false))
+    await settle { store.state.speech.result?.bestTranscription == transcription }
     if segment.endsUtterance {
       typed += 1
       // Typed: the keyboard answers at once, the reducer marks it.
@@ -127,7 +132,7 @@ func run(hours: Int, pauseEveryMinutes: Double?, keepAll: Bool) async {
       store.send(.pause)
       await settle { store.state.speech.status == .idle }
       render()
-      builder = TranscriptionBuilder()
+      builder = TranscriptionBuilder(keepingLast: keptUtterances)
       store.send(.resume)
       await settle { store.state.speech.status == .recording }
     }
@@ -153,5 +158,9 @@ let pauseEvery = arguments.firstIndex(of: "--pause-every").flatMap {
 print(
   "\(hours) h of dictation, 2.5 words/s, 8-word utterances, a result per word"
     + (pauseEvery.map { ", paused and resumed every \($0) min" } ?? ", one speech session")
-    + (arguments.contains("--keep-all") ? ", every entry kept" : ""))
-await run(hours: hours, pauseEveryMinutes: pauseEvery, keepAll: arguments.contains("--keep-all"))
+    + (arguments.contains("--keep-all")
+      ? ", every entry and utterance kept"
+      : arguments.contains("--keep-transcript") ? ", every utterance kept" : ""))
+await run(
+  hours: hours, pauseEveryMinutes: pauseEvery, keepAll: arguments.contains("--keep-all"),
+  keepTranscript: arguments.contains("--keep-transcript"))

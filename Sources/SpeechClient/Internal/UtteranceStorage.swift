@@ -6,8 +6,15 @@ import Foundation
 /// the number of utterances it saw, so a result costs the same however long the transcript is,
 /// and later appends never change an earlier result. Appends and reads may happen on different
 /// threads (a decoding thread appends while the host reads), so every access takes the lock.
+///
+/// A builder that keeps only the latest utterances (``TranscriptionBuilder/keptUtterances``)
+/// moves them into a new storage now and then; the new one starts at utterance
+/// ``firstUtterance``, and its words' ranges count from its first word's text. Results that hold
+/// the old storage keep it, unchanged, until they are released.
 final class UtteranceStorage: @unchecked Sendable {
   private let lock = NSLock()
+  /// The number of the utterance stored first: how many finished before it and are not kept.
+  let firstUtterance: Int
   private var segments: [TranscriptionSegment] = []
   /// For each utterance, the index just after its last segment.
   private var ends: [Int] = []
@@ -21,17 +28,42 @@ final class UtteranceStorage: @unchecked Sendable {
     var utf16Count = 0
   }
 
-  init() {}
+  init(firstUtterance: Int = 0) {
+    self.firstUtterance = firstUtterance
+  }
 
   /// A new storage holding `prefix` of this one (for a writer whose copy diverged).
   func copy(_ prefix: Prefix) -> UtteranceStorage {
-    let copy = UtteranceStorage()
+    let copy = UtteranceStorage(firstUtterance: firstUtterance)
     lock.withLock {
       copy.segments = Array(segments[..<prefix.segments])
       copy.ends = Array(ends[..<prefix.utterances])
       copy.utf16Count = prefix.utf16Count
     }
     return copy
+  }
+
+  /// A new storage holding `prefix` of this one without its first `dropped` utterances, and
+  /// the prefix that is all of it: its words' ranges count from the first kept word's text.
+  func copy(_ prefix: Prefix, droppingFirst dropped: Int) -> (UtteranceStorage, Prefix) {
+    let dropped = min(max(0, dropped), prefix.utterances)
+    let copy = UtteranceStorage(firstUtterance: firstUtterance + dropped)
+    let kept = lock.withLock {
+      let firstSegment = dropped == 0 ? 0 : ends[dropped - 1]
+      // The text of the kept words starts at the first one's; a dropped word's separator goes.
+      let shift =
+        firstSegment < prefix.segments ? segments[firstSegment].substringRange.location : 0
+      copy.segments = segments[firstSegment..<prefix.segments].map {
+        var word = $0
+        word.substringRange.location -= shift
+        return word
+      }
+      copy.ends = ends[dropped..<prefix.utterances].map { $0 - firstSegment }
+      copy.utf16Count = firstSegment < prefix.segments ? prefix.utf16Count - shift : 0
+      return Prefix(
+        utterances: copy.ends.count, segments: copy.segments.count, utf16Count: copy.utf16Count)
+    }
+    return (copy, kept)
   }
 
   /// `prefix` without its last utterance.

@@ -59,7 +59,11 @@ final class FileRecognition: Sendable {
   init(request: SpeechRecognitionRequest) {
     self.request = request
     let state = self.state
-    state.withValue { $0.reportsProgress = request.shouldReportPartialResults }
+    state.withValue {
+      $0.reportsProgress = request.shouldReportPartialResults
+      $0.transcript = Transcript(keepingLast: request.keptUtterances)
+      $0.taken = $0.transcript
+    }
     stream = AsyncThrowingStream {
       try await withTaskCancellationHandler {
         try await Self.next(state)

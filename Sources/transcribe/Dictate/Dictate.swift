@@ -191,6 +191,8 @@ struct Dictate: AsyncParsableCommand {
     var request = command.request(source: source)
     // A sentence typed as ended that goes on after a thinking pause is retyped as one.
     request.resumptionWindow = Dictation.resumptionWindow
+    // Dictation takes each utterance as it comes: a day's transcript need not stay in memory.
+    request.keptUtterances = Dictation.keptUtterances
     var client: SpeechClient?
     var detectorName: String?
     if !previewOption.preview {
