@@ -9,7 +9,7 @@
 /// ```
 public struct StoreTask: Hashable, Sendable {
   let rawValue: Task<Void, Never>?
-  private let group: EffectGroup?
+  let group: EffectGroup?
 
   init(group: EffectGroup?) {
     self.rawValue = group?.task

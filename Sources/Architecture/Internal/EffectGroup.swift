@@ -1,27 +1,53 @@
 import ConcurrencyExtras
 
-/// The tasks that one `send` started, plus the tasks of the effects started by actions those
-/// effects sent back (their descendants), so that the store task returned by `send` covers an
-/// effect's whole lifetime, as in TCA: cancelling it cancels the descendants, and waiting for it
-/// waits for them.
+/// The tasks that one `send` started, plus the groups of the actions those effects sent back
+/// (their descendants), so that the store task returned by `send` covers an effect's whole
+/// lifetime, as in TCA: cancelling it cancels the descendants, and waiting for it waits for them.
+///
+/// A descendant leaves the group as soon as it has finished, so an effect that runs for hours
+/// and sends thousands of actions (a speech session's results) holds only the descendants still
+/// running, not one finished task per action it ever sent.
 final class EffectGroup: Sendable {
   private struct Members {
-    var tasks: [Task<Void, Never>] = []
-    /// How many of `tasks`, at the front, are the send's own effects.
-    var ownCount = 0
+    /// The send's own effects.
+    var own: [Task<Void, Never>] = []
+    /// The descendants still running, by the number each got when it joined.
+    var descendants: [Int: EffectGroup] = [:]
+    var nextNumber = 0
     var isCancelled = false
     var waiter: Task<Void, Never>?
+    /// Whether every member has finished: the group takes no more descendants then.
+    var isFinished = false
+    /// The group this one is a descendant of, and its number there, until it finishes.
+    var parent: (group: EffectGroup, number: Int)?
   }
 
   private let members = LockIsolated(Members())
 
-  /// Adds a descendant's task; it is cancelled at once if the group already was.
-  func append(_ task: Task<Void, Never>) {
-    let cancel = members.withValue {
-      $0.tasks.append(task)
-      return $0.isCancelled
+  /// Adds a descendant (the group of an action one of this group's effects sent back); it is
+  /// cancelled at once if this group already was, and leaves when it finishes.
+  func append(_ descendant: EffectGroup) {
+    let (number, cancel) = members.withValue {
+      $0.nextNumber += 1
+      $0.descendants[$0.nextNumber] = descendant
+      return ($0.nextNumber, $0.isCancelled)
     }
-    if cancel { task.cancel() }
+    // The descendant may have finished already; if not, it leaves this group when it does.
+    let hasFinished = descendant.members.withValue {
+      if !$0.isFinished { $0.parent = (self, number) }
+      return $0.isFinished
+    }
+    if hasFinished { remove(number) }
+    if cancel { descendant.task?.cancel() }
+  }
+
+  /// How many descendants have not finished yet.
+  var runningDescendants: Int {
+    members.withValue { $0.descendants.count }
+  }
+
+  private func remove(_ number: Int) {
+    members.withValue { _ = $0.descendants.removeValue(forKey: number) }
   }
 
   /// The task that finishes when the send's own effects and every descendant have finished
@@ -33,24 +59,22 @@ final class EffectGroup: Sendable {
 
   /// Starts waiting for `own` (the send's own effect tasks), then for the descendants.
   ///
-  /// Descendants are added only while an effect runs, that is before the effect's task ends, so
-  /// once every listed task has ended no more can be added.
+  /// Descendants are added only while an own effect runs (its `send` adds them before the
+  /// effect goes on), so once the own tasks have ended and no descendant is left, none can come.
   func start(_ own: [Task<Void, Never>]) {
     // List the own tasks before the waiter can run, or it could find nothing to wait for.
-    members.withValue {
-      $0.tasks.insert(contentsOf: own, at: 0)
-      $0.ownCount = own.count
-    }
+    members.withValue { $0.own = own }
     let waiter = Task {
       await withTaskCancellationHandler {
-        var index = 0
-        while let next = member(at: index) {
-          await next.value
-          index += 1
+        for task in own { await task.value }
+        while let (number, next) = anyDescendant() {
+          await next.task?.value
+          remove(number)
         }
       } onCancel: {
         cancelAll()
       }
+      finish()
     }
     members.withValue { $0.waiter = waiter }
   }
@@ -59,21 +83,32 @@ final class EffectGroup: Sendable {
   var isCancelled: Bool {
     members.withValue { members in
       if members.waiter?.isCancelled == true { return true }
-      guard members.ownCount > 0 else { return false }
-      return members.tasks.prefix(members.ownCount).allSatisfy { $0.isCancelled }
+      guard !members.own.isEmpty else { return false }
+      return members.own.allSatisfy { $0.isCancelled }
     }
   }
 
-  private func member(at index: Int) -> Task<Void, Never>? {
-    members.withValue { index < $0.tasks.count ? $0.tasks[index] : nil }
+  private func anyDescendant() -> (Int, EffectGroup)? {
+    members.withValue { $0.descendants.first.map { ($0.key, $0.value) } }
+  }
+
+  /// Marks the group finished and leaves its parent.
+  private func finish() {
+    let parent = members.withValue { members in
+      members.isFinished = true
+      defer { members.parent = nil }
+      return members.parent
+    }
+    if let parent { parent.group.remove(parent.number) }
   }
 
   private func cancelAll() {
-    let tasks = members.withValue {
+    let (own, descendants) = members.withValue {
       $0.isCancelled = true
-      return $0.tasks
+      return ($0.own, Array($0.descendants.values))
     }
-    for task in tasks { task.cancel() }
+    for task in own { task.cancel() }
+    for descendant in descendants { descendant.task?.cancel() }
   }
 }
 

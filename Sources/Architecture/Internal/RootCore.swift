@@ -145,8 +145,8 @@ final class RootCore<State, Action>: @unchecked Sendable {
           reportActionFromCompletedEffect(action, origin: origin.value)
           return
         }
-        guard let task = self?.send(action, isolation: isolation)?.task else { return }
-        descendants.append(task)
+        guard let sent = self?.send(action, isolation: isolation) else { return }
+        descendants.append(sent)
       }
       effectStarts?.willStart()
       let task = Self.spawn(
