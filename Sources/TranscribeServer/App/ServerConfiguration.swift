@@ -124,6 +124,10 @@ public struct ServerConfiguration: Sendable, Equatable {
   // The limits the protocols set themselves (their specifications, which the server follows
   // and states in its answers), and the server's own fixed bounds.
 
+  /// How many of the latest finished utterances a vosk stream's or a Realtime run's recognition
+  /// keeps (`SpeechRecognitionRequest.keptUtterances`): both take each utterance as it finishes,
+  /// so a caption stream left open for hours holds minutes of transcript, not hours.
+  public static let streamKeptUtterances = 16
   /// The shortest audio a Realtime `input_audio_buffer.commit` takes, in milliseconds (OpenAI's
   /// API: 100 ms).
   public static let realtimeMinimumCommitMilliseconds = 100.0

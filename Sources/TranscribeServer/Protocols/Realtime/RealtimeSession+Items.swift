@@ -78,7 +78,10 @@ extension RealtimeSession.State {
     else { return [] }
     let utterances = transcription.finishedUtterances
     var words: [TranscriptionSegment] = []
-    for index in run.takenUtterances..<utterances.count { words += utterances[index] }
+    // Numbers count from the run's start; the recognition keeps only the latest.
+    for index in max(run.takenUtterances, utterances.startIndex)..<utterances.endIndex {
+      words += utterances[index]
+    }
     return words + transcription.partialSegments
   }
 
@@ -111,7 +114,7 @@ extension RealtimeSession.State {
     guard let run = self.run, let transcription = run.recognition.result?.bestTranscription
     else { return }
     let utterances = transcription.finishedUtterances
-    for index in run.takenUtterances..<utterances.count {
+    for index in max(run.takenUtterances, utterances.startIndex)..<utterances.endIndex {
       let words = Array(utterances[index])
       self.run?.takenUtterances = index + 1
       guard let first = words.first else { continue }

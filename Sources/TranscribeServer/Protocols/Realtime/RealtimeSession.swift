@@ -299,6 +299,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
     let rate = state.configuration.format.sampleRate
     let audio = PushedAudio(sampleRate: rate, identifier: "audio \(state.audioMessages)")
     var request = SpeechRecognitionRequest(source: .pushed(audio))
+    request.keptUtterances = ServerConfiguration.streamKeptUtterances
     if let engine = state.configuration.engine, limits.engines.contains(engine) {
       request.engine = engine.defaultEngine
     }

@@ -34,7 +34,9 @@ extension VoskSession.State {
   mutating func takeFinishedUtterances() {
     guard let utterances = recognition?.result?.bestTranscription.finishedUtterances
     else { return }
-    while takenUtterances < utterances.count {
+    // Numbers count from the stream's start; the recognition keeps only the latest.
+    takenUtterances = max(takenUtterances, utterances.startIndex)
+    while takenUtterances < utterances.endIndex {
       finals.append(Array(utterances[takenUtterances]))
       takenUtterances += 1
     }

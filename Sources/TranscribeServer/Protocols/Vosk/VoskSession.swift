@@ -213,6 +213,7 @@ struct VoskSession: ProtocolSession, Sendable {
     // The stream's one audio, started before its first message (numbered 1).
     let audio = PushedAudio(sampleRate: state.configuration.sampleRate, identifier: "audio 0")
     var request = SpeechRecognitionRequest(source: .pushed(audio))
+    request.keptUtterances = ServerConfiguration.streamKeptUtterances
     request.language = state.configuration.language ?? limits.defaultLanguage
     if let phrases = state.configuration.phraseList, !phrases.isEmpty {
       // Another language than English is Whisper's: the phrases are its prompt.

@@ -157,6 +157,27 @@ struct RealtimeSessionTests {
 
   // MARK: - Session
 
+  /// A run's recognition keeps only its latest utterances (a session open for hours): the words
+  /// not in an item yet are found by the utterances' numbers.
+  @Test func pendingWordsCountUtterancesByNumberThoughOnlyTheLatestAreKept() {
+    var state = RealtimeSession.State(id: "test")
+    state.run = .init(
+      recognition: SpeechRecognition.State(
+        request: SpeechRecognitionRequest(source: .pushed(PushedAudio()))),
+      rate: 24_000, start: 0)
+    var builder = TranscriptionBuilder(keepingLast: 1)
+    func word(_ text: String) -> TranscriptionSegment {
+      TranscriptionSegment(substring: text, timestamp: 0, duration: 0.3, confidence: 1)
+    }
+    for text in ["one", "two", "three"] { builder.appendUtterance([word(text)]) }
+    builder.partialSegments = [word("four")]
+    state.run?.recognition.result = SpeechRecognitionResult(
+      bestTranscription: builder.transcription, isFinal: false)
+    state.run?.takenUtterances = 2
+    #expect(state.recognition?.result?.bestTranscription.finishedUtterances.indices == 2..<3)
+    #expect(state.pendingWords.map(\.substring) == ["three", "four"])
+  }
+
   @Test func theSessionIsCreatedOnConnectAndAnUpdateSaysWhatWasApplied() async {
     let store = makeStore()
     await store.send(.stream(.start))

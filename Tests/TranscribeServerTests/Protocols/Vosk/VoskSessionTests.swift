@@ -78,8 +78,9 @@ struct VoskSessionTests {
   func start(_ store: TestStoreOf<VoskSession>, seconds: Double = 0.2) async {
     await store.send(.audio(Self.chunk(seconds: seconds))) {
       $0.stream.receivedMessages = 1
-      $0.recognition = SpeechRecognition.State(
-        request: SpeechRecognitionRequest(source: .pushed(audio)))
+      var request = SpeechRecognitionRequest(source: .pushed(audio))
+      request.keptUtterances = ServerConfiguration.streamKeptUtterances
+      $0.recognition = SpeechRecognition.State(request: request)
       $0.audioMessages = 1
       $0.pushedSamples = Int(seconds * 16_000)
       $0.pending = .init(number: 1, samples: Int(seconds * 16_000))
@@ -318,6 +319,26 @@ struct VoskSessionTests {
       $0.stream.ending = .problem(.session(.shuttingDown))
     }
     #expect(WebSocketSessionError.session(.shuttingDown).closeCode == 1001)
+  }
+
+  /// A stream's recognition keeps only its latest utterances (a caption stream open for hours):
+  /// each finished one is still taken once, in order, by its number.
+  @Test func finishedUtterancesAreTakenByNumberThoughOnlyTheLatestAreKept() {
+    var state = VoskSession.State()
+    state.recognition = SpeechRecognition.State(
+      request: SpeechRecognitionRequest(source: .pushed(audio)))
+    var builder = TranscriptionBuilder(keepingLast: 1)
+    for text in ["one", "two", "three", "four"] {
+      builder.appendUtterance([
+        TranscriptionSegment(substring: text, timestamp: 0, duration: 0.3, confidence: 1)
+      ])
+      state.recognition?.result = SpeechRecognitionResult(
+        bestTranscription: builder.transcription, isFinal: false)
+      state.takeFinishedUtterances()
+    }
+    #expect(state.recognition?.result?.bestTranscription.finishedUtterances.indices == 2..<4)
+    #expect(state.finals.map { $0.map(\.substring) } == [["one"], ["two"], ["three"], ["four"]])
+    #expect(state.takenUtterances == 4)
   }
 
   @Test func theEndOfTheStreamSendsEveryWordNotSentThenClosesNormally() async {
