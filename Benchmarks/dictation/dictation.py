@@ -2,7 +2,8 @@
 """Dictation as a user has it: speech into the virtual microphone, text typed into a window.
 
   dictation.py latency --runs 20    last word spoken -> its utterance typed (goforward)
-  dictation.py wer [--pause 0.8]    the five LibriVox sentences, a 1.5 s pause inside each
+  dictation.py wer [--pause 0.8] [--engine whisper]
+                                    the five LibriVox sentences, a 1.5 s pause inside each
   dictation.py cpu                  CPU while paused (speech playing) and while listening
 
 Each run starts a private PulseAudio server with a virtual microphone (scripts/virtual-mic.sh),
@@ -80,10 +81,11 @@ class Desktop:
         subprocess.run([str(ROOT / "scripts/virtual-mic.sh"), "stop"], capture_output=True)
 
 
-def dictate(desktop: Desktop, binary: str, *options: str) -> subprocess.Popen:
+def dictate(desktop: Desktop, binary: str, *options: str,
+            engine: str = "moonshine") -> subprocess.Popen:
     env = dict(desktop.env)
     env["XDG_RUNTIME_DIR"] = str(desktop.directory)
-    process = subprocess.Popen([binary, "dictate", "--typer", "xdotool", "--engine", "moonshine",
+    process = subprocess.Popen([binary, "dictate", "--typer", "xdotool", "--engine", engine,
                                 *options], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
     time.sleep(4)  # the model loads and the microphone opens
@@ -178,11 +180,11 @@ def wer(arguments):
         recording = directory / "sentences.wav"
         run("sox", str(gap), *pieces, str(recording))
         desktop = Desktop(directory)
-        process = dictate(desktop, arguments.binary)
+        process = dictate(desktop, arguments.binary, engine=arguments.engine)
         try:
             _, player = desktop.play(recording)
             player.wait()
-            time.sleep(3)
+            time.sleep(3 if arguments.engine == "moonshine" else 8)
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(timeout=30)
@@ -193,7 +195,8 @@ def wer(arguments):
         last_words = {normalized(r)[-1] for r in references}
         ends = [w for w in typed.split() if w[-1:] in ".?!" and w.lower() not in ("mr.", "mrs.")]
         wrong_ends = [w for w in ends if normalized(w)[-1] not in last_words]
-        print(json.dumps({"pause_s": arguments.pause, "wer": round(rate, 3),
+        print(json.dumps({"engine": arguments.engine, "pause_s": arguments.pause,
+                          "wer": round(rate, 3),
                           "sentence_ends": len(ends), "ends_inside_a_sentence": wrong_ends,
                           "typed": typed}))
 
@@ -244,6 +247,8 @@ def main():
     latency_parser.add_argument("--runs", type=int, default=20)
     wer_parser = commands.add_parser("wer")
     wer_parser.add_argument("--pause", type=float, default=1.5)
+    wer_parser.add_argument("--engine", default="moonshine",
+                            help="the engine dictate uses: moonshine (default) or whisper")
     commands.add_parser("cpu")
     arguments = parser.parse_args()
     for tool in ("Xvfb", "xterm", "xdotool", "sox"):
