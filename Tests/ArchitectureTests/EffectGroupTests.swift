@@ -46,7 +46,7 @@ struct EffectGroupTests {
     let task = store.send(.start)
     let group = try #require(task.group)
     // The 200 short effects end; the one waiting at the gate does not.
-    for _ in 0..<10_000 where store.state.done < 200 || group.runningDescendants > 1 {
+    for _ in 0..<10_000 where store.state.done < 200 || group.runningDescendants != 1 {
       await Task.yield()
     }
     #expect(store.state.ticks == 200)
