@@ -242,7 +242,7 @@ public struct Dictation: Sendable {
           }
         }
         guard utterances.endIndex > state.takenUtterances else { return .none }
-        for index in max(state.takenUtterances, utterances.startIndex)..<utterances.endIndex {
+        for index in utterances.indices(from: state.takenUtterances) {
           let words = utterances[index].map(\.substring).joined(separator: " ")
           take(words, into: &state)
         }

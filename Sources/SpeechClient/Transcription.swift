@@ -103,6 +103,12 @@ public struct Transcription: Sendable {
       precondition(position >= startIndex && position < endIndex, "utterance index out of range")
       return storage.utterance(at: position - startIndex)
     }
+
+    /// The numbers of the utterances held from `first` on: what a host that has taken the
+    /// utterances before `first` takes next (those forgotten meanwhile are skipped).
+    public func indices(from first: Int) -> Range<Int> {
+      Swift.min(Swift.max(first, startIndex), endIndex)..<endIndex
+    }
   }
 }
 

@@ -27,14 +27,9 @@ public struct TranscriptionBuilder: Sendable {
   /// Older ones are forgotten in batches: between this many and twice as many are held.
   public let keptUtterances: Int?
 
-  /// Creates an empty builder that keeps every finished utterance.
-  public init() {
-    keptUtterances = nil
-  }
-
   /// Creates an empty builder that keeps at least the last `count` finished utterances (at least
-  /// one) and forgets older ones; `nil` keeps every one.
-  public init(keepingLast count: Int?) {
+  /// one) and forgets older ones; `nil` (the default) keeps every one.
+  public init(keepingLast count: Int? = nil) {
     keptUtterances = count.map { max(1, $0) }
   }
 

@@ -63,6 +63,10 @@ import Testing
     // Five finished, more than twice two: the oldest three went, the last two stay.
     #expect(builder.finishedUtteranceCount == 5)
     #expect(transcription.finishedUtterances.indices == 3..<5)
+    // What a host takes next: from where it stopped, past the forgotten ones.
+    #expect(transcription.finishedUtterances.indices(from: 1) == 3..<5)
+    #expect(transcription.finishedUtterances.indices(from: 4) == 4..<5)
+    #expect(transcription.finishedUtterances.indices(from: 9) == 5..<5)
     #expect(transcription.finishedUtterances[3].map(\.substring) == ["three."])
     #expect(transcription.finishedUtterances[4].map(\.substring) == ["four", "four."])
     #expect(transcription.formattedString == "three. four four. five")

@@ -34,13 +34,7 @@ final class UtteranceStorage: @unchecked Sendable {
 
   /// A new storage holding `prefix` of this one (for a writer whose copy diverged).
   func copy(_ prefix: Prefix) -> UtteranceStorage {
-    let copy = UtteranceStorage(firstUtterance: firstUtterance)
-    lock.withLock {
-      copy.segments = Array(segments[..<prefix.segments])
-      copy.ends = Array(ends[..<prefix.utterances])
-      copy.utf16Count = prefix.utf16Count
-    }
-    return copy
+    copy(prefix, droppingFirst: 0).0
   }
 
   /// A new storage holding `prefix` of this one without its first `dropped` utterances, and

@@ -78,10 +78,7 @@ extension RealtimeSession.State {
     else { return [] }
     let utterances = transcription.finishedUtterances
     var words: [TranscriptionSegment] = []
-    // Numbers count from the run's start; the recognition keeps only the latest.
-    for index in max(run.takenUtterances, utterances.startIndex)..<utterances.endIndex {
-      words += utterances[index]
-    }
+    for index in utterances.indices(from: run.takenUtterances) { words += utterances[index] }
     return words + transcription.partialSegments
   }
 
@@ -114,7 +111,7 @@ extension RealtimeSession.State {
     guard let run = self.run, let transcription = run.recognition.result?.bestTranscription
     else { return }
     let utterances = transcription.finishedUtterances
-    for index in max(run.takenUtterances, utterances.startIndex)..<utterances.endIndex {
+    for index in utterances.indices(from: run.takenUtterances) {
       let words = Array(utterances[index])
       self.run?.takenUtterances = index + 1
       guard let first = words.first else { continue }

@@ -34,11 +34,9 @@ extension VoskSession.State {
   mutating func takeFinishedUtterances() {
     guard let utterances = recognition?.result?.bestTranscription.finishedUtterances
     else { return }
-    // Numbers count from the stream's start; the recognition keeps only the latest.
-    takenUtterances = max(takenUtterances, utterances.startIndex)
-    while takenUtterances < utterances.endIndex {
-      finals.append(Array(utterances[takenUtterances]))
-      takenUtterances += 1
+    for index in utterances.indices(from: takenUtterances) {
+      finals.append(Array(utterances[index]))
     }
+    takenUtterances = max(takenUtterances, utterances.endIndex)
   }
 }
