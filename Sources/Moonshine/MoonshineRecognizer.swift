@@ -25,13 +25,16 @@ import Synchronization
 /// utterance is transcribed once early, so its final words are ready when the pause is long
 /// enough to end it.
 ///
-/// With ``MoonshineConfiguration/endpointing`` `.sentence`, the utterance is transcribed 0.08 s
-/// into a pause (the early look, at the end of a chunk; or when the judgement needs it) and
-/// again at the shortest pause (``MoonshineConfiguration/endOfUtteranceSilence``), with what its
-/// final words hear; ``SentenceEnd`` judges the sentence from the two, and a finished one ends
-/// there, any other after ``MoonshineConfiguration/maximumEndOfUtteranceSilence`` unless speech
-/// resumes (which drops the judgement). Pauses are counted in audio, so a stream ends its
-/// utterances at the same places however fast it arrives. A file's pieces
+/// With ``MoonshineConfiguration/endpointing`` `.sentence`, the utterance is transcribed early
+/// in a pause (the early look, at the end of a chunk; or when the judgement needs it) and again
+/// at the shortest pause (``MoonshineConfiguration/endOfUtteranceSilence``), with what its final
+/// words hear; ``SentenceEnd`` judges the sentence from the two, and a finished one ends there,
+/// any other after ``MoonshineConfiguration/maximumEndOfUtteranceSilence`` unless speech resumes
+/// (which drops the judgement). With Silero VAD a pause counts from where the sound of speech
+/// ends (``SoundEnd``), which the detector hears late, and the early look hears 0.13 s of it;
+/// with the energy detector, from its last speech frame, and the early look hears 0.08 s. When
+/// both looks fall due in one chunk they run at once, on two cores. Pauses are counted in
+/// audio, so a stream ends its utterances at the same places however fast it arrives. A file's pieces
 /// (``decodeSegment(_:startingAt:)``) look ahead instead: each stretch of speech is transcribed
 /// whole and split where its text ends a sentence at a pause (``SpokenSentences``).
 ///
@@ -72,9 +75,17 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   static let minimumSpeechSamples = RecognitionAudio.sampleRate * 8 / 100
   /// The least new audio between partial results: 0.1 s.
   static let partialInterval = 0.1
-  /// The pause the early look of sentence endpointing hears after the last speech window: 0.08 s
-  /// (about 0.1 s after the last word ends: the detector hears the end a little late).
+  /// The pause the early look of sentence endpointing hears after the energy detector's last
+  /// speech frame: 0.08 s (about 0.1 s after the last word ends).
   static let earlySamples = RecognitionAudio.sampleRate * 8 / 100
+  /// The pause the early look hears after where the sound of speech ends (``SoundEnd``, with
+  /// Silero VAD): 0.13 s. Until 30 Nov 2026 the early look came 0.08 s after Silero's end of
+  /// speech, which lags the sound by 0.03–0.07 s on most speech, and the rule's thresholds were
+  /// set with it there; 0.08 s after the sound's end the model still expects more words after
+  /// many finished sentences (P(another word) 0.005–0.009 after "…do something." and "…ninety
+  /// two."), and holds them (`Benchmarks/endpointing/README.md`, "Counting the pause from the
+  /// sound's end").
+  static let earlySamplesAfterSound = RecognitionAudio.sampleRate * 13 / 100
 
   /// How many times a look's cost the next look waits for, beyond the configuration's own
   /// factor, with `speaking` streams transcribing speech on `cores` cores: 1 while they keep at
@@ -176,6 +187,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var speechSamples = 0
     /// Quiet audio since the last speech frame, in samples.
     var quietSamples = 0
+    /// How far before the detector's end of speech the sound of it ended (``SoundEnd``), in
+    /// samples: the pause counts from the sound's end, the longest pause from the detector's.
+    var soundLead = 0
     /// The last transcription of (the beginning of) the utterance, and how many samples it heard.
     var transcript: MoonshineTranscript?
     var transcribedSamples = 0
@@ -185,7 +199,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     var lastLook: ContinuousClock.Instant?
     /// Audio its final transcription hears after the last speech, in samples.
     let trailingSamples: Int
-    /// With sentence endpointing: the transcription with ``MoonshineRecognizer/earlySamples`` of
+    /// With sentence endpointing: the transcription with the early look's part
+    /// (``MoonshineRecognizer/earlySamples`` or ``MoonshineRecognizer/earlySamplesAfterSound``) of
     /// the pause after the speech that ended at `speechEnd`, and the judgement of the pause (both
     /// forgotten when speech resumes).
     var early: (speechEnd: Int, transcript: MoonshineTranscript)?
@@ -222,7 +237,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     /// endpointing, up to the shortest pause if that is shorter).
     var finalLength: Int { min(samples.count, speechEnd + trailingSamples) }
     /// The audio the early look at a pause hears: 0.08 s after the last speech.
-    var earlyLength: Int { min(samples.count, speechEnd + MoonshineRecognizer.earlySamples) }
+    func earlyLength(hearing pause: Int) -> Int { min(samples.count, speechEnd + pause) }
   }
 
   /// Creates a recognizer over the process's shared model for `configuration` (loading it the
@@ -612,9 +627,21 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       current.speechSamples += frame.count
       current.speechEnd = current.samples.count
       current.quietSamples = 0
+      current.soundLead = 0
       // Speech resumed: the pause's judgement no longer holds.
       current.verdict = nil
     } else {
+      if current.quietSamples == 0, countsPausesFromSound {
+        // Silero VAD let go of speech: with sentence endpointing the pause counts from where the
+        // sound of it ended, which that detector hears late. (The energy detector's frames end
+        // with the sound, a pop's or breath's included, and no later.)
+        let soundEnd = SoundEnd.find(
+          in: current.samples, speechStart: current.speechStart,
+          detectorEnd: current.speechEnd)
+        current.soundLead = current.speechEnd - soundEnd
+        current.quietSamples = current.soundLead
+        current.speechEnd = soundEnd
+      }
       current.quietSamples += frame.count
     }
     utterance = current
@@ -631,6 +658,12 @@ public final class MoonshineRecognizer: SpeechRecognizer {
         utterance = current
       }
       pause = pauseEnding(current.verdict ?? .undecided)
+      if pause > endOfUtteranceSilence {
+        // A sentence held open waits for the longest pause after the detector's end of speech,
+        // as it did before pauses counted from the sound's end: speech that resumes after a
+        // thinking pause that long is heard by the detector a little late too.
+        pause += Double(current.soundLead) / rate
+      }
     }
     if quiet >= pause || isTooLong {
       utterance = nil
@@ -654,13 +687,24 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
   }
 
+  /// Whether a pause counts from where the sound of speech ends (``SoundEnd``): with sentence
+  /// endpointing and Silero VAD, which hears the end late.
+  private var countsPausesFromSound: Bool {
+    endpointing == .sentence && !configuration.voiceActivity.isEnergy
+  }
+
+  /// The pause the early look hears.
+  private var earlyLookSamples: Int {
+    countsPausesFromSound ? Self.earlySamplesAfterSound : Self.earlySamples
+  }
+
   /// The audio a final transcription hears after the last speech: 0.3 s, or with sentence
   /// endpointing the shortest pause if that is shorter (but at least 0.08 s), so the
   /// transcription that judges the sentence is its final words.
   private var trailingSamples: Int {
     guard endpointing == .sentence else { return Self.trailingSamples }
     let shortest = Int(endOfUtteranceSilence * Double(RecognitionAudio.sampleRate))
-    return max(Self.earlySamples, min(Self.trailingSamples, shortest))
+    return max(earlyLookSamples, min(Self.trailingSamples, shortest))
   }
 
   /// Judges the sentence at a pause (``SentenceEnd``) from its early look (made now if it was
@@ -672,8 +716,14 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       utterance.verdict = .undecided
       return
     }
+    let needsLate =
+      utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength
     if utterance.early?.speechEnd != utterance.speechEnd {
-      try lookEarly(&utterance)
+      if needsLate, let model, speakingStreams.count < cores {
+        try lookEarlyAndLate(&utterance, with: model)
+      } else {
+        try lookEarly(&utterance)
+      }
     }
     if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
       try transcribe(&utterance, samples: utterance.finalLength)
@@ -686,9 +736,11 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       let after = late.afterLastWord
       let start =
         Double(utterance.start + utterance.speechEnd) / Double(RecognitionAudio.sampleRate)
+      let judged = Double(position) / Double(RecognitionAudio.sampleRate)
       FileHandle.standardError.write(
         Data(
           ("transcribe: pause at \(String(format: "%.2f", start)) s: \(verdict) \"\(late.text)\" "
+            + "judged at \(String(format: "%.3f", judged)) s "
             + "early [\(Self.describe(early))] late [\(Self.describe(after))]\n").utf8))
     }
   }
@@ -700,9 +752,54 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     } ?? "none"
   }
 
+  /// Makes the early look and transcribes what the final words hear at the same time, on two
+  /// cores: when the detector's end of speech and the shortest pause fall in one chunk (a
+  /// client sending 100 ms at a time, the pause counted from the sound's end), both are due at
+  /// once, and one after the other they would delay the judgement by the early look's time.
+  /// Each decodes from the last transcription's tokens, as the early look would have alone
+  /// (a prefix only speeds decoding: the model keeps what it predicts anyway).
+  private func lookEarlyAndLate(
+    _ utterance: inout Utterance, with model: MoonshineModel
+  ) throws(RecognitionFailure) {
+    let samples = utterance.samples
+    let earlyCount = utterance.earlyLength(hearing: earlyLookSamples)
+    let lateCount = utterance.finalLength
+    let prefix = utterance.transcript?.reusableTokens ?? []
+    let hotwords = self.hotwords
+    let early = Mutex<Result<MoonshineTranscript, RecognitionFailure>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    utterance.lastLook = now()
+    let started = ContinuousClock.now
+    DispatchQueue.global(qos: .userInitiated).async {
+      let result = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
+        try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
+          try model.transcribe(
+            UnsafeBufferPointer(rebasing: samples[..<earlyCount]), prefix: prefix,
+            hotwords: hotwords)
+        }
+      }
+      early.withLock { $0 = result }
+      done.signal()
+    }
+    let late = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
+      try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
+        try model.transcribe(
+          UnsafeBufferPointer(rebasing: samples[..<lateCount]), prefix: prefix,
+          hotwords: hotwords)
+      }
+    }
+    done.wait()
+    let earlyTranscript = try early.withLock { $0 }!.get()
+    lastDecodeSeconds = decodeCost(lateCount, (ContinuousClock.now - started).seconds)
+    lastDecodeSamples = lateCount
+    utterance.early = (utterance.speechEnd, earlyTranscript)
+    utterance.transcript = try late.get()
+    utterance.transcribedSamples = lateCount
+  }
+
   /// Transcribes the utterance with 0.08 s of its pause: the early look of sentence endpointing.
   private func lookEarly(_ utterance: inout Utterance) throws(RecognitionFailure) {
-    try transcribe(&utterance, samples: utterance.earlyLength)
+    try transcribe(&utterance, samples: utterance.earlyLength(hearing: earlyLookSamples))
     if let transcript = utterance.transcript {
       utterance.early = (utterance.speechEnd, transcript)
     }
@@ -719,7 +816,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard var current = utterance, current.isConfirmed else { return }
     let rate = Double(RecognitionAudio.sampleRate)
     let quiet = Double(current.quietSamples) / rate
-    if endpointing == .sentence, readsPauseSignals, current.quietSamples >= Self.earlySamples,
+    if endpointing == .sentence, readsPauseSignals, current.quietSamples >= earlyLookSamples,
       current.early?.speechEnd != current.speechEnd, current.verdict == nil
     {
       // A pause begins: the early look sentence endpointing needs, made while the pause grows

@@ -2,9 +2,12 @@ import Foundation
 
 /// Whether an utterance's words make a finished sentence at a pause: the rule of
 /// ``Recognition/Endpointing/sentence``, read from two transcriptions of the utterance, one with
-/// 0.08 s of the pause after the last speech window (the early look: about 0.1 s after the last
-/// word ends, as the detector lags it a little) and one with the pause that its final words hear
-/// (0.2 s by default: about 0.25–0.35 s after the word, as the detector hears it end late).
+/// a little of the pause (the early look: about 0.1–0.15 s after the last word ends) and one
+/// with the pause that its final words hear (0.2 s by default: about 0.2–0.25 s after the word).
+/// With Silero VAD the pause counts from where the sound of speech ends (``SoundEnd``) and the
+/// early look hears 0.13 s of it; before 30 Nov 2026 both counted from the detector's end of
+/// speech, which lags the sound (0.08 s for the early look, and the final words 0.25–0.35 s
+/// after the word).
 ///
 /// Measured in `Benchmarks/endpointing/README.md` on 75 pauses cut inside sentences and 13 ends:
 /// the final period alone means little (the model writes one at most cuts), but what the model

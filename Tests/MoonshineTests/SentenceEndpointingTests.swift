@@ -130,6 +130,25 @@ struct SentenceEndpointingTests {
     #expect(delay(late) >= 0.5, "\(delay(late))")
   }
 
+  @Test(.enabled(if: isSileroInstalled, sileroRequirement))
+  func withSileroThePauseCountsFromWhereTheSoundOfSpeechEnds() throws {
+    var configuration = configuration(.sentence)
+    configuration.voiceActivity = try installedSilero()
+    let samples = try goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+    let finals = try finals(samples, MoonshineRecognizer(configuration: configuration))
+    #expect(finals.count == 1)
+    guard let final = finals.first else { return }
+    #expect(
+      normalizedWords(final.words.map(\.text).joined(separator: " "))
+        == ["go", "forward", "ten", "meters"])
+    // "meters" ends at 2.11 s and a pop follows it; Silero VAD lets go of speech at 2.27 s.
+    // Counted from where the sound ends (2.16 s), 0.2 s of pause ends the sentence within the
+    // 800-sample chunk that ends at 2.40 s; counted from the detector's end it came at 2.55 s.
+    #expect(Double(final.fed) / 16_000 <= 2.4, "\(Double(final.fed) / 16_000) s")
+    let end = final.words.last.map { $0.timestamp + $0.duration } ?? 0
+    #expect(end < 2.2, "speech ends at \(end) s")
+  }
+
   @Test func aStreamAskingForAFixedPauseWithoutOneGetsTheFixedDefault() throws {
     // An OpenAI upload's `server_vad` without `silence_duration_ms`, on a sentence server: the
     // 0.5 s fixed pause, not the sentence configuration's 0.2 s shortest one.
