@@ -770,7 +770,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let done = DispatchSemaphore(value: 0)
     utterance.lastLook = now()
     let started = ContinuousClock.now
-    DispatchQueue.global(qos: .userInitiated).async {
+    // A thread of its own, as the recognizer's own runs on: a pool's could all be waiting here.
+    let thread = Thread {
       let result = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
         try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
           try model.transcribe(
@@ -781,6 +782,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       early.withLock { $0 = result }
       done.signal()
     }
+    thread.stackSize = 8 << 20
+    thread.start()
     let late = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
       try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
         try model.transcribe(
