@@ -236,7 +236,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     /// The audio a final transcription hears: up to 0.3 s after the last speech (with sentence
     /// endpointing, up to the shortest pause if that is shorter).
     var finalLength: Int { min(samples.count, speechEnd + trailingSamples) }
-    /// The audio the early look at a pause hears: 0.08 s after the last speech.
+    /// The audio the early look at a pause hears: `pause` samples after the last speech.
     func earlyLength(hearing pause: Int) -> Int { min(samples.count, speechEnd + pause) }
   }
 
@@ -699,7 +699,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   }
 
   /// The audio a final transcription hears after the last speech: 0.3 s, or with sentence
-  /// endpointing the shortest pause if that is shorter (but at least 0.08 s), so the
+  /// endpointing the shortest pause if that is shorter (but no less than the early look's), so the
   /// transcription that judges the sentence is its final words.
   private var trailingSamples: Int {
     guard endpointing == .sentence else { return Self.trailingSamples }
@@ -766,31 +766,27 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let lateCount = utterance.finalLength
     let prefix = utterance.transcript?.reusableTokens ?? []
     let hotwords = self.hotwords
+    let decode: @Sendable (Int) -> Result<MoonshineTranscript, RecognitionFailure> = { count in
+      Result { () throws(RecognitionFailure) in
+        try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
+          try model.transcribe(
+            UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
+        }
+      }
+    }
     let early = Mutex<Result<MoonshineTranscript, RecognitionFailure>?>(nil)
     let done = DispatchSemaphore(value: 0)
     utterance.lastLook = now()
     let started = ContinuousClock.now
     // A thread of its own, as the recognizer's own runs on: a pool's could all be waiting here.
     let thread = Thread {
-      let result = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
-        try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
-          try model.transcribe(
-            UnsafeBufferPointer(rebasing: samples[..<earlyCount]), prefix: prefix,
-            hotwords: hotwords)
-        }
-      }
+      let result = decode(earlyCount)
       early.withLock { $0 = result }
       done.signal()
     }
     thread.stackSize = 8 << 20
     thread.start()
-    let late = Result { () throws(RecognitionFailure) -> MoonshineTranscript in
-      try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
-        try model.transcribe(
-          UnsafeBufferPointer(rebasing: samples[..<lateCount]), prefix: prefix,
-          hotwords: hotwords)
-      }
-    }
+    let late = decode(lateCount)
     done.wait()
     let earlyTranscript = try early.withLock { $0 }!.get()
     lastDecodeSeconds = decodeCost(lateCount, (ContinuousClock.now - started).seconds)
@@ -800,7 +796,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     utterance.transcribedSamples = lateCount
   }
 
-  /// Transcribes the utterance with 0.08 s of its pause: the early look of sentence endpointing.
+  /// Transcribes the utterance with the start of its pause (``earlyLookSamples``): the early look
+  /// of sentence endpointing.
   private func lookEarly(_ utterance: inout Utterance) throws(RecognitionFailure) {
     try transcribe(&utterance, samples: utterance.earlyLength(hearing: earlyLookSamples))
     if let transcript = utterance.transcript {
