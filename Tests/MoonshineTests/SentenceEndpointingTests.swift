@@ -149,6 +149,34 @@ struct SentenceEndpointingTests {
     #expect(end < 2.2, "speech ends at \(end) s")
   }
 
+  @Test(.enabled(if: isSileroInstalled, sileroRequirement))
+  func bothLooksDueInOneChunkJudgeAsOneAfterTheOtherDo() throws {
+    // 100 ms chunks, as a Wyoming satellite sends: the chunk that ends at 2.40 s brings both the
+    // detector's release and the shortest pause. On two cores the early look and the final
+    // words are transcribed at once; on one, one after the other. Same judgement, same words.
+    var configuration = configuration(.sentence)
+    configuration.voiceActivity = try installedSilero()
+    let samples = try goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+    func run(cores: Int) throws -> [(text: String, fed: Int)] {
+      let recognizer = try MoonshineRecognizer(
+        configuration: configuration, speakingStreams: SpeakingStreams(), cores: cores)
+      var finals: [(text: String, fed: Int)] = []
+      for start in stride(from: 0, to: samples.count, by: 1_600) {
+        let chunk = Array(samples[start..<min(start + 1_600, samples.count)])
+        for event in try chunk.withUnsafeBufferPointer({ try recognizer.process($0) }) {
+          if case .utterance(let words) = event {
+            finals.append((words.map(\.text).joined(separator: " "), start + chunk.count))
+          }
+        }
+      }
+      return finals
+    }
+    let together = try run(cores: 2)
+    let inTurn = try run(cores: 1)
+    #expect(together.map(\.text) == inTurn.map(\.text))
+    #expect(together.map(\.fed) == [38_400] && inTurn.map(\.fed) == [38_400])
+  }
+
   @Test func aStreamAskingForAFixedPauseWithoutOneGetsTheFixedDefault() throws {
     // An OpenAI upload's `server_vad` without `silence_duration_ms`, on a sentence server: the
     // 0.5 s fixed pause, not the sentence configuration's 0.2 s shortest one.
