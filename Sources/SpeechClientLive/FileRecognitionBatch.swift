@@ -145,6 +145,11 @@ public final class FileRecognitionBatch: Sendable {
       let pool =
         (configuration.reportsPartialWordsOfFiles ? pooled : pooled.withoutPartialResults())
         .sharedPool(size: jobs)
+      if pool.workerCount == 0 {
+        // A worker loads its recognizer (the model, for the first) while this thread opens the
+        // file and finds its first pause, instead of after.
+        pool.submitAny { _ in }
+      }
       let rate = Double(RecognitionAudio.sampleRate)
       // With sentence endpointing, a cut made for length may fall inside a sentence: the pieces
       // on either side are mended by decoding across it (see `PieceJoins`).
