@@ -1,5 +1,7 @@
 /// A store that is its own actor: it runs its reducer on itself rather than on the main actor, so
-/// that many stores (one per connection of a server, say) reduce their actions in parallel.
+/// that many stores (one per connection of a server, say) reduce their actions in parallel. It
+/// runs on a thread of its own (a ``ThreadExecutor``, shared with other stores), not on Swift's
+/// cooperative pool.
 ///
 /// It runs a feature exactly as a ``Store`` does — the same reducers, effects, cancellation and
 /// dependencies — with one difference: where a ``Store`` works on the main actor, an
@@ -39,28 +41,41 @@
 /// ``TestStore``) runs in a ``Store``; the same reducer runs in either.
 public actor ActorStore<State, Action> {
   private let core: RootCore<State, Action>
+  /// Where the store runs.
+  private nonisolated let executor: any SerialExecutor
+
+  /// The store runs on its executor (a ``ThreadExecutor`` unless it was given another).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    executor.asUnownedSerialExecutor()
+  }
 
   /// Creates a store from an initial state and a reducer.
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
+  ///   - executor: Where the reducer runs (its effects run on the global executor and `send` back
+  ///     to it): by default the next of the process's ``ThreadExecutor/shared`` executors, so
+  ///     stores made one after another reduce in parallel.
   ///   - reducer: The reducer that runs the feature.
   ///   - prepareDependencies: Overrides dependencies for the reducer and every effect it starts,
   ///     for example `$0.continuousClock = clock`.
   @inlinable
   public init<R: Reducer<State, Action>>(
     initialState: @autoclosure @Sendable () -> R.State,
+    executor: any SerialExecutor = ThreadExecutor.next(),
     @ReducerBuilder<State, Action> reducer: sending () -> R,
     withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil
   ) {
     self.init(
       root: RootCore.prepared(
-        initialState: initialState, reducer: reducer, prepareDependencies: prepareDependencies))
+        initialState: initialState, reducer: reducer, prepareDependencies: prepareDependencies),
+      executor: executor)
   }
 
   @usableFromInline
-  init(root: RootCore<State, Action>) {
+  init(root: RootCore<State, Action>, executor: any SerialExecutor) {
     self.core = root
+    self.executor = executor
   }
 
   /// The current state.

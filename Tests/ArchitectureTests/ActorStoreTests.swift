@@ -70,13 +70,14 @@ struct ActorStoreTests {
     #expect(await store.state == ["start", "from effect"])
   }
 
-  /// Two stores reduce at the same time: each reducer waits, inside `reduce`, for the other's to
-  /// have started, which would never happen if they shared one actor.
+  /// Two stores on two executors reduce at the same time: each reducer waits, inside `reduce`,
+  /// for the other's to have started, which would never happen if they shared one thread.
   @Test func twoStoresReduceInParallel() async {
     let first = DispatchSemaphore(value: 0)
     let second = DispatchSemaphore(value: 0)
+    let executors = ThreadExecutor.shared
     func store(signal: DispatchSemaphore, wait: DispatchSemaphore) -> ActorStore<Bool, Void> {
-      ActorStore(initialState: false) {
+      ActorStore(initialState: false, executor: executors[signal === first ? 0 : 1]) {
         Reduce { state, _ in
           signal.signal()
           state = wait.wait(timeout: .now() + 10) == .success

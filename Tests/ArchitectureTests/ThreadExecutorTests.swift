@@ -1,0 +1,67 @@
+import Architecture
+import Foundation
+import Testing
+
+struct ThreadExecutorTests {
+  /// An actor that runs on the executor it is given.
+  actor Recorder {
+    nonisolated let executor: ThreadExecutor
+    var entries: [Int] = []
+    var onExecutorThread: [Bool] = []
+
+    init(executor: ThreadExecutor) {
+      self.executor = executor
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+      executor.asUnownedSerialExecutor()
+    }
+
+    func record(_ entry: Int) {
+      entries.append(entry)
+      onExecutorThread.append(executor.isCurrent && !Thread.isMainThread)
+    }
+  }
+
+  @Test func anActorOnItRunsOnItsThreadOneCallAtATime() async {
+    let executor = ThreadExecutor(name: "test.executor")
+    let recorder = Recorder(executor: executor)
+    await withTaskGroup(of: Void.self) { group in
+      for entry in 0..<200 {
+        group.addTask { await recorder.record(entry) }
+      }
+    }
+    #expect(await recorder.entries.sorted() == Array(0..<200))
+    #expect(await recorder.onExecutorThread == Array(repeating: true, count: 200))
+    // Nowhere else is its thread's.
+    #expect(!executor.isCurrent)
+  }
+
+  @Test func callsFromOneTaskRunInTheOrderTheyWereMade() async {
+    let recorder = Recorder(executor: ThreadExecutor(name: "test.order"))
+    for entry in 0..<100 {
+      await recorder.record(entry)
+    }
+    #expect(await recorder.entries == Array(0..<100))
+  }
+
+  @Test func theSharedExecutorsAreOnePerCoreAndAtLeastTwo() {
+    let shared = ThreadExecutor.shared
+    #expect(shared.count == max(2, ProcessInfo.processInfo.activeProcessorCount))
+    #expect(Set(shared.map(ObjectIdentifier.init)).count == shared.count)
+  }
+
+  /// A store runs its reducer on the executor it was given, and its effects send back there.
+  @Test func anActorStoreReducesOnItsExecutor() async {
+    let executor = ThreadExecutor(name: "test.store")
+    let store = ActorStore(initialState: [Bool](), executor: executor) {
+      Reduce<[Bool], Bool> { state, isFromEffect in
+        state.append(executor.isCurrent)
+        guard !isFromEffect else { return .none }
+        return .run { send in await send(true) }
+      }
+    }
+    await store.send(false).finish()
+    #expect(await store.state == [true, true])
+  }
+}
