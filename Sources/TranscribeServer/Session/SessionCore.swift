@@ -36,6 +36,8 @@ public struct SessionCore: Sendable {
   public var recognizers: Recognizers
   /// The clock of the sessions' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
+  /// Where the sessions' stores run.
+  let executors = SessionExecutors()
   /// Where the server logs.
   public var logger: Logger
 

@@ -80,7 +80,7 @@ struct StreamHost {
     }
     if codec.countsSessions { core.metrics.protocolSessionStarted(codec.protocolName) }
     let (initial, reducer) = codec.session(id: session.log.id)
-    let store = await core.makeSessionStore(initial) { reducer }
+    let store = core.makeSessionStore(initial, reducer: reducer)
     let host = StreamLoop<Codec.Session>(store: store)
     let (final, readFailure) = await host.run(
       messages, reading: codec.reading, session: session, shutdownNotice: shutdownNotice,

@@ -32,8 +32,9 @@ where Session.State: Sendable, Session.Action: Sendable {
   /// How the host turns what it reads into actions.
   typealias Reading<Message> = StreamReading<Session.Action, Message>
 
-  /// The session's store.
-  let store: Store<Session.State, Session.Action>
+  /// The session's store: its own actor, so the reducers of a server's sessions run in
+  /// parallel.
+  let store: ActorStore<Session.State, Session.Action>
   /// The audios the reader pushed into.
   let audios = PushedAudios()
 
@@ -128,7 +129,7 @@ where Session.State: Sendable, Session.Action: Sendable {
       for await failure in group where failure != nil { readFailure = failure }
       return readFailure
     }
-    let final = await MainActor.run { store.state }
+    let final = await store.state
     return (final, readFailure)
   }
 
@@ -136,10 +137,9 @@ where Session.State: Sendable, Session.Action: Sendable {
   /// audio messages grew), pushes the audio's PCM into the audio its recognition reads now, in
   /// the same turn: the reader reads messages in order, so the audio goes in in that order, and
   /// an end of the audio the session decides on later cannot overtake it. Returns the audio
-  /// pushed into.
-  @MainActor
+  /// pushed into. It runs on the store, so no other action comes between.
   private static func deliver(
-    _ action: Session.Action, to store: Store<Session.State, Session.Action>
+    _ action: Session.Action, to store: isolated ActorStore<Session.State, Session.Action>
   ) -> PushedAudio? {
     let before = store.withState(\.audioMessages)
     store.send(action)
@@ -201,17 +201,15 @@ extension SessionOutcome {
 
 extension SessionCore {
   /// The store of one streaming session: `reducer` on a recognizer borrowed from the core and
-  /// the core's clock.
+  /// the core's clock, in a store of its own that runs off the main actor.
   func makeSessionStore<R: Reducer & Sendable>(
-    _ initialState: R.State, reducer: @escaping @Sendable () -> R
-  ) async -> Store<R.State, R.Action> where R.State: Sendable {
-    await MainActor.run {
-      Store(initialState: initialState) {
-        reducer()
-      } withDependencies: {
-        $0.speechClient = makeSpeechClient()
-        $0.continuousClock = clock
-      }
+    _ initialState: R.State, reducer: R
+  ) -> ActorStore<R.State, R.Action> where R.State: Sendable {
+    ActorStore(initialState: initialState, executor: executors.next()) {
+      reducer
+    } withDependencies: {
+      $0.speechClient = makeSpeechClient()
+      $0.continuousClock = clock
     }
   }
 }

@@ -1,3 +1,5 @@
+import Architecture
+import Foundation
 import Hummingbird
 import Testing
 
@@ -58,6 +60,35 @@ import Testing
     upload.end(.finished, audioSeconds: 2)
     #expect(core.uploadsReading.activeCount == 0)
     #expect(core.sessions.activeCount == 0)
+  }
+
+  /// A reducer that, inside `reduce`, signals `started` and waits for `other` to have been
+  /// signalled: two of them finish only if their stores reduce at the same time.
+  struct Rendezvous: Reducer, Sendable {
+    let started: DispatchSemaphore
+    let other: DispatchSemaphore
+    func reduce(into state: inout Bool, action: Void) -> Effect<Void> {
+      started.signal()
+      state = other.wait(timeout: .now() + 10) == .success
+      return .none
+    }
+  }
+
+  @Test func theSessionsOfOneServerReduceInParallel() async {
+    let core = core(maxSessions: 2)
+    let (first, second) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let stores = [
+      core.makeSessionStore(false, reducer: Rendezvous(started: first, other: second)),
+      core.makeSessionStore(false, reducer: Rendezvous(started: second, other: first)),
+    ]
+    await withTaskGroup(of: Void.self) { group in
+      for store in stores {
+        group.addTask { await store.send(()) }
+      }
+    }
+    for store in stores {
+      #expect(await store.state)
+    }
   }
 
   @Test func aShutdownAsksRunningSessionsToFinishAndTurnsNewOnesAway() async throws {

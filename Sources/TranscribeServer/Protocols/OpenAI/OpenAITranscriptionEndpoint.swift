@@ -284,23 +284,23 @@ struct OpenAITranscriptionEndpoint: Sendable {
   /// body falling behind `pace`; the group is cancelled once the session has ended (or the
   /// handler was cancelled: letting the store go cancels its effects). What to do about each
   /// is the session's decision. `observe` sees each state the session goes through (the newest
-  /// when several come at once), up to the one that ends it.
-  @MainActor
+  /// when several come at once), up to the one that ends it. The store is the session's own
+  /// actor, so uploads reduce in parallel, off the main actor.
   static func run<Received: Sendable>(
     _ session: UploadSession, client: SpeechClient, clock: any Clock<Duration>,
     connection: ClientConnection, shutdownNotice: ClientConnection, pace: UploadPace? = nil,
-    observe: @escaping @MainActor (UploadSession.State) -> Void = { _ in },
+    observe: (UploadSession.State) -> Void = { _ in },
     receive:
       @escaping @Sendable () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received)
   ) async -> (state: UploadSession.State, received: Received?) {
-    let store = Store(initialState: UploadSession.State()) {
+    let store = ActorStore(initialState: UploadSession.State()) {
       session
     } withDependencies: {
       $0.speechClient = client
       $0.continuousClock = clock
     }
-    let states = store.states(bufferingPolicy: .bufferingNewest(1))
-    store.send(.start)
+    let states = await store.states(bufferingPolicy: .bufferingNewest(1))
+    await store.send(.start)
     return await withTaskGroup(of: Received?.self) { group in
       group.addTask {
         do throws(OpenAIError) {
@@ -328,7 +328,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
           return nil
         }
       }
-      var final = store.state
+      var final = await store.state
       for await state in states {
         observe(state)
         guard state.ending != nil else { continue }

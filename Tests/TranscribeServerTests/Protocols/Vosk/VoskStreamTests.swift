@@ -124,6 +124,25 @@ import Testing
     #expect(ended?.metadata["audio_seconds"] == "2.40")
   }
 
+  /// A session needs no main actor: its reducer runs on the session's own store, and its
+  /// effects send back to it, so a session served while the main actor is blocked still ends.
+  @MainActor
+  @Test func aSessionRunsToItsEndWhileTheMainActorIsBlocked() async {
+    let core = makeCore()
+    let ended = DispatchSemaphore(value: 0)
+    let outputs = Mutex<[VoskSession.Output]>([])
+    Task.detached { [self] in
+      let (written, _) = await serve(
+        [.text(#"{"config": {"sample_rate": 16000}}"#), Self.audio(seconds: 0.6), Self.eof],
+        on: core)
+      outputs.withLock { $0 = written.outputs }
+      ended.signal()
+    }
+    // Blocks the main actor until the session is over.
+    #expect(ended.wait(timeout: .now() + 30) == .success)
+    #expect(outputs.withLock { $0.last } == .close(nil))
+  }
+
   /// A speech client that reads every sample of its pushed audio as it comes, reporting how
   /// far it has got, and ends when the audio does: what it read is what reached the decoder.
   final class Decoder: Sendable {
