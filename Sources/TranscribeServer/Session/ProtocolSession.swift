@@ -115,6 +115,9 @@ struct StreamScope<Session: ProtocolSession>: Reducer {
 }
 
 extension ProtocolSession {
+  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
+  typealias Stream = StreamSession<Output, Problem>
+
   /// The body of a protocol's session: its stream first (``StreamScope``), then what the
   /// protocol does (``reduceProtocol(into:action:)``), then its recognition, the `child` at
   /// `recognition`, under `ifLet`: the stream's ending can drop the recognition, and the `ifLet`
@@ -139,7 +142,7 @@ extension ProtocolSession {
 
   /// The idle, maximum-length and last-words timers, as the session's actions.
   var timers: SessionTimers<Action> {
-    StreamSession<Output, Problem>.timers(limits, embed: Action.stream)
+    Stream.timers(limits, embed: Action.stream)
   }
 
   /// Nothing of the protocol's own to drop.
@@ -156,7 +159,7 @@ extension ProtocolSession {
   /// The session is over, once: the protocol drops what it alone holds (``ending(_:)``), the
   /// audio ends, every timer stops, and recognition is abandoned if it still runs.
   func end(
-    _ state: inout State, _ ending: StreamSession<Output, Problem>.Ending
+    _ state: inout State, _ ending: Stream.Ending
   ) -> Effect<Action> {
     guard !state.isOver else { return .none }
     let own = self.ending(&state)
@@ -169,12 +172,12 @@ extension ProtocolSession {
   }
 
   /// Where the session keeps its stream.
-  static var streamState: WritableKeyPath<State, StreamSession<Output, Problem>.State> {
+  static var streamState: WritableKeyPath<State, Stream.State> {
     \.stream
   }
 
   /// The session's action for one of its stream's.
-  static func streamAction(_ action: StreamSession<Output, Problem>.Action) -> Action {
+  static func streamAction(_ action: Stream.Action) -> Action {
     .stream(action)
   }
 
@@ -182,7 +185,7 @@ extension ProtocolSession {
   /// ended (``LastWords/stop(_:endedAfter:audioMessages:finish:)``) and does what a delegate
   /// action asks; the rest is the stream's own.
   func reduce(
-    stream action: StreamSession<Output, Problem>.Action, _ state: inout State
+    stream action: Stream.Action, _ state: inout State
   ) -> Effect<Action> {
     switch action {
     case .audioEnded(let last):
@@ -218,7 +221,7 @@ extension ProtocolSession {
 
   /// Does what the stream's delegate action asks.
   func handle(
-    _ delegate: StreamSession<Output, Problem>.Delegate, _ state: inout State
+    _ delegate: Stream.Delegate, _ state: inout State
   ) -> Effect<Action> {
     switch delegate {
     case .mustClose(let problem): fail(&state, problem)

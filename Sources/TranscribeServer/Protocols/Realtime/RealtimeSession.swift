@@ -47,8 +47,6 @@ struct RealtimeSession: ProtocolSession, Sendable {
   /// How a session ends: with an `error` event and the WebSocket close codes vosk's protocol
   /// has too.
   typealias Problem = WebSocketSessionError
-  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
-  typealias Stream = StreamSession<Output, WebSocketSessionError>
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -113,7 +111,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
     var lastItemID: String?
     var phase = Phase.streaming
     /// The outbox, the allowance, the limits and the ending.
-    var stream = Stream.State()
+    var stream = RealtimeSession.Stream.State()
 
     init(id: String) {
       self.id = id
@@ -137,7 +135,7 @@ struct RealtimeSession: ProtocolSession, Sendable {
   enum Action: Equatable, Sendable {
     /// The host's start (`session.created` goes out and the timers start) and
     /// acknowledgements, the limits, and what they decide.
-    case stream(Stream.Action)
+    case stream(RealtimeSession.Stream.Action)
     /// A text message from the client, as the codec read it (``RealtimeClientMessage``).
     case message(RealtimeClientMessage)
     /// A binary message (not part of the protocol).

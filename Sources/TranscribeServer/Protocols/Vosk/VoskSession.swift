@@ -35,8 +35,6 @@ struct VoskSession: ProtocolSession, Sendable {
   /// How a session ends: with vosk's close codes; `finished` once the client sent
   /// `{"eof" : 1}` and got the last words.
   typealias Problem = WebSocketSessionError
-  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
-  typealias Stream = StreamSession<Output, WebSocketSessionError>
 
   /// Where a session is.
   enum Phase: Equatable, Sendable {
@@ -78,7 +76,7 @@ struct VoskSession: ProtocolSession, Sendable {
     /// Whether a message arrived while the last words were awaited (they are its answer).
     var isMessageUnanswered = false
     /// The outbox, the allowance, the limits and the ending.
-    var stream = Stream.State()
+    var stream = VoskSession.Stream.State()
 
     init(configuration: VoskStreamConfiguration = VoskStreamConfiguration()) {
       self.configuration = configuration
@@ -93,7 +91,7 @@ struct VoskSession: ProtocolSession, Sendable {
 
   enum Action: Equatable, Sendable {
     /// The host's start and acknowledgements, the limits, and what they decide.
-    case stream(Stream.Action)
+    case stream(VoskSession.Stream.Action)
     /// A text message from the client, as the codec read it (``VoskMessage/read(_:limits:)``):
     /// a message, or what is wrong with it.
     case message(Result<VoskMessage, WebSocketSessionError>)

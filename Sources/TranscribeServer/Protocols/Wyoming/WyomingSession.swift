@@ -40,8 +40,6 @@ struct WyomingSession: ProtocolSession, Sendable {
   /// How a connection ends: with an `error` event; `finished` once the client finished sending
   /// and everything it asked for was answered.
   typealias Problem = WyomingProblem
-  /// What every streaming session shares (the outbox, the allowance, the limits, the ending).
-  typealias Stream = StreamSession<Output, WyomingProblem>
 
   /// Where a connection is.
   enum Phase: Equatable, Sendable {
@@ -100,7 +98,7 @@ struct WyomingSession: ProtocolSession, Sendable {
     /// them, by engine.
     var decoded: [SpeechRecognitionRequest.EngineName: Double] = [:]
     /// The outbox, the allowance (in events), the limits and the ending.
-    var stream = Stream.State()
+    var stream = WyomingSession.Stream.State()
 
     init() {}
 
@@ -119,7 +117,7 @@ struct WyomingSession: ProtocolSession, Sendable {
 
   enum Action: Equatable, Sendable {
     /// The host's start and acknowledgements, the limits, and what they decide.
-    case stream(Stream.Action)
+    case stream(WyomingSession.Stream.Action)
     /// An event from the client.
     case received(WyomingEvent)
     /// The client's bytes broke the framing or a limit.
