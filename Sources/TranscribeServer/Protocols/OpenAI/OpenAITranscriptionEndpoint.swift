@@ -163,8 +163,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
       UploadSession(
         timeLimit: configuration.maxSessionDuration,
         shutdownGracePeriod: configuration.shutdownGracePeriod),
-      client: core.makeSpeechClient(), clock: core.clock, connection: client.connection,
-      shutdownNotice: shutdownNotice, pace: pace,
+      client: core.makeSpeechClient(), clock: core.clock, executor: core.executors.next(),
+      connection: client.connection, shutdownNotice: shutdownNotice, pace: pace,
       observe: { state in
         for event in streamed.events(for: state.recognition?.result) {
           updates.yield(.event(event))
@@ -285,15 +285,17 @@ struct OpenAITranscriptionEndpoint: Sendable {
   /// handler was cancelled: letting the store go cancels its effects). What to do about each
   /// is the session's decision. `observe` sees each state the session goes through (the newest
   /// when several come at once), up to the one that ends it. The store is the session's own
-  /// actor, so uploads reduce in parallel, off the main actor.
+  /// actor on `executor` (the core's next, as every session's), so uploads reduce in parallel,
+  /// off the main actor.
   static func run<Received: Sendable>(
     _ session: UploadSession, client: SpeechClient, clock: any Clock<Duration>,
+    executor: ThreadExecutor = ThreadExecutor.next(),
     connection: ClientConnection, shutdownNotice: ClientConnection, pace: UploadPace? = nil,
     observe: (UploadSession.State) -> Void = { _ in },
     receive:
       @escaping @Sendable () async throws(OpenAIError) -> (SpeechRecognitionRequest, Received)
   ) async -> (state: UploadSession.State, received: Received?) {
-    let store = ActorStore(initialState: UploadSession.State()) {
+    let store = ActorStore(initialState: UploadSession.State(), executor: executor) {
       session
     } withDependencies: {
       $0.speechClient = client
