@@ -84,6 +84,59 @@ public final class WhisperTranscriber: UtteranceTranscriber {
     _ audio: UnsafeBufferPointer<Float>, prefix: [Int32], favouring phrases: [String]
   ) throws(RecognitionFailure) -> MoonshineTranscript {
     guard audio.count >= Self.minimumSamples else { return MoonshineTranscript() }
+    // Whisper hears an utterance's long pauses shortened (it writes what nobody said into a
+    // second of silence); its word times are mapped back.
+    let shortened = ShortenedPauses(audio)
+    var transcript = try shortened.samples.withUnsafeBufferPointer {
+      (audio) throws(RecognitionFailure) -> MoonshineTranscript in
+      try transcribe(audio, favouring: phrases)
+    }
+    if !shortened.cuts.isEmpty, let times = transcript.wordTimes {
+      transcript.wordTimes = times.map {
+        shortened.originalTime(of: $0.lowerBound)...shortened.originalTime(of: $0.upperBound)
+      }
+    }
+    return Self.withoutRepeatedSentences(transcript)
+  }
+
+  /// The transcript with a sentence of four words or more that Whisper wrote twice in a row
+  /// written once: Whisper base sometimes says a whole sentence again ("He was not an
+  /// ill-disposed young man. He was not an ill-disposed young man."), which its temperature
+  /// fallback does not catch, and nobody dictates a sentence that long twice over.
+  static func withoutRepeatedSentences(_ transcript: MoonshineTranscript) -> MoonshineTranscript {
+    var transcript = transcript
+    func endsSentence(_ index: Int) -> Bool {
+      transcript.words[index].text.last.map { ".?!".contains($0) } ?? false
+    }
+    // A repeat is a run of sentences ("Mr." ends none: the run goes on to the next full stop)
+    // right after the same run, each ending where a sentence may.
+    var start = 0
+    search: while start < transcript.words.count {
+      let words = transcript.words.map { Self.words(of: $0.text).joined(separator: " ") }
+      for end in stride(from: start + 3, to: transcript.words.count, by: 1) where endsSentence(end)
+      {
+        let length = end - start + 1
+        guard end + length < transcript.words.count else { break }
+        if endsSentence(end + length),
+          words[start...end].elementsEqual(words[end + 1...end + length])
+        {
+          transcript.words.removeSubrange(end + 1...end + length)
+          transcript.wordTimes?.removeSubrange(end + 1...end + length)
+          transcript.text = transcript.words.map(\.text).joined(separator: " ")
+          continue search
+        }
+      }
+      // The next sentence start.
+      guard let end = (start..<transcript.words.count).first(where: endsSentence) else { break }
+      start = end + 1
+    }
+    return transcript
+  }
+
+  /// Transcribes `audio` as it is: a plain decode, and one with the phrases when there are any.
+  private func transcribe(
+    _ audio: UnsafeBufferPointer<Float>, favouring phrases: [String]
+  ) throws(RecognitionFailure) -> MoonshineTranscript {
     let language = try language(of: audio)
     self.language = language
     let started = ContinuousClock.now
