@@ -87,11 +87,27 @@ public final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
     (0..<max(2, ProcessInfo.processInfo.activeProcessorCount))
     .map { ThreadExecutor(name: "store.\($0)") }
 
-  private static let turn = Atomic<UInt>(0)
+  /// The process's turn through ``shared``.
+  private static let rotation = Rotation()
 
   /// The next of ``shared``, in turn: what a new ``ActorStore`` runs on unless given another.
   public static func next() -> ThreadExecutor {
-    let turn = turn.wrappingAdd(1, ordering: .relaxed).oldValue
-    return shared[Int(turn % UInt(shared.count))]
+    rotation.next()
+  }
+
+  /// A turn of its own through ``shared``: what a host that makes many stores (a server, for
+  /// its sessions) hands them, so two it makes one after the other never share a thread,
+  /// whatever else in the process makes stores meanwhile.
+  public final class Rotation: Sendable {
+    private let turn = Atomic<UInt>(0)
+
+    public init() {}
+
+    /// The next executor.
+    public func next() -> ThreadExecutor {
+      let shared = ThreadExecutor.shared
+      let turn = turn.wrappingAdd(1, ordering: .relaxed).oldValue
+      return shared[Int(turn % UInt(shared.count))]
+    }
   }
 }

@@ -1,3 +1,4 @@
+import Architecture
 import Foundation
 import Logging
 import SpeechClient
@@ -36,8 +37,10 @@ public struct SessionCore: Sendable {
   public var recognizers: Recognizers
   /// The clock of the sessions' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
-  /// Where the sessions' stores run.
-  let executors = SessionExecutors()
+  /// Where the sessions' stores run: the process's executors (one per core), taken in turn,
+  /// so sessions admitted one after another reduce in parallel, off the main actor and off
+  /// Swift's cooperative pool, where their connections' reads and writes wait.
+  let executors = ThreadExecutor.Rotation()
   /// Where the server logs.
   public var logger: Logger
 
