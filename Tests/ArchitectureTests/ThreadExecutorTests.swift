@@ -17,6 +17,19 @@ struct ThreadExecutorTests {
       executor.asUnownedSerialExecutor()
     }
 
+    /// Signals `holding`, then waits on the executor's thread, holding it, for `semaphore`.
+    func wait(
+      for semaphore: DispatchSemaphore, seconds: Double, holding: DispatchSemaphore
+    ) -> Bool {
+      holding.signal()
+      return semaphore.wait(timeout: .now() + seconds) == .success
+    }
+
+    func signal(_ semaphore: DispatchSemaphore) {
+      record(1)
+      semaphore.signal()
+    }
+
     func record(_ entry: Int) {
       entries.append(entry)
       onExecutorThread.append(executor.isCurrent && !Thread.isMainThread)
@@ -37,12 +50,19 @@ struct ThreadExecutorTests {
     #expect(!executor.isCurrent)
   }
 
-  @Test func callsFromOneTaskRunInTheOrderTheyWereMade() async {
-    let recorder = Recorder(executor: ThreadExecutor(name: "test.order"))
-    for entry in 0..<100 {
-      await recorder.record(entry)
-    }
-    #expect(await recorder.entries == Array(0..<100))
+  /// Two actors on one executor never run at once: the first waits, on the executor's thread,
+  /// for the second to have run, which it cannot until the first lets the thread go.
+  @Test func actorsOnOneExecutorTakeItsThreadInTurn() async {
+    let executor = ThreadExecutor(name: "test.shared")
+    let (first, second) = (Recorder(executor: executor), Recorder(executor: executor))
+    let (holding, secondRan) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    async let waited = first.wait(for: secondRan, seconds: 0.5, holding: holding)
+    // The second is called once the first holds the thread.
+    await Task.detached { holding.wait() }.value
+    async let other: Void = second.signal(secondRan)
+    #expect(await waited == false)
+    await other
+    #expect(await second.entries == [1])
   }
 
   @Test func theSharedExecutorsAreOnePerCoreAndAtLeastTwo() {
