@@ -157,7 +157,9 @@ public final class FileRecognitionBatch: Sendable {
         recognition.request.voiceActivity?.judgesSentences ?? (engine.endpointing == .sentence)
       let joins =
         judgesSentences && engine.endpointing == .sentence
-        ? PieceJoins(recognition: recognition, longest: configuration.maximumUtteranceDuration)
+        ? PieceJoins(
+          recognition: recognition, longest: configuration.maximumUtteranceDuration,
+          endsSentence: { ($0 as? MoonshineRecognizer)?.lastSegmentEndsSentence ?? false })
         : nil
       // The request's phrases, which the pool's recognizers do not know, and its own pauses
       // (nil: the configuration's), for this file.

@@ -103,6 +103,59 @@ struct PieceJoinsTests {
     #expect(calls.isEmpty)
   }
 
+  /// Three pieces cut for length at 4 and 8 s: "One." and "made" before the first cut, one
+  /// utterance "even" (4.5–7.5 s) between the cuts, `first` and "Four." after the second.
+  /// `sure` is what the recognizer says of a join's last sentence.
+  func runAcrossTwoCuts(
+    first: String, sure: Bool
+  ) async throws -> (text: String, calls: [(samples: Int, offset: TimeInterval)]) {
+    let recognition = FileRecognition(
+      request: SpeechRecognitionRequest(
+        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let joins = PieceJoins(recognition: recognition, longest: 30, endsSentence: { _ in sure })
+    let recognizer = JoiningRecognizer()
+    let pieces = [Self.piece(0, 4), Self.piece(4, 8), Self.piece(8, 12)]
+    for piece in pieces {
+      _ = recognition.addSegment(startingAt: piece.startTime, endingAt: piece.startTime + 4)
+    }
+    joins.cutForLength(0)
+    joins.cutForLength(1)
+    let results: [[RecognitionEvent]] = [
+      [.utterance([Self.word("One.", 0.5, 1.0)]), .utterance([Self.word("made", 2.0, 3.0)])],
+      [.utterance([Self.word("even", 4.5, 7.5)])],
+      [.utterance([Self.word(first, 8.5, 9.0)]), .utterance([Self.word("Four.", 10, 11)])],
+    ]
+    for index in [2, 0, 1] {
+      joins.decoded(
+        index, .success(results[index]), piece: pieces[index], endsSentence: false,
+        using: recognizer)
+    }
+    joins.readingEnded(pieces: 3, using: recognizer)
+    recognition.readingEnded(at: 12, failure: nil)
+    var text = ""
+    for try await result in recognition.stream where result.isFinal {
+      text = result.bestTranscription.formattedString
+    }
+    return (text, recognizer.calls.value)
+  }
+
+  @Test func aSentenceOverTwoCutsIsDecodedWholeAtTheSecond() async throws {
+    let (text, calls) = try await runAcrossTwoCuts(first: "amiable", sure: false)
+    // The first join's words are carried past the second cut and joined again there, with the
+    // audio of both pieces before it: one sentence, not "joined amiable".
+    #expect(text == "One. joined Four.")
+    #expect(calls.count == 2)
+    let second = try #require(calls.last)
+    #expect(abs(second.offset - 1.7) < 0.001)
+    #expect(abs(Double(second.samples) / 16_000 - 7.6) < 0.001)
+  }
+
+  @Test func aCarriedSentenceTheRecognizerIsSureOfStopsAtTheSecondCut() async throws {
+    let (text, calls) = try await runAcrossTwoCuts(first: "Amiable", sure: true)
+    #expect(text == "One. joined Amiable Four.")
+    #expect(calls.count == 1)
+  }
+
   @Test func aLastPieceCutForLengthGoesOutWhenReadingEnds() async throws {
     let recognition = FileRecognition(
       request: SpeechRecognitionRequest(

@@ -14,12 +14,18 @@ import SpeechClient
 /// (`SentenceEnd.isCertain`) and the words after it start a sentence, the utterance before the
 /// cut and the one after are transcribed again together, and what that one decode says replaces
 /// them: one sentence when the model, hearing both sides, writes no sentence end at the join,
-/// else the sentences it does write. Other cuts pass as they are. The decode runs on the worker that brought the second of the two pieces, with its
-/// recognizer; the pieces after wait in order, so results still come out in the file's order.
+/// else the sentences it does write. When the piece after the cut held only that one utterance
+/// and was itself cut for length, the joined sentence is carried on into it, with both pieces'
+/// audio, so a sentence that runs over several cuts is decoded whole at the last of them. Other
+/// cuts pass as they are. The decode runs on the worker that brought the second of the two
+/// pieces, with its recognizer; the pieces after wait in order, so results still come out in
+/// the file's order.
 final class PieceJoins: Sendable {
   private let recognition: FileRecognition
   /// The longest audio one join may decode, in seconds: an utterance's longest.
   private let longest: TimeInterval
+  /// Whether the recognizer is sure its last decode's last sentence ended with its audio.
+  private let endsSentence: @Sendable (any SpeechRecognizer) -> Bool
   private let state = LockIsolated(State())
 
   private struct Piece {
@@ -42,9 +48,13 @@ final class PieceJoins: Sendable {
     var isHandingOn = false
   }
 
-  init(recognition: FileRecognition, longest: TimeInterval) {
+  init(
+    recognition: FileRecognition, longest: TimeInterval,
+    endsSentence: @escaping @Sendable (any SpeechRecognizer) -> Bool = { _ in false }
+  ) {
     self.recognition = recognition
     self.longest = longest
+    self.endsSentence = endsSentence
   }
 
   /// Notes that piece `index` was cut for length: it is held until the next one is decoded.
@@ -82,10 +92,11 @@ final class PieceJoins: Sendable {
     guard started else { return }
     while let (index, piece, following) = nextReady() {
       var piece = piece
-      if let following, let recognizer, !recognition.isStopped,
-        let after = join(&piece, with: following, using: recognizer)
-      {
-        state.withValue { $0.pieces[index + 1]?.result = .success(after) }
+      if let following, let recognizer, !recognition.isStopped {
+        let carries = state.withValue { $0.cutForLength.contains(index + 1) }
+        if let after = join(&piece, with: following, carrying: carries, using: recognizer) {
+          state.withValue { $0.pieces[index + 1] = after }
+        }
       }
       recognition.segmentDecoded(index, piece.result)
     }
@@ -117,13 +128,17 @@ final class PieceJoins: Sendable {
   }
 
   /// Transcribes the last utterance of `piece` and the first of `following` together, puts
-  /// what that decode heard in place of the first, and returns the following piece's events
-  /// without its first utterance; `nil` (both left as they are) when either has no utterance
-  /// there, either failed, the two together would be longer than an utterance may be, or the
-  /// decode fails.
+  /// what that decode heard in place of the first, and returns the following piece without its
+  /// first utterance; `nil` (both left as they are) when either has no utterance there, either
+  /// failed, the two together would be longer than an utterance may be, or the decode fails.
+  ///
+  /// When `carrying` (the following piece was cut for length too) and that utterance was the
+  /// following piece's only one, the joined words go into the following piece instead, which
+  /// then holds both pieces' audio: its own cut is judged with them.
   private func join(
-    _ piece: inout Piece, with following: Piece, using recognizer: any SpeechRecognizer
-  ) -> [RecognitionEvent]? {
+    _ piece: inout Piece, with following: Piece, carrying: Bool,
+    using recognizer: any SpeechRecognizer
+  ) -> Piece? {
     guard case .success(var before) = piece.result,
       case .success(var after) = following.result,
       let last = before.lastIndex(where: \.isUtterance),
@@ -152,10 +167,22 @@ final class PieceJoins: Sendable {
       Array(left.samples[(from - left.start)...]) + Array(right.samples[..<(to - right.start)])
     guard let joined = try? recognizer.decodeSegment(samples, startingAt: Double(from) / rate)
     else { return nil }
-    before.replaceSubrange(last..., with: joined)
     after.remove(at: first)
+    var next = following
+    if carrying, !after.contains(where: \.isUtterance) {
+      // The sentence may go on past the following piece's cut: it is judged there, whole.
+      before.removeSubrange(last...)
+      next.result = .success(joined + after)
+      next.segment = UtteranceSegmenter.Segment(
+        start: from, samples: Array(left.samples[(from - left.start)...]) + right.samples,
+        isCutForLength: right.isCutForLength)
+      next.endsSentence = endsSentence(recognizer)
+    } else {
+      before.replaceSubrange(last..., with: joined)
+      next.result = .success(after)
+    }
     piece.result = .success(before)
-    return after
+    return next
   }
 }
 
