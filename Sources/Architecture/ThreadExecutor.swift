@@ -98,8 +98,29 @@ public final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
   /// A turn of its own through ``shared``: what a host that makes many stores (a server, for
   /// its sessions) hands them, so two it makes one after the other never share a thread,
   /// whatever else in the process makes stores meanwhile.
+  ///
+  /// A host whose stores come and go takes a ``Lease`` for each instead (``lease()``): the
+  /// executor with the fewest leases held, so stores that outlive others do not pile up on one
+  /// thread while another idles.
+  ///
+  /// ```swift
+  /// let lease = executors.lease()
+  /// defer { lease.release() }
+  /// let store = ActorStore(initialState: Session.State(), executor: lease.executor) { Session() }
+  /// ```
   public final class Rotation: Sendable {
     private let turn = Atomic<UInt>(0)
+    /// Leases held, by index in ``shared``, and where the next tie is broken.
+    private let leases = Mutex(Leases(count: ThreadExecutor.shared.count))
+
+    private struct Leases {
+      var held: [Int]
+      var turn = 0
+
+      init(count: Int) {
+        held = Array(repeating: 0, count: count)
+      }
+    }
 
     public init() {}
 
@@ -108,6 +129,51 @@ public final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
       let shared = ThreadExecutor.shared
       let turn = turn.wrappingAdd(1, ordering: .relaxed).oldValue
       return shared[Int(turn % UInt(shared.count))]
+    }
+
+    /// The executor the fewest of this rotation's leases hold (among equals, the next in turn),
+    /// held until the lease is released.
+    public func lease() -> Lease {
+      let index = leases.withLock { leases in
+        let count = leases.held.count
+        var best = leases.turn % count
+        for offset in 1..<count {
+          let index = (leases.turn + offset) % count
+          if leases.held[index] < leases.held[best] { best = index }
+        }
+        leases.held[best] += 1
+        leases.turn = best + 1
+        return best
+      }
+      return Lease(executor: ThreadExecutor.shared[index]) { [self] in
+        leases.withLock { $0.held[index] -= 1 }
+      }
+    }
+  }
+
+  /// An executor a ``Rotation`` handed out, counted as busy until ``release()`` (or until the
+  /// lease goes).
+  public final class Lease: Sendable {
+    /// The executor.
+    public let executor: ThreadExecutor
+    private let onRelease: Mutex<(@Sendable () -> Void)?>
+
+    init(executor: ThreadExecutor, onRelease: @escaping @Sendable () -> Void) {
+      self.executor = executor
+      self.onRelease = Mutex(onRelease)
+    }
+
+    /// Gives the executor back; once or again, the same.
+    public func release() {
+      let release = onRelease.withLock { action in
+        defer { action = nil }
+        return action
+      }
+      release?()
+    }
+
+    deinit {
+      release()
     }
   }
 }

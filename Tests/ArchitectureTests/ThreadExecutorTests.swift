@@ -71,6 +71,36 @@ struct ThreadExecutorTests {
     #expect(Set(shared.map(ObjectIdentifier.init)).count == shared.count)
   }
 
+  /// Leases go to the executor the fewest leases hold: one per executor first, then the one a
+  /// released lease gave back, where taking them in turn would pile a second on a busy one.
+  @Test func aLeaseGoesToTheExecutorTheFewestLeasesHold() {
+    let rotation = ThreadExecutor.Rotation()
+    let shared = ThreadExecutor.shared
+    let leases = shared.indices.map { _ in rotation.lease() }
+    #expect(Set(leases.map { ObjectIdentifier($0.executor) }).count == shared.count)
+    leases[1].release()
+    // Releasing again gives back nothing more.
+    leases[1].release()
+    let next = rotation.lease()
+    #expect(next.executor === leases[1].executor)
+    // Every executor holds one lease again: the next goes elsewhere.
+    let after = rotation.lease()
+    #expect(after.executor !== next.executor)
+    withExtendedLifetime((leases, next, after)) {}
+  }
+
+  @Test func aLeaseThatGoesGivesItsExecutorBack() {
+    let rotation = ThreadExecutor.Rotation()
+    var leases: [ThreadExecutor.Lease?] = ThreadExecutor.shared.indices.map { _ in
+      rotation.lease()
+    }
+    let freed = leases[1]?.executor
+    leases[1] = nil
+    let next = rotation.lease()
+    #expect(next.executor === freed)
+    withExtendedLifetime((leases, next)) {}
+  }
+
   /// A store runs its reducer on the executor it was given, and its effects send back there.
   @Test func anActorStoreReducesOnItsExecutor() async {
     let executor = ThreadExecutor(name: "test.store")

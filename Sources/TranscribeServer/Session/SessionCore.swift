@@ -37,9 +37,11 @@ public struct SessionCore: Sendable {
   public var recognizers: Recognizers
   /// The clock of the sessions' timeouts (idle, maximum length, waits for the decoder).
   public var clock: any Clock<Duration> = ContinuousClock()
-  /// Where the sessions' stores run: the process's executors (one per core), taken in turn,
-  /// so sessions admitted one after another reduce in parallel, off the main actor and off
-  /// Swift's cooperative pool, where their connections' reads and writes wait.
+  /// Where the sessions' stores run: the process's executors (one per core), each session on
+  /// the one the fewest running sessions hold (a lease), so sessions admitted one after
+  /// another reduce in parallel, and long sessions do not share a thread while another idles;
+  /// off the main actor and off Swift's cooperative pool, where their connections' reads and
+  /// writes wait.
   let executors = ThreadExecutor.Rotation()
   /// Where the server logs.
   public var logger: Logger

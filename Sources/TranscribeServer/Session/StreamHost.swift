@@ -80,7 +80,9 @@ struct StreamHost {
     }
     if codec.countsSessions { core.metrics.protocolSessionStarted(codec.protocolName) }
     let (initial, reducer) = codec.session(id: session.log.id)
-    let store = core.makeSessionStore(initial, reducer: reducer)
+    let lease = core.executors.lease()
+    defer { lease.release() }
+    let store = core.makeSessionStore(initial, reducer: reducer, executor: lease.executor)
     let host = StreamLoop<Codec.Session>(store: store)
     let (final, readFailure) = await host.run(
       messages, reading: codec.reading, session: session, shutdownNotice: shutdownNotice,

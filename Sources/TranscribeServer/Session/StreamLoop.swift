@@ -201,11 +201,12 @@ extension SessionOutcome {
 
 extension SessionCore {
   /// The store of one streaming session: `reducer` on a recognizer borrowed from the core and
-  /// the core's clock, in a store of its own that runs off the main actor.
+  /// the core's clock, in a store of its own that runs off the main actor, on `executor` (a
+  /// lease of the core's ``SessionCore/executors``, held while the session runs).
   func makeSessionStore<R: Reducer & Sendable>(
-    _ initialState: R.State, reducer: R
+    _ initialState: R.State, reducer: R, executor: ThreadExecutor
   ) -> ActorStore<R.State, R.Action> where R.State: Sendable {
-    ActorStore(initialState: initialState, executor: executors.next()) {
+    ActorStore(initialState: initialState, executor: executor) {
       reducer
     } withDependencies: {
       $0.speechClient = makeSpeechClient()

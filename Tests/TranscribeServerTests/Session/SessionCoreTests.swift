@@ -77,9 +77,13 @@ import Testing
   @Test func theSessionsOfOneServerReduceInParallel() async {
     let core = core(maxSessions: 2)
     let (first, second) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let leases = [core.executors.lease(), core.executors.lease()]
+    defer { leases.forEach { $0.release() } }
     let stores = [
-      core.makeSessionStore(false, reducer: Rendezvous(started: first, other: second)),
-      core.makeSessionStore(false, reducer: Rendezvous(started: second, other: first)),
+      core.makeSessionStore(
+        false, reducer: Rendezvous(started: first, other: second), executor: leases[0].executor),
+      core.makeSessionStore(
+        false, reducer: Rendezvous(started: second, other: first), executor: leases[1].executor),
     ]
     await withTaskGroup(of: Void.self) { group in
       for store in stores {

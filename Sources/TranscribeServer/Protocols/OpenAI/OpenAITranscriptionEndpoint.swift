@@ -154,6 +154,8 @@ struct OpenAITranscriptionEndpoint: Sendable {
       throw .recognitionFailed(reason)
     }
     defer { try? FileManager.default.removeItem(at: directory) }
+    let lease = core.executors.lease()
+    defer { lease.release() }
     let file = directory.appendingPathComponent("upload")
     let configuration = core.configuration
     let pace = UploadPace(
@@ -163,7 +165,7 @@ struct OpenAITranscriptionEndpoint: Sendable {
       UploadSession(
         timeLimit: configuration.maxSessionDuration,
         shutdownGracePeriod: configuration.shutdownGracePeriod),
-      client: core.makeSpeechClient(), clock: core.clock, executor: core.executors.next(),
+      client: core.makeSpeechClient(), clock: core.clock, executor: lease.executor,
       connection: client.connection, shutdownNotice: shutdownNotice, pace: pace,
       observe: { state in
         for event in streamed.events(for: state.recognition?.result) {
