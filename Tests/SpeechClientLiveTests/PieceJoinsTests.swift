@@ -31,6 +31,22 @@ struct PieceJoinsTests {
     RecognizedWord(text: text, timestamp: start, duration: end - start, confidence: 1)
   }
 
+  /// A file's recognition, without partial results.
+  static func recognition() -> FileRecognition {
+    FileRecognition(
+      request: SpeechRecognitionRequest(
+        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+  }
+
+  /// The text of `recognition`'s last final result.
+  static func finalText(of recognition: FileRecognition) async throws -> String {
+    var text = ""
+    for try await result in recognition.stream where result.isFinal {
+      text = result.bestTranscription.formattedString
+    }
+    return text
+  }
+
   /// A piece of silence from `start` to `end` seconds.
   static func piece(_ start: TimeInterval, _ end: TimeInterval) -> UtteranceSegmenter.Segment {
     UtteranceSegmenter.Segment(
@@ -44,9 +60,7 @@ struct PieceJoinsTests {
   func run(
     last: String, first: String, endsSentence: Bool, cutForLength: Bool = true
   ) async throws -> (text: String, calls: [(samples: Int, offset: TimeInterval)]) {
-    let recognition = FileRecognition(
-      request: SpeechRecognitionRequest(
-        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let recognition = Self.recognition()
     let joins = PieceJoins(recognition: recognition, longest: 30)
     let recognizer = JoiningRecognizer()
     let pieces = [Self.piece(0, 4), Self.piece(4, 8)]
@@ -67,11 +81,7 @@ struct PieceJoinsTests {
       ]), piece: pieces[0], endsSentence: endsSentence, using: recognizer)
     joins.readingEnded(pieces: 2, using: recognizer)
     recognition.readingEnded(at: 8, failure: nil)
-    var text = ""
-    for try await result in recognition.stream where result.isFinal {
-      text = result.bestTranscription.formattedString
-    }
-    return (text, recognizer.calls.value)
+    return (try await Self.finalText(of: recognition), recognizer.calls.value)
   }
 
   @Test func aSentenceThatMayGoOnIsDecodedAgainAcrossTheCut() async throws {
@@ -109,9 +119,7 @@ struct PieceJoinsTests {
   func runAcrossTwoCuts(
     first: String, sure: Bool
   ) async throws -> (text: String, calls: [(samples: Int, offset: TimeInterval)]) {
-    let recognition = FileRecognition(
-      request: SpeechRecognitionRequest(
-        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let recognition = Self.recognition()
     let joins = PieceJoins(recognition: recognition, longest: 30, endsSentence: { _ in sure })
     let recognizer = JoiningRecognizer()
     let pieces = [Self.piece(0, 4), Self.piece(4, 8), Self.piece(8, 12)]
@@ -132,11 +140,7 @@ struct PieceJoinsTests {
     }
     joins.readingEnded(pieces: 3, using: recognizer)
     recognition.readingEnded(at: 12, failure: nil)
-    var text = ""
-    for try await result in recognition.stream where result.isFinal {
-      text = result.bestTranscription.formattedString
-    }
-    return (text, recognizer.calls.value)
+    return (try await Self.finalText(of: recognition), recognizer.calls.value)
   }
 
   @Test func aSentenceOverTwoCutsIsDecodedWholeAtTheSecond() async throws {
@@ -157,9 +161,7 @@ struct PieceJoinsTests {
   }
 
   @Test func aLastPieceCutForLengthGoesOutWhenReadingEnds() async throws {
-    let recognition = FileRecognition(
-      request: SpeechRecognitionRequest(
-        source: .file(URL(fileURLWithPath: "/dev/null")), shouldReportPartialResults: false))
+    let recognition = Self.recognition()
     let joins = PieceJoins(recognition: recognition, longest: 30)
     let piece = Self.piece(0, 4)
     _ = recognition.addSegment(startingAt: 0, endingAt: 4)
@@ -170,10 +172,6 @@ struct PieceJoinsTests {
     // Reading stopped before the next piece: the piece goes on its own.
     joins.readingEnded(pieces: 1, using: nil)
     recognition.readingEnded(at: 4, failure: nil)
-    var text = ""
-    for try await result in recognition.stream where result.isFinal {
-      text = result.bestTranscription.formattedString
-    }
-    #expect(text == "made")
+    #expect(try await Self.finalText(of: recognition) == "made")
   }
 }
