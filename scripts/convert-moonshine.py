@@ -48,8 +48,9 @@ licence, file checksums, graph inputs and outputs, what was rewritten and how it
 Each graph is then optimized once, as ONNX Runtime would at every load, and saved so (see
 "Optimized once, not at every load" below).
 
-It is built in a temporary directory beside OUTPUT_DIR, checked (onnx.checker, then both models
-loaded with onnxruntime and compared with the .ort originals, decoding a clip: real speech from
+It is built in a temporary directory beside OUTPUT_DIR, checked (onnx.checker on each graph as
+converted, before it is optimized; then both saved models loaded with onnxruntime and compared
+with the .ort originals, decoding a clip: real speech from
 pocketsphinx-testdata when installed, else a synthetic tone), and only then renamed into place, so
 a half-written model never looks installed.
 
@@ -1093,8 +1094,8 @@ def optimize_graph(path: Path, onnxruntime) -> None:
         onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"],
                                      disabled_optimizers=list(UNSAVED_OPTIMIZERS))
     except Exception as error:  # noqa: BLE001 - any load failure is this graph's
-        raise Failure(f"onnxruntime cannot optimize {path.name}: "
-                      f"{str(error).strip().splitlines()[0]}") from error
+        first_line = (str(error).strip().splitlines() or [error.__class__.__name__])[0]
+        raise Failure(f"onnxruntime cannot optimize {path.name}: {first_line}") from error
     if not optimized.is_file():
         raise Failure(f"onnxruntime did not save {path.name} optimized")
     optimized.replace(path)

@@ -110,16 +110,13 @@ public final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
   /// ```
   public final class Rotation: Sendable {
     private let turn = Atomic<UInt>(0)
-    /// Leases held, by index in ``shared``, and where the next tie is broken.
-    private let leases = Mutex(Leases(count: ThreadExecutor.shared.count))
+    /// Leases held, by index in ``shared`` (empty until the first lease, so the executors
+    /// still start on first use), and where the next tie is broken.
+    private let leases = Mutex(Leases())
 
     private struct Leases {
-      var held: [Int]
+      var held: [Int] = []
       var turn = 0
-
-      init(count: Int) {
-        held = Array(repeating: 0, count: count)
-      }
     }
 
     public init() {}
@@ -135,6 +132,9 @@ public final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
     /// held until the lease is released.
     public func lease() -> Lease {
       let index = leases.withLock { leases in
+        if leases.held.isEmpty {
+          leases.held = Array(repeating: 0, count: ThreadExecutor.shared.count)
+        }
         let count = leases.held.count
         var best = leases.turn % count
         for offset in 1..<count {

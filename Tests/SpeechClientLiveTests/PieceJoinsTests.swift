@@ -154,6 +154,8 @@ struct PieceJoinsTests {
     #expect(abs(Double(second.samples) / 16_000 - 7.6) < 0.001)
   }
 
+  /// The carried piece's end is judged by the recognizer's join decode (here sure of it), not by
+  /// the piece's own decode (unsure): the capital after the cut then needs no second join.
   @Test func aCarriedSentenceTheRecognizerIsSureOfStopsAtTheSecondCut() async throws {
     let (text, calls) = try await runAcrossTwoCuts(first: "Amiable", sure: true)
     #expect(text == "One. joined Amiable Four.")
