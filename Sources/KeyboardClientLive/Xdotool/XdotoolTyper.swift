@@ -60,8 +60,17 @@ actor XdotoolTyper {
   func type(_ text: String) async throws(KeyboardClientFailure) {
     let text = Self.typeable(text)
     guard !text.isEmpty else { return }
+    // The keyboard map is read while the focus is checked: two tools at once, not one after
+    // the other (a failed check cancels the read, and is the error).
+    async let keyboard: Result<KeyboardMapping, KeyboardClientFailure> = {
+      do throws(KeyboardClientFailure) {
+        return .success(try await mapping())
+      } catch {
+        return .failure(error)
+      }
+    }()
     try await checkFocus()
-    let plan = try BindingPlan(text: text, mapping: try await mapping(), bindings: bindings)
+    let plan = try BindingPlan(text: text, mapping: try await keyboard.get(), bindings: bindings)
     for step in plan.steps {
       switch step {
       case .bind(let changes):
