@@ -108,11 +108,12 @@ public final class WhisperTranscriber: UtteranceTranscriber {
     func endsSentence(_ index: Int) -> Bool {
       transcript.words[index].text.last.map { ".?!".contains($0) } ?? false
     }
-    // A repeat is a run of sentences ("Mr." ends none: the run goes on to the next full stop)
-    // right after the same run, each ending where a sentence may.
+    // A repeat is a run of sentences right after the same run, each ending where a sentence may
+    // (a word ending in . ? !). Every such end is tried, not only the first: "Mr." ends a run
+    // too short to repeat, and the run goes on to the next.
+    var words = transcript.words.map { Self.words(of: $0.text).joined(separator: " ") }
     var start = 0
     search: while start < transcript.words.count {
-      let words = transcript.words.map { Self.words(of: $0.text).joined(separator: " ") }
       for end in stride(from: start + 3, to: transcript.words.count, by: 1) where endsSentence(end)
       {
         let length = end - start + 1
@@ -122,6 +123,7 @@ public final class WhisperTranscriber: UtteranceTranscriber {
         {
           transcript.words.removeSubrange(end + 1...end + length)
           transcript.wordTimes?.removeSubrange(end + 1...end + length)
+          words.removeSubrange(end + 1...end + length)
           transcript.text = transcript.words.map(\.text).joined(separator: " ")
           continue search
         }
