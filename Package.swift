@@ -232,7 +232,7 @@ let package = Package(
     // building needs neither ONNX Runtime nor its header.
     .target(
       name: "Moonshine",
-      dependencies: ["Recognition"]
+      dependencies: ["CMalloc", "Recognition"]
     ),
     .testTarget(
       name: "MoonshineTests",

@@ -102,7 +102,7 @@ public struct MoonshineConfiguration: Equatable, Sendable {
     }
     let files = try MoonshineModelFiles(directory: modelDirectory)
     try files.checkModelFiles()
-    _ = try MoonshineTokenizer(contentsOf: files.tokenizer)
+    try MoonshineTokenizer.check(contentsOf: files.tokenizer)
   }
 }
 

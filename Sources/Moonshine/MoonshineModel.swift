@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import Recognition
 import Synchronization
@@ -105,6 +106,10 @@ public final class MoonshineModel: Sendable {
     }
     encoder = try load(files.encoder)
     decoder = try load(files.decoder)
+    // Building the sessions freed much of what it allocated (the weights as read, before ONNX
+    // Runtime packed them), and glibc keeps freed memory for reuse: given back now, a file's
+    // decoding peaks about 28 MiB lower (`Benchmarks/decode/README.md`, 30 Nov).
+    malloc_trim(0)
     guard encoder.inputNames.count == 1, !encoder.outputNames.isEmpty else {
       throw .modelCorrupt(
         "\(files.encoder.path) is not Moonshine's encoder: it has inputs "

@@ -29,30 +29,46 @@ struct MoonshineTokenizer: Sendable {
   /// - Throws: `RecognitionFailure.modelCorrupt` naming the file when it cannot be read, a length
   ///   runs past its end, or it has too few tokens to be Moonshine's.
   init(contentsOf url: URL) throws(RecognitionFailure) {
+    pieces = try Self.pieces(contentsOf: url)
+    classes = Self.classes(of: pieces)
+  }
+
+  /// Checks a tokenizer file as ``init(contentsOf:)`` does, without sorting its tokens.
+  static func check(contentsOf url: URL) throws(RecognitionFailure) {
+    _ = try pieces(contentsOf: url)
+  }
+
+  /// Reads and parses a tokenizer file: each token's bytes.
+  private static func pieces(contentsOf url: URL) throws(RecognitionFailure) -> [[UInt8]] {
     guard let data = try? Data(contentsOf: url) else {
       throw .modelCorrupt("\(url.path) cannot be read")
     }
+    let pieces: [[UInt8]]
     do {
-      pieces = try Self.parse([UInt8](data))
+      pieces = try parse([UInt8](data))
     } catch {
       throw .modelCorrupt("\(url.path) is not a Moonshine tokenizer: \(error.description)")
     }
     // A file cut short can still end on a token's boundary: only the count tells.
-    guard pieces.count == Self.vocabularySize else {
+    guard pieces.count == vocabularySize else {
       throw .modelCorrupt(
         "\(url.path) is not a Moonshine tokenizer: it has \(pieces.count) tokens, not "
-          + "\(Self.vocabularySize) (cut short, or another model's)")
+          + "\(vocabularySize) (cut short, or another model's)")
     }
-    classes = Self.classes(of: pieces)
+    return pieces
   }
 
   /// Sorts the tokens (see ``TokenClass``): a token is punctuation when its text, spaces aside,
   /// is not empty and has no letter or digit; byte-fallback tokens count as the character they
   /// hold.
+  ///
+  /// Most tokens are ASCII letters, which are words at a glance: only the others are read as
+  /// characters (whose Unicode properties cost a lookup each, 32,000 tokens at every start).
   static func classes(of pieces: [[UInt8]]) -> [TokenClass] {
     var classes = [TokenClass](repeating: .word, count: 32_768)
     classes[Int(endOfText)] = .endOfText
     for (id, piece) in pieces.enumerated() where id >= Int(firstTextToken) {
+      guard !piece.contains(where: isASCIILetterOrDigit) else { continue }
       let text = String(decoding: piece, as: UTF8.self).filter { !$0.isWhitespace }
       guard !text.isEmpty, !text.contains(where: { $0.isLetter || $0.isNumber }) else {
         continue
@@ -72,6 +88,11 @@ struct MoonshineTokenizer: Sendable {
       }
     }
     return classes
+  }
+
+  /// Whether `byte` is an ASCII letter or digit: such a token is a word, whatever else it holds.
+  private static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
   }
 
   /// Parses the file's bytes; throws what is wrong with them.

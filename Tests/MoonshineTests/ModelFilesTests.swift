@@ -218,4 +218,36 @@ import Testing
     #expect(words.map(\.text) == ["Go", "forward."])
     #expect(words.map(\.tokens) == [[0], [1, 2, 5]])
   }
+
+  @Test func theTokenizerSortsTokensByWhatTheyWrite() {
+    let texts = [
+      " go", ".", ",", " \"", "?\"", "5", "\u{E9}", "\u{2014}", "\u{BF}", " ", ".)", ";\u{201D}",
+      "\u{2026}", "a.",
+    ]
+    let pieces = ["<unk>", "<s>", "</s>"].map { Array($0.utf8) } + texts.map { Array($0.utf8) }
+    let classes = MoonshineTokenizer.classes(of: pieces)
+    #expect(classes.count == 32_768)
+    #expect(classes[2] == .endOfText)
+    #expect(
+      Array(classes[3..<pieces.count]) == [
+        .word, .terminal, .continuing, .punctuation, .terminal, .word, .word, .continuing,
+        .punctuation, .word, .terminal, .continuing, .terminal, .word,
+      ])
+  }
+
+  /// The tokens' classes, read character by character as the rule says: the fast reading of
+  /// ASCII letters must sort every token of the real vocabulary the same way.
+  @Test(.enabled(if: isModelInstalled, modelRequirement))
+  func theTokenizerSortsTheVocabularyAsItsRuleSays() throws {
+    let files = try MoonshineModelFiles(directory: installedConfiguration.modelDirectory)
+    let tokenizer = try MoonshineTokenizer(contentsOf: files.tokenizer)
+    var mismatches: [Int] = []
+    for (id, piece) in tokenizer.pieces.enumerated() where id >= 3 {
+      let text = String(decoding: piece, as: UTF8.self).filter { !$0.isWhitespace }
+      let isPunctuation = !text.isEmpty && !text.contains { $0.isLetter || $0.isNumber }
+      if isPunctuation != (tokenizer.classes[id] != .word) { mismatches.append(id) }
+    }
+    #expect(mismatches.isEmpty)
+    #expect(tokenizer.classes.filter { $0 == .terminal }.count > 10)
+  }
 }
