@@ -387,6 +387,10 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     let requests = sources.map { request(source: $0.0) }
+    // The model loads while the detector is chosen and the inputs are opened.
+    if !preview, let first = requests.first {
+      liveConfiguration(voiceActivity: voiceActivityOption.options()).startLoadingModel(for: first)
+    }
     // The detector is chosen once, before anything starts: a Silero VAD that was asked for and
     // cannot run ends the run here, with one line (status 5).
     var voiceActivity = voiceActivityOption.options()

@@ -1,0 +1,28 @@
+import Moonshine
+import SpeechClient
+import Whisper
+
+extension LiveSpeechConfiguration {
+  /// Starts loading the model that will decode `request`, on a thread of its own, and returns at
+  /// once: a command that checks its options and opens its inputs first finds the model loaded,
+  /// or loading, when its first recognizer needs it (the models are shared by the process).
+  ///
+  /// Nothing is reported from here: a model that cannot load fails the session that needs it,
+  /// with that session's message. A request whose engine depends on its audio (`--language
+  /// auto`) or that pocketsphinx decodes loads nothing ahead.
+  public func startLoadingModel(for request: SpeechRecognitionRequest) {
+    guard request.language != .automatic else { return }
+    // The model does not depend on the detector: the energy detector's settings name the same
+    // model without loading Silero VAD's, which the command loads meanwhile.
+    var withoutSilero = self
+    withoutSilero.voiceActivity.detector = .energy
+    let configuration = withoutSilero
+    DedicatedThread.start(name: "transcribe.model") {
+      switch try? configuration.pooledEngine(for: request) {
+      case .moonshine(let configuration): _ = try? MoonshineModel.shared(configuration)
+      case .whisper(let configuration): _ = try? WhisperModel.shared(configuration)
+      case .pocketsphinx, nil: break
+      }
+    }
+  }
+}
