@@ -184,6 +184,8 @@ struct Dictate: AsyncParsableCommand {
     let path = try Self.controlSocketPath()
     let lock = try await Self.claimControlSocket(path)
     defer { lock.release() }
+    let keyboard = try self.keyboard(explicitOnly: previewOption.preview)
+
     let source: SpeechRecognitionRequest.AudioSource =
       listeningOptions.device.map { .device($0) } ?? .microphone
     var request = command.request(source: source)
@@ -191,12 +193,6 @@ struct Dictate: AsyncParsableCommand {
     request.resumptionWindow = Dictation.resumptionWindow
     // Dictation takes each utterance as it comes: a day's transcript need not stay in memory.
     request.keptUtterances = Dictation.keptUtterances
-    // The model loads while the typer and the detector are checked.
-    if !previewOption.preview {
-      command.liveConfiguration(voiceActivity: voiceActivityOption.options())
-        .startLoadingModel(for: request)
-    }
-    let keyboard = try self.keyboard(explicitOnly: previewOption.preview)
     var client: SpeechClient?
     var detectorName: String?
     if !previewOption.preview {
