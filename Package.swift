@@ -175,7 +175,8 @@ let package = Package(
       pkgConfig: "samplerate",
       providers: [.apt(["libsamplerate0-dev"])]
     ),
-    // glibc's malloc_trim, for the server to give back memory decoding freed.
+    // glibc's malloc_trim: the server gives back memory decoding freed, Moonshine what loading
+    // its model freed.
     .systemLibrary(name: "CMalloc"),
     // pidfd_open and pidfd_send_signal, for signalling the typing tools safely.
     .systemLibrary(name: "CProcessControl"),

@@ -16,11 +16,11 @@ extension LiveSpeechConfiguration {
     // model without loading Silero VAD's, which the command loads meanwhile.
     var withoutSilero = self
     withoutSilero.voiceActivity.detector = .energy
-    let configuration = withoutSilero
+    let live = withoutSilero
     DedicatedThread.start(name: "transcribe.model") {
-      switch try? configuration.pooledEngine(for: request) {
-      case .moonshine(let configuration): _ = try? MoonshineModel.shared(configuration)
-      case .whisper(let configuration): _ = try? WhisperModel.shared(configuration)
+      switch try? live.pooledEngine(for: request) {
+      case .moonshine(let moonshine): _ = try? MoonshineModel.shared(moonshine)
+      case .whisper(let whisper): _ = try? WhisperModel.shared(whisper)
       case .pocketsphinx, nil: break
       }
     }

@@ -387,8 +387,9 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     let requests = sources.map { request(source: $0.0) }
-    // The model loads while the detector is chosen and the inputs are opened.
-    if !preview, let first = requests.first {
+    // A file's model loads while the detector is chosen and the files are opened. (A capture
+    // source opens before its model loads: with no microphone the run ends at once.)
+    if !preview, let first = requests.first, first.source.isFileSource {
       liveConfiguration(voiceActivity: voiceActivityOption.options()).startLoadingModel(for: first)
     }
     // The detector is chosen once, before anything starts: a Silero VAD that was asked for and

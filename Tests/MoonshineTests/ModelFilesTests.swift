@@ -222,7 +222,7 @@ import Testing
   @Test func theTokenizerSortsTokensByWhatTheyWrite() {
     let texts = [
       " go", ".", ",", " \"", "?\"", "5", "\u{E9}", "\u{2014}", "\u{BF}", " ", ".)", ";\u{201D}",
-      "\u{2026}", "a.",
+      "\u{2026}", "a.", ":", "@", "[", "`", "{", "/", "Z9",
     ]
     let pieces = ["<unk>", "<s>", "</s>"].map { Array($0.utf8) } + texts.map { Array($0.utf8) }
     let classes = MoonshineTokenizer.classes(of: pieces)
@@ -231,7 +231,8 @@ import Testing
     #expect(
       Array(classes[3..<pieces.count]) == [
         .word, .terminal, .continuing, .punctuation, .terminal, .word, .word, .continuing,
-        .punctuation, .word, .terminal, .continuing, .terminal, .word,
+        .punctuation, .word, .terminal, .continuing, .terminal, .word, .continuing, .punctuation,
+        .punctuation, .punctuation, .punctuation, .punctuation, .word,
       ])
   }
 
