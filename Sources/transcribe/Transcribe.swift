@@ -387,21 +387,20 @@ struct Transcribe: AsyncParsableCommand {
     }
 
     let requests = sources.map { request(source: $0.0) }
+    var liveConfiguration = liveConfiguration(voiceActivity: voiceActivityOption.options())
     // A file's model loads while the detector is chosen and the files are opened. (A capture
     // source opens before its model loads: with no microphone the run ends at once.)
     if !preview, let first = requests.first, first.source.isFileSource {
-      liveConfiguration(voiceActivity: voiceActivityOption.options()).startLoadingModel(for: first)
+      liveConfiguration.startLoadingModel(for: first)
     }
     // The detector is chosen once, before anything starts: a Silero VAD that was asked for and
     // cannot run ends the run here, with one line (status 5).
-    var voiceActivity = voiceActivityOption.options()
     var detectorName: String?
     if !preview {
       let resolved = try voiceActivityOption.resolved()
-      voiceActivity = resolved.options
+      liveConfiguration.voiceActivity = resolved.options
       detectorName = Self.detectorName(resolved.detection, engine: selectedEngine)
     }
-    let liveConfiguration = liveConfiguration(voiceActivity: voiceActivity)
     // The files are decoded ahead, in parallel, on the decoder pool; each file's session finds
     // its results ready or coming.
     let batch =
