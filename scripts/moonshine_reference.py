@@ -6,7 +6,8 @@ Moonshine base-en (see scripts/convert-moonshine.py) is two ONNX graphs and a to
     encoder_model        input_values [1, samples] float, 16 kHz mono in [-1, 1]
                          -> last_hidden_state [1, T, 416]
     decoder_model_merged input_ids [1, n] int64, encoder_hidden_states [1, T, 416],
-                         past_key_values.{0..7}.{decoder,encoder}.{key,value} [1, 8, len, 52],
+                         past_key_values.{0..7}.{decoder,encoder}.{key,value} [1, 8, len, 52]
+                         (encoder keys [1, 8, 52, len] from format 4 on: stored transposed),
                          use_cache_branch [1] bool
                          -> logits [1, n, 32768], present.{0..7}.{decoder,encoder}.{key,value}
     tokenizer.bin        one byte string per token id, each prefixed by its length (one byte;
@@ -176,9 +177,13 @@ class Moonshine:
         self.load_seconds = time.monotonic() - started
         self.tokenizer = Tokenizer(directory / TOKENIZER)
         self.output_names = [value.name for value in self.decoder.get_outputs()]
-        # Empty past tensors for the first step, shaped [1, heads, 0, head_dim] from the graph.
+        # Empty past tensors for the first step: one batch, the graph's fixed dimensions, no
+        # positions ([1, heads, 0, head_dim]; [1, heads, head_dim, 0] for encoder keys stored
+        # transposed, as convert-moonshine.py's format 4 does).
         self.empty_past = {
-            value.name: numpy.zeros((1, value.shape[1], 0, value.shape[3]), numpy.float32)
+            value.name: numpy.zeros(
+                tuple(1 if index == 0 else (dim if isinstance(dim, int) else 0)
+                      for index, dim in enumerate(value.shape)), numpy.float32)
             for value in self.decoder.get_inputs() if value.name.startswith("past_key_values.")}
 
     def transcribe(self, samples) -> Transcript:

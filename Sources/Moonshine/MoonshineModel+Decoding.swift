@@ -133,10 +133,16 @@ extension MoonshineModel {
       }
       let empty = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 4)
       buffers.append(empty)
-      let emptyPast = try tensor(empty, bytes: 0, shape: layout.emptyPastShape, type: .float)
-      owned.append(emptyPast)
+      // One empty value per shape (the decoder's own and the encoder's may differ).
+      var emptyPasts: [[Int64]: OpaquePointer] = [:]
       for (index, input) in layout.inputs.enumerated() {
-        if case .past = input { pasts[index] = emptyPast }
+        guard case .past = input, let shape = layout.emptyPastShapes[index] else { continue }
+        if emptyPasts[shape] == nil {
+          let value = try tensor(empty, bytes: 0, shape: shape, type: .float)
+          owned.append(value)
+          emptyPasts[shape] = value
+        }
+        pasts[index] = emptyPasts[shape]
       }
     }
 

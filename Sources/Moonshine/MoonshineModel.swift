@@ -178,8 +178,10 @@ public final class MoonshineModel: Sendable {
     var logits: Int
     /// Output indices of the decoder's own (self-attention) keys and values.
     var decoderPresents: [Int]
-    /// The shape of an empty past: [1, heads, 0, head size].
-    var emptyPastShape: [Int64]
+    /// The shape of each past input's empty value for the first step, by input index: one
+    /// batch, the declared heads and size, no positions ([1, heads, 0, head size], or [1, heads,
+    /// head size, 0] for encoder keys a converter stored transposed).
+    var emptyPastShapes: [Int: [Int64]]
 
     init(_ session: ONNXRuntimeSession) throws(ProblemDescription) {
       let outputs = session.outputNames
@@ -189,7 +191,7 @@ public final class MoonshineModel: Sendable {
       self.logits = logits
       inputs = []
       decoderPresents = []
-      var pastShape: [Int64]?
+      emptyPastShapes = [:]
       for (index, name) in session.inputNames.enumerated() {
         switch name {
         case "input_ids": inputs.append(.tokens)
@@ -203,9 +205,19 @@ public final class MoonshineModel: Sendable {
           let isEncoder = name.contains(".encoder.")
           inputs.append(.past(present: output, isEncoder: isEncoder))
           if !isEncoder { decoderPresents.append(output) }
-          if pastShape == nil {
-            pastShape = try? session.inputDimensions(index)
+          // [batch, heads, length, size]; an encoder key may be [batch, heads, size, length].
+          let dimensions = (try? session.inputDimensions(index)) ?? []
+          let lengthAxis = isEncoder ? dimensions.lastIndex(of: -1) : 2
+          guard dimensions.count == 4, dimensions[1] > 0, let lengthAxis, lengthAxis >= 2,
+            dimensions[2...].filter({ $0 > 0 }).count == 1, dimensions[lengthAxis] == -1
+          else {
+            throw ProblemDescription(
+              "its past key/value input `\(name)` is not [batch, heads, length, size]")
           }
+          var empty = dimensions
+          empty[0] = 1
+          empty[lengthAxis] = 0
+          emptyPastShapes[index] = empty
         default:
           throw ProblemDescription("it has an unexpected input `\(name)`")
         }
@@ -214,12 +226,9 @@ public final class MoonshineModel: Sendable {
       where !session.inputNames.contains(required) {
         throw ProblemDescription("it has no input `\(required)`")
       }
-      guard let pastShape, pastShape.count == 4, pastShape[1] > 0, pastShape[3] > 0,
-        !decoderPresents.isEmpty
-      else {
-        throw ProblemDescription("its past key/value inputs are not [batch, heads, length, size]")
+      guard !decoderPresents.isEmpty else {
+        throw ProblemDescription("it has no past key/value inputs of its own")
       }
-      emptyPastShape = [1, pastShape[1], 0, pastShape[3]]
     }
   }
 

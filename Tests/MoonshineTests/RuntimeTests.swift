@@ -59,6 +59,15 @@ import Testing
     let past = try #require(names.firstIndex(of: "past_key_values.0.decoder.key"))
     let dimensions = try model.decoder.inputDimensions(past)
     #expect(dimensions.count == 4 && dimensions[1] == 8 && dimensions[3] == 52)
+    // The converter hands the encoder's keys on transposed and scaled, as the attention reads
+    // them: [batch, heads, size, frames]. A first step's empty pasts follow each input's shape.
+    let key = try #require(names.firstIndex(of: "past_key_values.0.encoder.key"))
+    let value = try #require(names.firstIndex(of: "past_key_values.0.encoder.value"))
+    #expect(try model.decoder.inputDimensions(key) == [-1, 8, 52, -1])
+    #expect(model.layout.emptyPastShapes[past] == [1, 8, 0, 52])
+    #expect(model.layout.emptyPastShapes[key] == [1, 8, 52, 0])
+    #expect(model.layout.emptyPastShapes[value] == [1, 8, 0, 52])
+    #expect(model.layout.emptyPastShapes.count == 32)
     // CreateTensorWithDataAsOrtValue, Run, GetTensorTypeAndShape on a real run.
     let samples = [Float](repeating: 0, count: 16_000)
     let hidden = try samples.withUnsafeBufferPointer {
