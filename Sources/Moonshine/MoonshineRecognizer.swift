@@ -420,6 +420,15 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   public func decodeSegment(
     _ samples: [Int16], startingAt offset: TimeInterval
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    try decodeSegment(samples, startingAt: offset, speech: nil)
+  }
+
+  /// ``decodeSegment(_:startingAt:)`` with the windows' verdicts taken from `speech` when they
+  /// were judged as this recognizer's detector judges (the same detector, windows and
+  /// thresholds): a file's reader has already run the detector over the piece.
+  public func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval, speech: SpeechWindows?
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
     // The pauses tuned for this input and the phrases favoured stay (a request's own);
     // everything else starts afresh.
     let tuned = (endOfUtteranceSilence, endpointing, maximumSilence)
@@ -432,19 +441,17 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       // Moonshine hears the whole piece and its text says where the sentences end; another
       // engine's transcriber gives no such judgement, and the piece streams as a live one would.
       guard readsPauseSignals else { return try streamSegment(samples, startingAt: offset) }
-      return try decodeSentences(samples, startingAt: offset)
+      return try decodeSentences(samples, startingAt: offset, speech: speech)
     }
     var firstSpeech: Int?
     var lastSpeech = 0
     var speechSamples = 0
-    for start in stride(from: 0, to: samples.count - frameLength + 1, by: frameLength) {
-      if try detector.isSpeech(samples, window: start..<start + frameLength) {
-        if firstSpeech == nil { firstSpeech = start }
-        lastSpeech = start + frameLength
-        speechSamples += frameLength
-      }
+    for (window, isSpeech) in try verdicts(on: samples, given: speech).enumerated() where isSpeech {
+      let start = window * frameLength
+      if firstSpeech == nil { firstSpeech = start }
+      lastSpeech = start + frameLength
+      speechSamples += frameLength
     }
-    detector.reset()
     guard let firstSpeech, speechSamples >= Self.minimumSpeechSamples else { return [] }
     let start = max(0, firstSpeech - Self.leadingSamples)
     let end = min(samples.count, lastSpeech + Self.trailingSamples)
@@ -473,7 +480,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// longer than ``MoonshineConfiguration/maximumUtteranceDuration``, or one whose transcription
   /// ends in a loop, streams through ``process(_:)`` instead, as on a live stream.
   private func decodeSentences(
-    _ samples: [Int16], startingAt offset: TimeInterval
+    _ samples: [Int16], startingAt offset: TimeInterval, speech: SpeechWindows?
   ) throws(RecognitionFailure) -> [RecognitionEvent] {
     let rate = Double(RecognitionAudio.sampleRate)
     let pauseSamples = max(frameLength, Int(endOfUtteranceSilence * rate))
@@ -490,8 +497,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
         stretches.append([closed])
       }
     }
-    for start in stride(from: 0, to: samples.count - frameLength + 1, by: frameLength) {
-      guard try detector.isSpeech(samples, window: start..<start + frameLength) else { continue }
+    for (window, isSpeech) in try verdicts(on: samples, given: speech).enumerated() where isSpeech {
+      let start = window * frameLength
       if let current = run, start - current.upperBound < pauseSamples {
         run = current.lowerBound..<start + frameLength
       } else {
@@ -500,7 +507,6 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       }
     }
     close()
-    detector.reset()
     var events: [RecognitionEvent] = []
     lastSegmentEndsSentence = false
     for stretch in stretches {
@@ -550,6 +556,25 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       }
     }
     return events
+  }
+
+  /// The detector's verdict on each whole window of a piece: `speech`'s when they were judged
+  /// as this recognizer's detector judges and cover the piece, else its own, heard from the
+  /// piece's start (and then the detector is reset).
+  private func verdicts(
+    on samples: [Int16], given speech: SpeechWindows?
+  ) throws(RecognitionFailure) -> [Bool] {
+    let count = samples.count / frameLength
+    if let speech, speech.match(detector), speech.isSpeech.count == count {
+      return speech.isSpeech
+    }
+    var verdicts: [Bool] = []
+    verdicts.reserveCapacity(count)
+    for start in stride(from: 0, to: samples.count - frameLength + 1, by: frameLength) {
+      verdicts.append(try detector.isSpeech(samples, window: start..<start + frameLength))
+    }
+    detector.reset()
+    return verdicts
   }
 
   /// Decodes a piece through the streaming path, without partial results.

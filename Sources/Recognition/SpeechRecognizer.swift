@@ -66,6 +66,14 @@ public protocol SpeechRecognizer: AnyObject, SendableMetatype {
     _ samples: [Int16], startingAt offset: TimeInterval
   )
     throws(RecognitionFailure) -> [RecognitionEvent]
+
+  /// ``decodeSegment(_:startingAt:)``, given what a voice-activity detector already said of the
+  /// piece's windows (``UtteranceSegmenter/Segment/speech``): a recognizer with the same
+  /// detector may take those verdicts instead of running its own over the piece again.
+  func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval, speech: SpeechWindows?
+  )
+    throws(RecognitionFailure) -> [RecognitionEvent]
 }
 
 extension SpeechRecognizer {
@@ -82,6 +90,13 @@ extension SpeechRecognizer {
   public var isCatchingUp: Bool {
     get { false }
     set {}
+  }
+
+  /// Listens to the piece itself: the verdicts are not used.
+  public func decodeSegment(
+    _ samples: [Int16], startingAt offset: TimeInterval, speech: SpeechWindows?
+  ) throws(RecognitionFailure) -> [RecognitionEvent] {
+    try decodeSegment(samples, startingAt: offset)
   }
 
   /// Feeds the piece in chunks of 2048 samples, as a file reader would, then finishes it.

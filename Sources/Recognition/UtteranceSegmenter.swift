@@ -31,12 +31,18 @@ public struct UtteranceSegmenter {
     /// Whether the piece was cut for its length (``maximumDuration``) rather than at a pause of
     /// ``minimumPause``: speech may go on across the cut.
     public var isCutForLength: Bool
+    /// What the segmenter's detector said of each of the piece's whole windows, in order, so a
+    /// decoder with the same detector need not listen again; `nil` when not known.
+    public var speech: SpeechWindows?
 
     /// Creates a piece.
-    public init(start: Int, samples: [Int16], isCutForLength: Bool = false) {
+    public init(
+      start: Int, samples: [Int16], isCutForLength: Bool = false, speech: SpeechWindows? = nil
+    ) {
       self.start = start
       self.samples = samples
       self.isCutForLength = isCutForLength
+      self.speech = speech
     }
 
     /// Where the piece starts, in seconds.
@@ -62,6 +68,8 @@ public struct UtteranceSegmenter {
   private var levels: [Level] = []
   private var quietRunStart: Int?
   private var activity: VoiceActivity
+  /// Each analysed window's verdict (speech or not), for the pieces.
+  private var verdicts: [Bool] = []
 
   /// How speech-like a window is: its probability first, then its energy.
   private struct Level: Comparable {
@@ -105,6 +113,7 @@ public struct UtteranceSegmenter {
     let longest = Int(maximumDuration * rate)
     while analyzed + frame <= pending.count {
       let isSpeech = try activity.isSpeech(pending, window: analyzed..<analyzed + frame)
+      verdicts.append(isSpeech)
       levels.append(
         Level(
           probability: activity.lastProbability,
@@ -132,18 +141,30 @@ public struct UtteranceSegmenter {
     defer {
       pending = []
       levels = []
+      verdicts = []
       analyzed = 0
       quietRunStart = nil
     }
     guard !pending.isEmpty else { return nil }
-    return Segment(start: pendingStart, samples: pending)
+    return Segment(start: pendingStart, samples: pending, speech: windows(verdicts[...]))
+  }
+
+  /// The verdicts of a piece's windows, with what judged them.
+  private func windows(_ verdicts: ArraySlice<Bool>) -> SpeechWindows {
+    SpeechWindows(
+      length: frameLength, threshold: activity.threshold,
+      releaseThreshold: activity.releaseThreshold,
+      detector: String(describing: type(of: activity.detector)), isSpeech: Array(verdicts))
   }
 
   private mutating func cut(at index: Int, forLength: Bool = false) -> Segment {
+    let windowCount = index / frameLength
     let segment = Segment(
-      start: pendingStart, samples: Array(pending[..<index]), isCutForLength: forLength)
+      start: pendingStart, samples: Array(pending[..<index]), isCutForLength: forLength,
+      speech: windows(verdicts[..<windowCount]))
     pending.removeFirst(index)
-    levels.removeFirst(index / frameLength)
+    levels.removeFirst(windowCount)
+    verdicts.removeFirst(windowCount)
     pendingStart += index
     analyzed -= index
     if let runStart = quietRunStart {
@@ -159,5 +180,43 @@ public struct UtteranceSegmenter {
       best = index
     }
     return best * frameLength
+  }
+}
+
+/// A voice-activity detector's verdicts on the whole windows of a piece of audio, from its first
+/// sample, and what judged them: a decoder whose own detector is the same kind, with the same
+/// windows and thresholds, can take them instead of listening again.
+///
+/// The detector that judged them heard the stream before the piece, as a live stream's does; a
+/// detector started at the piece would begin without that context.
+public struct SpeechWindows: Equatable, Sendable {
+  /// Samples per window.
+  public var length: Int
+  /// The probability from which a window was speech.
+  public var threshold: Float
+  /// The probability below which speech ended.
+  public var releaseThreshold: Float
+  /// The detector's type name.
+  public var detector: String
+  /// Each window's verdict, in order.
+  public var isSpeech: [Bool]
+
+  /// Creates the verdicts.
+  public init(
+    length: Int, threshold: Float, releaseThreshold: Float, detector: String, isSpeech: [Bool]
+  ) {
+    self.length = length
+    self.threshold = threshold
+    self.releaseThreshold = releaseThreshold
+    self.detector = detector
+    self.isSpeech = isSpeech
+  }
+
+  /// Whether `activity` judges as these were judged: the same detector type, windows and
+  /// thresholds.
+  public func match(_ activity: VoiceActivity) -> Bool {
+    length == activity.windowLength && threshold == activity.threshold
+      && releaseThreshold == activity.releaseThreshold
+      && detector == String(describing: type(of: activity.detector))
   }
 }

@@ -191,7 +191,8 @@ public final class FileRecognitionBatch: Sendable {
           let result = recognizer.flatMap { recognizer in
             prepare(recognizer)
             return Result { () throws(RecognitionFailure) in
-              try recognizer.decodeSegment(segment.samples, startingAt: segment.startTime)
+              try recognizer.decodeSegment(
+                segment.samples, startingAt: segment.startTime, speech: segment.speech)
             }
           }
           .mapError(SpeechClient.Failure.init)

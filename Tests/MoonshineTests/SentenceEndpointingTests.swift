@@ -321,6 +321,32 @@ struct SentenceEndpointingTests {
     #expect(finals.first?.first.map { $0.timestamp >= 10 } == true)
   }
 
+  @Test func aFilePieceTakesTheVerdictsTheReaderMadeWithTheSameDetector() throws {
+    let samples = try [Int16](repeating: 0, count: 8_000) + goForwardSamples()
+    let settings = configuration(.sentence)
+    var segmenter = UtteranceSegmenter(
+      minimumPause: 1.5, voiceActivity: try settings.voiceActivity.makeStream())
+    #expect(try segmenter.append(samples).isEmpty)
+    let speech = try #require(segmenter.finish()?.speech)
+    #expect(speech.isSpeech.contains(true))
+    let recognizer = try MoonshineRecognizer(configuration: settings)
+    let heard = try recognizer.decodeSegment(samples, startingAt: 0)
+    #expect(!heard.isEmpty)
+    // The reader's verdicts are this detector's: the same words.
+    #expect(try recognizer.decodeSegment(samples, startingAt: 0, speech: speech) == heard)
+    // They are taken, not heard again: with every window judged quiet, nothing is transcribed.
+    var quiet = speech
+    quiet.isSpeech = quiet.isSpeech.map { _ in false }
+    #expect(try recognizer.decodeSegment(samples, startingAt: 0, speech: quiet) == [])
+    // Verdicts from other thresholds, or not covering the piece, are not taken.
+    var other = quiet
+    other.threshold += 0.1
+    #expect(try recognizer.decodeSegment(samples, startingAt: 0, speech: other) == heard)
+    var short = quiet
+    short.isSpeech.removeLast()
+    #expect(try recognizer.decodeSegment(samples, startingAt: 0, speech: short) == heard)
+  }
+
   @Test func aFilePieceGivesTheSameWordsEveryTime() throws {
     // Its transcriptions follow the audio alone, not how long each took.
     let samples = try madeAmiable(pause: 0.8) + goForwardSamples()

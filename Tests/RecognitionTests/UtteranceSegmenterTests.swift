@@ -44,6 +44,30 @@ struct UtteranceSegmenterTests {
     #expect(abs(pieces[1].startTime - cut) < 1e-9)
   }
 
+  @Test func eachPieceCarriesTheDetectorsVerdictsOnItsWindows() throws {
+    // One pass over the whole stream: the pieces' verdicts, in order, are that pass's.
+    let samples =
+      background(0.5) + tone(2.5) + background(1) + tone(2.5) + background(0.2) + tone(0.2)
+    let pieces = try segments(of: samples)
+    #expect(pieces.count == 2)
+    var activity = try VoiceActivityDetection.energy.makeStream()
+    var whole: [Bool] = []
+    for start in stride(from: 0, to: samples.count - 160 + 1, by: 160) {
+      whole.append(try activity.isSpeech(samples, window: start..<start + 160))
+    }
+    let speech = pieces.compactMap(\.speech)
+    #expect(speech.count == 2)
+    #expect(speech.flatMap(\.isSpeech) == whole)
+    for (piece, windows) in zip(pieces, speech) {
+      #expect(windows.isSpeech.count == piece.samples.count / windows.length)
+      #expect(windows.match(activity))
+    }
+    // Another detector, or other thresholds, did not judge them.
+    let other = VoiceActivity(
+      detector: EnergyVoiceActivityDetector(), threshold: 0.9, releaseThreshold: 0.1)
+    #expect(!speech[0].match(other))
+  }
+
   @Test func pausesShorterThanTheMinimumAreNotCut() throws {
     let samples = tone(2.5) + background(0.3) + tone(2.5)
     #expect(try segments(of: samples).count == 1)
