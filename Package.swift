@@ -176,7 +176,7 @@ let package = Package(
       providers: [.apt(["libsamplerate0-dev"])]
     ),
     // glibc's malloc_trim: the server gives back memory decoding freed, Moonshine what loading
-    // its model freed.
+    // its model freed, a file's decoder what each piece freed.
     .systemLibrary(name: "CMalloc"),
     // pidfd_open and pidfd_send_signal, for signalling the typing tools safely.
     .systemLibrary(name: "CProcessControl"),
@@ -268,6 +268,7 @@ let package = Package(
     .target(
       name: "SpeechClientLive",
       dependencies: [
+        "CMalloc",
         "SpeechClient",
         "Dependencies",
         "AudioInput",

@@ -1,4 +1,5 @@
 import AudioInput
+import CMalloc
 import ConcurrencyExtras
 import Foundation
 import Moonshine
@@ -196,6 +197,10 @@ public final class FileRecognitionBatch: Sendable {
             }
           }
           .mapError(SpeechClient.Failure.init)
+          // What the piece's decoding freed goes back to the system: glibc keeps freed memory
+          // in each thread's heap, and over an hour-long file the peak climbed by about
+          // 100 MiB that way (`Benchmarks/decode/README.md`, 30 Nov).
+          malloc_trim(0)
           guard let joins else {
             recognition.segmentDecoded(index, result)
             return
