@@ -183,6 +183,21 @@ public final class MoonshineModel: Sendable {
     /// head size, 0] for encoder keys a converter stored transposed).
     var emptyPastShapes: [Int: [Int64]]
 
+    /// The empty past for a past input declared with `dimensions` (-1 where symbolic): one
+    /// batch, the declared heads and size, no positions; `nil` when the input is not [batch,
+    /// heads, length, size], or for an encoder key, [batch, heads, size, length] (as format 4
+    /// of `scripts/convert-moonshine.py` stores them: transposed, as the attention reads them).
+    static func emptyPastShape(declared dimensions: [Int64], isEncoder: Bool) -> [Int64]? {
+      let lengthAxis = isEncoder ? dimensions.lastIndex(of: -1) : 2
+      guard dimensions.count == 4, dimensions[1] > 0, let lengthAxis, lengthAxis >= 2,
+        dimensions[2...].filter({ $0 > 0 }).count == 1, dimensions[lengthAxis] == -1
+      else { return nil }
+      var empty = dimensions
+      empty[0] = 1
+      empty[lengthAxis] = 0
+      return empty
+    }
+
     init(_ session: ONNXRuntimeSession) throws(ProblemDescription) {
       let outputs = session.outputNames
       guard let logits = outputs.firstIndex(of: "logits") else {
@@ -205,18 +220,11 @@ public final class MoonshineModel: Sendable {
           let isEncoder = name.contains(".encoder.")
           inputs.append(.past(present: output, isEncoder: isEncoder))
           if !isEncoder { decoderPresents.append(output) }
-          // [batch, heads, length, size]; an encoder key may be [batch, heads, size, length].
           let dimensions = (try? session.inputDimensions(index)) ?? []
-          let lengthAxis = isEncoder ? dimensions.lastIndex(of: -1) : 2
-          guard dimensions.count == 4, dimensions[1] > 0, let lengthAxis, lengthAxis >= 2,
-            dimensions[2...].filter({ $0 > 0 }).count == 1, dimensions[lengthAxis] == -1
-          else {
+          guard let empty = Self.emptyPastShape(declared: dimensions, isEncoder: isEncoder) else {
             throw ProblemDescription(
               "its past key/value input `\(name)` is not [batch, heads, length, size]")
           }
-          var empty = dimensions
-          empty[0] = 1
-          empty[lengthAxis] = 0
           emptyPastShapes[index] = empty
         default:
           throw ProblemDescription("it has an unexpected input `\(name)`")

@@ -413,7 +413,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// last): nothing when the detector hears less than 80 ms of speech in it (the model would
   /// invent words for noise), else one `.utterance` with word times counted from the start of
   /// the whole input. With sentence endpointing, the piece's text says where its utterances end
-  /// (``decodeSentences(_:startingAt:)``: one `.utterance` per sentence that ends at a pause).
+  /// (``decodeSentences(_:startingAt:speech:)``: one `.utterance` per sentence that ends at a pause).
   /// A piece longer than ``MoonshineConfiguration/maximumUtteranceDuration`` (and, with another
   /// engine's transcriber, every piece with sentence endpointing) is streamed through
   /// ``process(_:)`` instead, without partial results.

@@ -154,7 +154,7 @@ public struct UtteranceSegmenter {
     SpeechWindows(
       length: frameLength, threshold: activity.threshold,
       releaseThreshold: activity.releaseThreshold,
-      detector: String(describing: type(of: activity.detector)), isSpeech: Array(verdicts))
+      detector: String(reflecting: type(of: activity.detector)), isSpeech: Array(verdicts))
   }
 
   private mutating func cut(at index: Int, forLength: Bool = false) -> Segment {
@@ -196,7 +196,7 @@ public struct SpeechWindows: Equatable, Sendable {
   public var threshold: Float
   /// The probability below which speech ended.
   public var releaseThreshold: Float
-  /// The detector's type name.
+  /// The detector's type, module-qualified.
   public var detector: String
   /// Each window's verdict, in order.
   public var isSpeech: [Bool]
@@ -217,6 +217,6 @@ public struct SpeechWindows: Equatable, Sendable {
   public func match(_ activity: VoiceActivity) -> Bool {
     length == activity.windowLength && threshold == activity.threshold
       && releaseThreshold == activity.releaseThreshold
-      && detector == String(describing: type(of: activity.detector))
+      && detector == String(reflecting: type(of: activity.detector))
   }
 }

@@ -197,10 +197,12 @@ public final class FileRecognitionBatch: Sendable {
             }
           }
           .mapError(SpeechClient.Failure.init)
-          // What the piece's decoding freed goes back to the system: glibc keeps freed memory
-          // in each thread's heap, and over an hour-long file the peak climbed by about
+          // What a Moonshine piece's decoding freed goes back to the system: glibc keeps freed
+          // memory in each thread's heap, and over an hour-long file the peak climbed by about
           // 100 MiB that way (`Benchmarks/decode/README.md`, 30 Nov).
-          malloc_trim(0)
+          if case .success(let recognizer) = recognizer, recognizer is MoonshineRecognizer {
+            malloc_trim(0)
+          }
           guard let joins else {
             recognition.segmentDecoded(index, result)
             return

@@ -79,6 +79,21 @@ import Testing
     #expect((38...46).contains(shape[1]))  // about samples / 384
   }
 
+  @Test func aFirstStepsEmptyPastsFollowEachInputsLayout() {
+    let shape = MoonshineModel.DecoderLayout.emptyPastShape
+    // The decoder's own keys and values, and the encoder's values: [batch, heads, length, size].
+    #expect(shape([-1, 8, -1, 52], false) == [1, 8, 0, 52])
+    #expect(shape([-1, 8, -1, 52], true) == [1, 8, 0, 52])
+    // Encoder keys stored transposed (format 4): [batch, heads, size, length].
+    #expect(shape([-1, 8, 52, -1], true) == [1, 8, 52, 0])
+    // The decoder's own keys are never transposed: their positions are cut by index 2.
+    #expect(shape([-1, 8, 52, -1], false) == nil)
+    // Neither layout: no heads, no fixed size, another rank.
+    #expect(shape([-1, -1, -1, 52], true) == nil)
+    #expect(shape([-1, 8, -1, -1], true) == nil)
+    #expect(shape([-1, 8, 52], false) == nil)
+  }
+
   @Test func aMissingLibraryIsReported() {
     let path = "/nonexistent/libonnxruntime.so.1"
     #expect {

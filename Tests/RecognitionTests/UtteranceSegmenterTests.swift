@@ -62,10 +62,16 @@ struct UtteranceSegmenterTests {
       #expect(windows.isSpeech.count == piece.samples.count / windows.length)
       #expect(windows.match(activity))
     }
-    // Another detector, or other thresholds, did not judge them.
-    let other = VoiceActivity(
+    // Other thresholds, other windows or another detector did not judge them.
+    let thresholds = VoiceActivity(
       detector: EnergyVoiceActivityDetector(), threshold: 0.9, releaseThreshold: 0.1)
-    #expect(!speech[0].match(other))
+    #expect(!speech[0].match(thresholds))
+    var windows = speech[0]
+    windows.length = 512
+    #expect(!windows.match(activity))
+    var detector = speech[0]
+    detector.detector = "Moonshine.SileroVoiceActivityDetector"
+    #expect(!detector.match(activity))
   }
 
   @Test func pausesShorterThanTheMinimumAreNotCut() throws {
