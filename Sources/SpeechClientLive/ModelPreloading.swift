@@ -12,11 +12,7 @@ extension LiveSpeechConfiguration {
   /// auto`) or that pocketsphinx decodes loads nothing ahead.
   public func startLoadingModel(for request: SpeechRecognitionRequest) {
     guard request.language != .automatic else { return }
-    // The model does not depend on the detector: the energy detector's settings name the same
-    // model without loading Silero VAD's, which the command loads meanwhile.
-    var withoutSilero = self
-    withoutSilero.voiceActivity.detector = .energy
-    let live = withoutSilero
+    let live = modelLoadingConfiguration
     DedicatedThread.start(name: "transcribe.model") {
       switch try? live.pooledEngine(for: request) {
       case .moonshine(let moonshine): _ = try? MoonshineModel.shared(moonshine)
@@ -24,5 +20,14 @@ extension LiveSpeechConfiguration {
       case .pocketsphinx, nil: break
       }
     }
+  }
+
+  /// The settings ``startLoadingModel(for:)`` builds its engine with: these, with the energy
+  /// detector. The model does not depend on the detector, and the energy detector's settings
+  /// name the same model without loading Silero VAD's, which the command loads meanwhile.
+  var modelLoadingConfiguration: LiveSpeechConfiguration {
+    var withoutSilero = self
+    withoutSilero.voiceActivity.detector = .energy
+    return withoutSilero
   }
 }

@@ -16,9 +16,7 @@ struct ModelPreloadingTests {
   /// the one the model is loaded ahead with.
   static func configurations() -> (run: LiveSpeechConfiguration, ahead: LiveSpeechConfiguration) {
     let run = LiveSpeechConfiguration()
-    var ahead = run
-    ahead.voiceActivity.detector = .energy
-    return (run, ahead)
+    return (run, run.modelLoadingConfiguration)
   }
 
   @Test func theMoonshineModelLoadedAheadIsTheRecognizersOne() throws {
