@@ -461,7 +461,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     }
     let audio = samples[start..<end].map { Float($0) / 32768 }
     let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
-      try transcribe(audio, prefix: [])
+      try transcribe(audio, prefix: [], for: .piece)
     }
     let words = transcript.recognizedWords(
       from: offset + Double(firstSpeech) / rate, to: offset + Double(lastSpeech) / rate,
@@ -520,7 +520,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       }
       let audio = samples[start..<end].map { Float($0) / 32768 }
       let transcript = try audio.withUnsafeBufferPointer { audio throws(RecognitionFailure) in
-        try transcribe(audio, prefix: [])
+        try transcribe(audio, prefix: [], for: .piece)
       }
       guard transcript.ending == .endOfText || stretch.count == 1 else {
         // A loop over a long stretch: the live way's shorter utterances may not loop.
@@ -747,11 +747,11 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       if needsLate, let model, speakingStreams.count < cores {
         try lookEarlyAndLate(&utterance, with: model)
       } else {
-        try lookEarly(&utterance)
+        try lookEarly(&utterance, for: .judgeEarly)
       }
     }
     if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
-      try transcribe(&utterance, samples: utterance.finalLength)
+      try transcribe(&utterance, samples: utterance.finalLength, for: .judgeLate)
     }
     guard let late = utterance.transcript else { return }
     let verdict = SentenceEnd(early: utterance.early?.transcript, late: late)
@@ -786,32 +786,35 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private func lookEarlyAndLate(
     _ utterance: inout Utterance, with model: MoonshineModel
   ) throws(RecognitionFailure) {
+    typealias Decoded = Result<MoonshineTranscript, RecognitionFailure>
     let samples = utterance.samples
     let earlyCount = utterance.earlyLength(hearing: earlyLookSamples)
     let lateCount = utterance.finalLength
     let prefix = utterance.transcript?.reusableTokens ?? []
     let hotwords = self.hotwords
-    let decode: @Sendable (Int) -> Result<MoonshineTranscript, RecognitionFailure> = { count in
+    let decode: @Sendable (Int, DecodeLog.Look) -> Decoded = { count, look in
       Result { () throws(RecognitionFailure) in
-        try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
-          try model.transcribe(
-            UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
+        try DecodeLog.measure(look, samples: count) { () throws(RecognitionFailure) in
+          try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
+            try model.transcribe(
+              UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
+          }
         }
       }
     }
-    let early = Mutex<Result<MoonshineTranscript, RecognitionFailure>?>(nil)
+    let early = Mutex<Decoded?>(nil)
     let done = DispatchSemaphore(value: 0)
     utterance.lastLook = now()
     let started = ContinuousClock.now
     // A thread of its own, as the recognizer's own runs on: a pool's could all be waiting here.
     let thread = Thread {
-      let result = decode(earlyCount)
+      let result = decode(earlyCount, .judgeEarly)
       early.withLock { $0 = result }
       done.signal()
     }
     thread.stackSize = 8 << 20
     thread.start()
-    let late = decode(lateCount)
+    let late = decode(lateCount, .judgeLate)
     done.wait()
     let earlyTranscript = try early.withLock { $0 }!.get()
     lastDecodeSeconds = decodeCost(lateCount, (ContinuousClock.now - started).seconds)
@@ -823,8 +826,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
 
   /// Transcribes the utterance with the start of its pause (``earlyLookSamples``): the early look
   /// of sentence endpointing.
-  private func lookEarly(_ utterance: inout Utterance) throws(RecognitionFailure) {
-    try transcribe(&utterance, samples: utterance.earlyLength(hearing: earlyLookSamples))
+  private func lookEarly(
+    _ utterance: inout Utterance, for look: DecodeLog.Look
+  ) throws(RecognitionFailure) {
+    try transcribe(&utterance, samples: utterance.earlyLength(hearing: earlyLookSamples), for: look)
     if let transcript = utterance.transcript {
       utterance.early = (utterance.speechEnd, transcript)
     }
@@ -846,7 +851,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     {
       // A pause begins: the early look sentence endpointing needs, made while the pause grows
       // (and reported as a partial result meanwhile).
-      try lookEarly(&current)
+      try lookEarly(&current, for: .early)
       if let event = partial(&current) { events.append(event) }
       utterance = current
     } else if current.quietSamples >= current.trailingSamples,
@@ -855,7 +860,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     {
       // A pause: transcribe what the final result will hear, so it is ready when the pause is
       // long enough (and report it as a partial result meanwhile).
-      try transcribe(&current, samples: current.finalLength)
+      try transcribe(&current, samples: current.finalLength, for: .pause)
       if let event = partial(&current) { events.append(event) }
       utterance = current
     } else if heardSpeechInChunk, current.quietSamples < Self.trailingSamples, reportsPartials {
@@ -863,7 +868,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
       let wait = lookInterval(samples: current.samples.count)
       let waited = current.lastLook.map { (now() - $0).seconds } ?? .infinity
       if newAudio >= wait, waited >= wait {
-        try transcribe(&current, samples: current.samples.count)
+        try transcribe(&current, samples: current.samples.count, for: .partial)
         if let event = partial(&current) { events.append(event) }
         utterance = current
       }
@@ -906,16 +911,17 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     return lastDecodeSeconds * Double(count) / Double(lastDecodeSamples)
   }
 
-  /// Transcribes the utterance's first `count` samples, reusing the last transcription's tokens.
+  /// Transcribes the utterance's first `count` samples for `look`, reusing the last
+  /// transcription's tokens.
   private func transcribe(
-    _ utterance: inout Utterance, samples count: Int
+    _ utterance: inout Utterance, samples count: Int, for look: DecodeLog.Look
   ) throws(RecognitionFailure) {
     let prefix = utterance.transcript?.reusableTokens ?? []
     utterance.lastLook = now()
     let started = ContinuousClock.now
     let transcript = try utterance.samples.withUnsafeBufferPointer {
       samples throws(RecognitionFailure) in
-      try transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix)
+      try transcribe(UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, for: look)
     }
     lastDecodeSeconds = decodeCost(count, (ContinuousClock.now - started).seconds)
     lastDecodeSamples = count
@@ -929,14 +935,16 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   /// longest pause.
   private var readsPauseSignals: Bool { model != nil }
 
-  /// Transcribes audio with Moonshine's model and the phrases favoured, or with the
+  /// Transcribes audio for `look` with Moonshine's model and the phrases favoured, or with the
   /// ``transcriber``.
   private func transcribe(
-    _ audio: UnsafeBufferPointer<Float>, prefix: [Int32]
+    _ audio: UnsafeBufferPointer<Float>, prefix: [Int32], for look: DecodeLog.Look
   ) throws(RecognitionFailure) -> MoonshineTranscript {
-    if let model { return try model.transcribe(audio, prefix: prefix, hotwords: hotwords) }
-    return try transcriber?.transcribe(audio, prefix: prefix, favouring: transcriberPhrases)
-      ?? MoonshineTranscript()
+    try DecodeLog.measure(look, samples: audio.count) { () throws(RecognitionFailure) in
+      if let model { return try model.transcribe(audio, prefix: prefix, hotwords: hotwords) }
+      return try transcriber?.transcribe(audio, prefix: prefix, favouring: transcriberPhrases)
+        ?? MoonshineTranscript()
+    }
   }
 
   /// A partial result for the utterance's last transcription, when its words changed and partial
@@ -963,7 +971,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard utterance.isConfirmed else { return (nil, nil) }
     var utterance = utterance
     if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
-      try transcribe(&utterance, samples: utterance.finalLength)
+      try transcribe(&utterance, samples: utterance.finalLength, for: .final)
     }
     let (start, end) = speechSpan(of: utterance)
     let words =
@@ -1022,7 +1030,7 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     guard utterance.isConfirmed else { return [] }
     var utterance = utterance
     if utterance.transcript == nil || utterance.transcribedSamples != utterance.finalLength {
-      try transcribe(&utterance, samples: utterance.finalLength)
+      try transcribe(&utterance, samples: utterance.finalLength, for: .final)
     }
     let (start, end) = speechSpan(of: utterance)
     return utterance.transcript?.recognizedWords(
