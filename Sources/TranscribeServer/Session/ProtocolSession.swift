@@ -9,8 +9,17 @@ import SpeechRecognitionFeature
 protocol StreamProblem: Error, Equatable, Sendable {
   /// The protocol's rendering of a problem every protocol shares.
   static func session(_ problem: SessionProblem) -> Self
+  /// The protocol's rendering of a recognition that failed or may not run.
+  init(_ problem: RecognitionProblem)
   /// How a session that ends with this problem reads in its log.
   var outcome: SessionOutcome { get }
+}
+
+extension StreamProblem {
+  /// A recognition that failed, as every protocol shares it (``SessionProblem/recognitionFailed(_:)``).
+  init(_ problem: RecognitionProblem) {
+    self = .session(SessionProblem(problem))
+  }
 }
 
 extension WebSocketSessionError: StreamProblem {}
@@ -217,6 +226,16 @@ extension ProtocolSession {
       audioEnded: .stream(.audioEnded(after: state.audioMessages)), closing: closing,
       timers: timers
     ) { arrived(&state) }
+  }
+
+  /// What the session closes with when its recognition failed or may not run (its engine is
+  /// not installed); `nil` while it may go on.
+  func recognitionFailure(_ state: State) -> Problem? {
+    guard let outcome = state.recognition?.outcome else { return nil }
+    switch outcome {
+    case .failed, .notAuthorized: return RecognitionProblem(outcome).map(Problem.init)
+    default: return nil
+    }
   }
 
   /// Does what the stream's delegate action asks.

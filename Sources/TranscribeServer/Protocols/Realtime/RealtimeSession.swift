@@ -328,16 +328,8 @@ struct RealtimeSession: ProtocolSession, Sendable {
   private func recognitionChanged(
     _ state: inout State, isNewResult: Bool = false
   ) -> Effect<Action> {
-    guard !state.isOver, let recognition = state.recognition else { return .none }
-    switch recognition.outcome {
-    case .failed, .notAuthorized:
-      if let problem = RecognitionProblem(recognition.outcome) {
-        let error = WebSocketSessionError(problem)
-        return close(&state, error)
-      }
-    default:
-      break
-    }
+    guard !state.isOver, state.recognition != nil else { return .none }
+    if let problem = recognitionFailure(state) { return close(&state, problem) }
     switch state.phase {
     case .streaming, .finishing:
       if state.configuration.turnDetection != nil, state.item?.isCommitted != true {

@@ -258,14 +258,7 @@ struct VoskSession: ProtocolSession, Sendable {
     guard !state.isOver, let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
-      switch recognition.outcome {
-      case .failed, .notAuthorized:
-        if let problem = RecognitionProblem(recognition.outcome) {
-          return fail(&state, WebSocketSessionError(problem))
-        }
-      default:
-        break
-      }
+      if let problem = recognitionFailure(state) { return close(&state, problem) }
       return replyIfCaughtUp(&state)
     case .finishing(let closing):
       guard recognition.isOver else { return .none }

@@ -342,13 +342,7 @@ struct WyomingSession: ProtocolSession, Sendable {
     guard !state.isOver, let recognition = state.recognition else { return .none }
     switch state.phase {
     case .streaming:
-      switch recognition.outcome {
-      case .failed, .notAuthorized:
-        let problem = RecognitionProblem(recognition.outcome)
-        return close(&state, .session(.recognitionFailed(problem?.message ?? "unknown")))
-      default:
-        break
-      }
+      if let problem = recognitionFailure(state) { return close(&state, problem) }
       if limits.wyoming.endpointing,
         let utterances = recognition.result?.bestTranscription.finishedUtterances,
         let first = utterances.first(where: { !$0.isEmpty })

@@ -731,6 +731,25 @@ struct RealtimeSessionTests {
     await trickle.finish()
   }
 
+  @Test func aRunWhoseRecognitionFailsClosesTheSessionAtOnceWith1011() async {
+    let store = makeStore()
+    await store.send(.stream(.start))
+    await startRun(store, seconds: 1)
+    _ = await takeEvents(store)
+    results.withLock { $0.last }?.finish(
+      throwing: SpeechClient.Failure.decoderFailure("out of memory"))
+    await store.receive(\.recognition.delegate.ended)
+    let error = WebSocketSessionError.session(
+      .recognitionFailed("the speech decoder failed (out of memory)"))
+    #expect(
+      store.state.stream.outbox == [
+        .event(.error(RealtimeError(closing: error))), .close(error),
+      ])
+    #expect(store.state.stream.ending == .problem(error))
+    #expect(error.closeCode == 1011)
+    await store.finish()
+  }
+
   @Test func aShutdownDeliversTheLastWordsThenClosesWith1001() async {
     let store = makeStore()
     await store.send(.stream(.start))

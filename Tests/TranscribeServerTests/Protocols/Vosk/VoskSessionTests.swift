@@ -390,6 +390,22 @@ struct VoskSessionTests {
         + "audio (every decoder may be busy); try again later")
   }
 
+  @Test func aRecognitionThatFailsMidStreamClosesAtOnceWithItsProblem() async {
+    let store = makeStore()
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.stream(.start))
+    await start(store)
+    // A phrase the engine's dictionary lacks is the client's mistake (1007).
+    results.continuation.finish(
+      throwing: SpeechClient.Failure.wordNotInDictionary(word: "zorblax", dictionary: "cmudict"))
+    await store.receive(\.recognition.delegate.ended)
+    let error = WebSocketSessionError.input(.phraseNotInDictionary("zorblax"))
+    #expect(store.state.stream.outbox == [.reply(.error(error.message)), .close(error)])
+    #expect(store.state.stream.ending == .problem(error))
+    #expect(error.closeCode == 1007)
+    #expect(store.state.pending == nil)
+  }
+
   @Test func aClientThatLeavesMidStreamCancelsRecognitionAndEveryTimer() async {
     let store = makeStore()
     await store.send(.stream(.start))

@@ -430,6 +430,21 @@ struct WyomingSessionTests {
     #expect(problem.text == "no audio for 30 s; the stream was closed")
   }
 
+  @Test func aRecognitionThatFailsMidUtteranceClosesAtOnceWithItsError() async {
+    let store = makeStore()
+    store.exhaustivity = .off(showSkippedAssertions: false)
+    await store.send(.stream(.start))
+    await startAudio(store, number: 1)
+    results.continuation.finish(throwing: SpeechClient.Failure.decoderFailure("out of memory"))
+    await store.receive(\.recognition.delegate.ended)
+    let problem = WyomingProblem.session(
+      .recognitionFailed("the speech decoder failed (out of memory)"))
+    #expect(Array(store.state.stream.outbox.suffix(2)) == [.event(problem.event), .close])
+    #expect(store.state.stream.ending == .problem(problem))
+    #expect(store.state.utterance == nil)
+    #expect(problem.event.data["code"]?.stringValue == "recognition-failed")
+  }
+
   @Test func lastWordsThatNeverComeEndInAnErrorNotAnEmptyTranscript() async {
     let store = makeStore(finishTask: {})
     store.exhaustivity = .off(showSkippedAssertions: false)
