@@ -51,8 +51,8 @@ struct SessionTimers<Action: Sendable>: Sendable {
   /// The session began: the idle and maximum-length timers start.
   func start() -> Effect<Action> {
     .merge(
-      timer(maxDurationElapsed, after: limits.maxSessionDuration, id: .maxDuration),
-      timer(idleElapsed, after: limits.idleTimeout, id: .idle))
+      after(limits.maxSessionDuration, send: maxDurationElapsed, id: Timer.maxDuration),
+      after(limits.idleTimeout, send: idleElapsed, id: Timer.idle))
   }
 
   /// Counts `duration` of audio towards the idle time: once ``ServerConfiguration/idleRenewalAudio``
@@ -61,7 +61,7 @@ struct SessionTimers<Action: Sendable>: Sendable {
     idle.received += duration
     guard idle.received >= limits.idleRenewalAudio else { return .none }
     idle.received = .zero
-    return timer(idleElapsed, after: limits.idleTimeout, id: .idle)
+    return after(limits.idleTimeout, send: idleElapsed, id: Timer.idle)
   }
 
   /// Which limit the idle timeout that just elapsed was, from the audio received since it
@@ -77,7 +77,7 @@ struct SessionTimers<Action: Sendable>: Sendable {
   func awaitLastWords(shuttingDown: Bool) -> Effect<Action> {
     let wait =
       shuttingDown ? min(limits.shutdownGracePeriod, limits.finalWait) : limits.finalWait
-    return timer(finalWaitElapsed, after: wait, id: .finalWait)
+    return after(wait, send: finalWaitElapsed, id: Timer.finalWait)
   }
 
   /// Stops one timer.
@@ -95,7 +95,12 @@ struct SessionTimers<Action: Sendable>: Sendable {
     .merge(.cancel(id: Timer.idle), .cancel(id: Timer.maxDuration), .cancel(id: Timer.finalWait))
   }
 
-  private func timer(_ action: Action, after duration: Duration, id: Timer) -> Effect<Action> {
+  /// Sends `action` once `duration` has passed on the session's clock; a timer started again
+  /// with the same `id` replaces the one running, and cancelling `id` stops it (a protocol's own
+  /// timers, such as vosk's reply deadline, use it too).
+  func after<ID: Hashable & Sendable>(
+    _ duration: Duration, send action: Action, id: ID
+  ) -> Effect<Action> {
     .run { [clock] send in
       try await clock.sleep(for: duration)
       await send(action)

@@ -113,8 +113,6 @@ struct VoskSession: ProtocolSession, Sendable {
   /// otherwise (pocketsphinx) the stream is restricted to the phrases, a grammar.
   var biasesPhraseList: Bool { limits.engines.first == .moonshine }
 
-  @Dependency(\.continuousClock) var clock
-
   init(limits: ServerConfiguration = ServerConfiguration()) {
     self.limits = limits
   }
@@ -179,7 +177,7 @@ struct VoskSession: ProtocolSession, Sendable {
         timers.audioArrived(
           &state.stream.idleAudio,
           IdleAudio.duration(samples: bytes / 2, sampleRate: state.configuration.sampleRate)),
-        timer(.replyDeadlineElapsed, after: limits.replyWait, id: .replyDeadline),
+        timers.after(limits.replyWait, send: .replyDeadlineElapsed, id: CancelID.replyDeadline),
         replyIfCaughtUp(&state))
 
     case .recognition(.delegate):
@@ -305,7 +303,8 @@ struct VoskSession: ProtocolSession, Sendable {
       state.phase = .awaitingMessage(words: words, closing: closing)
       state.stream.allowNextMessage()
       return .merge(
-        cancelWait, timer(.messageWaitElapsed, after: limits.replyWait, id: .messageWait))
+        cancelWait,
+        timers.after(limits.replyWait, send: .messageWaitElapsed, id: CancelID.messageWait))
     }
     if isAnswer || !words.isEmpty { state.stream.outbox.append(.reply(.result(words))) }
     return .merge(cancelWait, close(&state, closing))
@@ -341,22 +340,13 @@ struct VoskSession: ProtocolSession, Sendable {
     return .merge(.cancel(id: CancelID.replyDeadline), .cancel(id: CancelID.messageWait))
   }
 
-  // MARK: - Audio and timers
+  // MARK: - Audio
 
   /// An audio message's bytes: 16-bit little-endian PCM already.
   static func pcm(of action: Action, in state: State) -> ByteBuffer? {
     guard case .audio(let buffer) = action else { return nil }
     return buffer
   }
-
-  private func timer(_ action: Action, after duration: Duration, id: CancelID) -> Effect<Action> {
-    .run { send in
-      try await clock.sleep(for: duration)
-      await send(action)
-    }
-    .cancellable(id: id, cancelInFlight: true)
-  }
-
 }
 
 extension VoskSession.State: ProtocolSessionState {}
