@@ -7,8 +7,8 @@
 #   Benchmarks/partials/decodes.sh [path/to/transcribe] [K] [extra serve options…]
 #   Benchmarks/partials/decodes.sh .build/release/transcribe 32
 #
-# K defaults to 32. Prints load.py's row, the server's CPU seconds in all (loading the model
-# included), then a row per look: transcriptions, seconds of audio heard, CPU and wall seconds.
+# K defaults to 32. Prints load.py's row, the server's CPU seconds over the streams (and before
+# them), then a row per look: transcriptions, seconds of audio heard, CPU and wall seconds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -29,48 +29,54 @@ if [ ! -x "$binary" ]; then
   exit 1
 fi
 
-log="$(mktemp)"
-server=""
-cleanup() {
-  if [ -n "$server" ]; then
-    kill -TERM "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
-  rm -f "$log"
+source "$here/server.sh"
+export TRANSCRIBE_LOG_DECODES=1
+start_server decodes.sh "$binary" --engine moonshine --port 0 --max-sessions "$clients" "$@"
+
+cpu_seconds() {   # the server's user + system CPU seconds so far
+  local fields
+  fields="$(sed 's/.*) //' "/proc/$server/stat")" || { echo "decodes.sh: the server is gone" >&2; exit 1; }
+  awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($12 + $13) / t }' <<<"$fields"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-TRANSCRIBE_LOG_DECODES=1 "$binary" serve --engine moonshine --port 0 --max-sessions "$clients" \
-  "$@" 2>"$log" &
-server=$!
-
-url=""
-for _ in $(seq 1800); do   # up to 3 minutes: a debug build loads the model slowly
-  url="$(sed -n 's|.*listening on \(http://[^ ]*\).*|\1|p' "$log" | head -1)"
-  [ -n "$url" ] && break
-  kill -0 "$server" 2>/dev/null || { cat "$log" >&2; echo "decodes.sh: the server exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$log" >&2; echo "decodes.sh: the server printed no address" >&2; exit 1; }
+# load.py's clients play pocketsphinx-testdata's LibriVox clips in turn, sorted by name.
+audio="$(python3 - "$clients" <<'PY'
+import glob, sys, wave
+clips = sorted(glob.glob("/usr/share/pocketsphinx/test/data/librivox/*.wav"))
+seconds = []
+for path in clips:
+    with wave.open(path) as clip:
+        seconds.append(clip.getnframes() / clip.getframerate())
+print(f"{sum(seconds[i % len(seconds)] for i in range(int(sys.argv[1]))):.2f}")
+PY
+)"
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$binary, $clients streams"
+  "$binary, $clients streams, $audio s of audio in all"
+before="$(cpu_seconds)"
 python3 "$repo/Benchmarks/serve/load.py" --url "ws://${url#http://}" --clients "$clients" \
   --pid "$server" | grep '^|'
-ticks="$(getconf CLK_TCK)"
-read -r utime stime < <(sed 's/.*) //' "/proc/$server/stat" | awk '{print $12, $13}')
-awk -v t="$ticks" -v u="$utime" -v s="$stime" 'BEGIN {
-  printf "server CPU in all (model load included): %.2f s\n", (u + s) / t }'
+after="$(cpu_seconds)"
+awk -v b="$before" -v a="$after" -v s="$audio" 'BEGIN {
+  printf "server CPU over the streams: %.2f s, %.3f s per second of audio (%.2f s before them:" \
+    " loading, warming up)\n", a - b, (a - b) / s, b }'
 awk '$1 == "transcribe:" && $2 == "decode" {
     n[$3]++; audio[$3] += $4; cpu[$3] += $8; wall[$3] += $11
     tn++; ta += $4; tc += $8; tw += $11
   }
   END {
+    if (tn == 0) {
+      print "decodes.sh: the server logged no transcriptions (a build without" \
+        " TRANSCRIBE_LOG_DECODES?)" > "/dev/stderr"
+      exit 1
+    }
     print "| look | transcriptions | audio heard (s) | CPU (s) | CPU per audio s | wall (s) |"
     print "|---|---|---|---|---|---|"
-    for (look in n)
-      printf "| %s | %d | %.1f | %.2f | %.3f | %.1f |\n", look, n[look], audio[look], cpu[look],
-        cpu[look] / audio[look], wall[look]
+    split("partial early pause judge-early judge-late final piece", looks, " ")
+    for (i = 1; i <= 7; i++) {
+      look = looks[i]
+      if (look in n)
+        printf "| %s | %d | %.1f | %.2f | %.3f | %.1f |\n", look, n[look], audio[look],
+          cpu[look], cpu[look] / audio[look], wall[look]
+    }
     printf "| all | %d | %.1f | %.2f | %.3f | %.1f |\n", tn, ta, tc, tc / ta, tw
   }' "$log"

@@ -46,34 +46,8 @@ done
 options=(--engine moonshine --port 0 --wyoming tcp://127.0.0.1:0 --max-sessions "$max_sessions"
   "${serve_options[@]}")
 
-log="$(mktemp)"
-server=""
-cleanup() {
-  if [ -n "$server" ]; then
-    kill -TERM "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
-  rm -f "$log"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-"$binary" serve "${options[@]}" 2>"$log" &
-server=$!
-
-url="" wyoming=""
-for _ in $(seq 1800); do   # up to 3 minutes: a debug build loads the model slowly
-  url="$(sed -n 's|.*listening on \(http://[^ ]*\).*|\1|p' "$log" | head -1)"
-  wyoming="$(sed -n 's|^transcribe: wyoming listening on \([^ ]*\).*|\1|p' "$log" | head -1)"
-  [ -n "$url" ] && [ -n "$wyoming" ] && break
-  kill -0 "$server" 2>/dev/null || { cat "$log" >&2; echo "run.sh: the server exited" >&2; exit 1; }
-  sleep 0.1
-done
-if [ -z "$url" ] || [ -z "$wyoming" ]; then
-  cat "$log" >&2
-  echo "run.sh: the server did not print both of its addresses" >&2
-  exit 1
-fi
+source "$here/server.sh"
+start_server run.sh "$binary" "${options[@]}"
 
 shown_binary="${binary#"$repo"/}"
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"

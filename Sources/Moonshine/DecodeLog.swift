@@ -8,6 +8,10 @@ import Recognition
 /// ```
 /// transcribe: decode judge-late 4.820 s of audio: 0.191 s CPU, 0.643 s wall
 /// ```
+///
+/// The CPU time is the calling thread's: all of it where ONNX Runtime runs a transcription on
+/// the thread that asks for it (the server's streams and files, one thread each), less where it
+/// adds threads of its own (a microphone's recognizer uses two).
 enum DecodeLog {
   /// What a transcription is for.
   enum Look: String, Sendable, CaseIterable {
@@ -23,7 +27,8 @@ enum DecodeLog {
     case judgeLate = "judge-late"
     /// An utterance's final words, when no look made them before.
     case final
-    /// A piece of a file, in one transcription.
+    /// A piece of a file, in one transcription (a piece too long for one, or cut into sentences
+    /// by another engine, goes through the live looks instead, and is logged as they are).
     case piece
   }
 

@@ -43,7 +43,20 @@ struct DecodeLogTests {
     #expect(wall >= 0.02)
   }
 
-  @Test func withoutALogNothingIsMeasuredAndFailuresPassThrough() {
+  @Test func aTranscriptionThatWaitsSpendsWallTimeNotCPUTime() throws {
+    let lines = Mutex<[String]>([])
+    DecodeLog.measure(.early, samples: 16_000, log: { line in lines.withLock { $0.append(line) } })
+    {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    let fields = try #require(lines.withLock { $0 }.first).split(separator: " ")
+    let cpu = try #require(Double(fields[7]))
+    let wall = try #require(Double(fields[10]))
+    #expect(cpu < 0.02)
+    #expect(wall >= 0.05)
+  }
+
+  @Test func withoutALogResultsAndFailuresPassThrough() {
     struct Failure: Error, Equatable {}
     #expect(throws: Failure()) {
       try DecodeLog.measure(.final, samples: 1, log: nil) { () throws(Failure) in
