@@ -137,6 +137,9 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   var decodeCost: @Sendable (_ samples: Int, _ measured: TimeInterval) -> TimeInterval = {
     _, measured in measured
   }
+  /// Where each transcription's line goes (``DecodeLog``): standard error with
+  /// `TRANSCRIBE_LOG_DECODES=1`, else nowhere; a test's own to read what was transcribed.
+  var decodeLog: (@Sendable (String) -> Void)? = DecodeLog.standardError
   /// The streams with speech in progress that share the machine's cores with this one, and how
   /// many cores there are: they set the pace of partial results.
   let speakingStreams: SpeakingStreams
@@ -792,9 +795,10 @@ public final class MoonshineRecognizer: SpeechRecognizer {
     let lateCount = utterance.finalLength
     let prefix = utterance.transcript?.reusableTokens ?? []
     let hotwords = self.hotwords
+    let log = decodeLog
     let decode: @Sendable (Int, DecodeLog.Look) -> Decoded = { count, look in
       Result { () throws(RecognitionFailure) in
-        try DecodeLog.measure(look, samples: count) { () throws(RecognitionFailure) in
+        try DecodeLog.measure(look, samples: count, log: log) { () throws(RecognitionFailure) in
           try samples.withUnsafeBufferPointer { samples throws(RecognitionFailure) in
             try model.transcribe(
               UnsafeBufferPointer(rebasing: samples[..<count]), prefix: prefix, hotwords: hotwords)
@@ -940,7 +944,8 @@ public final class MoonshineRecognizer: SpeechRecognizer {
   private func transcribe(
     _ audio: UnsafeBufferPointer<Float>, prefix: [Int32], for look: DecodeLog.Look
   ) throws(RecognitionFailure) -> MoonshineTranscript {
-    try DecodeLog.measure(look, samples: audio.count) { () throws(RecognitionFailure) in
+    try DecodeLog.measure(look, samples: audio.count, log: decodeLog) {
+      () throws(RecognitionFailure) in
       if let model { return try model.transcribe(audio, prefix: prefix, hotwords: hotwords) }
       return try transcriber?.transcribe(audio, prefix: prefix, favouring: transcriberPhrases)
         ?? MoonshineTranscript()

@@ -1,6 +1,7 @@
 import Foundation
 import LiveTestSupport
 import Recognition
+import Synchronization
 import Testing
 
 @testable import Moonshine
@@ -147,6 +148,55 @@ struct SentenceEndpointingTests {
     #expect(Double(final.fed) / 16_000 <= 2.4, "\(Double(final.fed) / 16_000) s")
     let end = final.words.last.map { $0.timestamp + $0.duration } ?? 0
     #expect(end < 2.2, "speech ends at \(end) s")
+  }
+
+  @Test(.enabled(if: isSileroInstalled, sileroRequirement))
+  func theDecodeLogNamesEachTranscriptionForWhatItIsFor() throws {
+    var configuration = configuration(.sentence)
+    configuration.voiceActivity = try installedSilero()
+    let samples = try goForwardSamples() + [Int16](repeating: 0, count: 16_000)
+    /// Each logged transcription's look and seconds of audio, streaming `chunk` samples at a time.
+    func looks(chunk: Int, cores: Int) throws -> [(look: String, seconds: Double)] {
+      let recognizer = try MoonshineRecognizer(
+        configuration: configuration, speakingStreams: SpeakingStreams(), cores: cores)
+      let lines = Mutex<[String]>([])
+      recognizer.decodeLog = { line in lines.withLock { $0.append(line) } }
+      for start in stride(from: 0, to: samples.count, by: chunk) {
+        let part = Array(samples[start..<min(start + chunk, samples.count)])
+        _ = try part.withUnsafeBufferPointer { try recognizer.process($0) }
+      }
+      return try lines.withLock { $0 }.map { line in
+        let fields = line.split(separator: " ")
+        return (String(fields[2]), try #require(Double(fields[3])))
+      }
+    }
+    /// The looks from the pause on: before it, only partial results.
+    func atThePause(_ looks: [(look: String, seconds: Double)]) -> [(look: String, seconds: Double)]
+    {
+      let pause = Array(looks.drop { $0.look == "partial" })
+      #expect(pause.count < looks.count, "no partial result before the pause")
+      return pause
+    }
+    // 100 ms chunks: the chunk that brings the detector's release also brings the shortest
+    // pause, so both looks are made when the judgement is due: at once on two cores, one after
+    // the other on one. The early look hears less than the final words do.
+    let together = atThePause(try looks(chunk: 1_600, cores: 2)).sorted { $0.look < $1.look }
+    let inTurn = atThePause(try looks(chunk: 1_600, cores: 1))
+    #expect(together.map(\.look) == ["judge-early", "judge-late"])
+    #expect(inTurn.map(\.look) == ["judge-early", "judge-late"])
+    #expect(together.map(\.seconds) == inTurn.map(\.seconds))
+    #expect(inTurn[0].seconds < inTurn[1].seconds)
+    // 50 ms chunks: the early look comes a chunk before the judgement, made ahead.
+    let ahead = atThePause(try looks(chunk: 800, cores: 1))
+    #expect(ahead.map(\.look) == ["early", "judge-late"])
+    #expect(ahead.map(\.seconds) == inTurn.map(\.seconds))
+    // A file's piece is one transcription of its own.
+    let recognizer = try MoonshineRecognizer(
+      configuration: configuration, speakingStreams: SpeakingStreams(), cores: 1)
+    let lines = Mutex<[String]>([])
+    recognizer.decodeLog = { line in lines.withLock { $0.append(line) } }
+    _ = try recognizer.decodeSegment(samples, startingAt: 0)
+    #expect(lines.withLock { $0 }.map { $0.split(separator: " ")[2] } == ["piece"])
   }
 
   @Test(.enabled(if: isSileroInstalled, sileroRequirement))
